@@ -1,0 +1,5 @@
+import { initial } from './0001-initial.js';
+import type { Migration } from './migration.js';
+
+/** Every migration, oldest first. Append new ones; never reorder or edit applied ones. */
+export const migrations: readonly Migration[] = [initial];
