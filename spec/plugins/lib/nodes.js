@@ -1,3 +1,5 @@
+import { relative } from 'node:path';
+
 /**
  * Helpers shared by the Patient-Care lint rules: following `$ref`s across split files and
  * naming nodes so every message says where the problem is.
@@ -49,8 +51,9 @@ export function locationKey(location) {
 }
 
 /**
- * Human form of a JSON pointer, e.g. `#/components/responses/BadRequest` becomes
- * `components.responses.BadRequest`.
+ * Human form of a location: `components.responses.BadRequest` for a JSON pointer into the
+ * document's components or paths, otherwise the file too, e.g. `spec/responses/forbidden.yaml`
+ * or `spec/shared.yaml#Forbidden`, for nodes that live in a split file.
  * @param {any} location
  * @returns {string}
  */
@@ -60,7 +63,9 @@ export function pointerLabel(location) {
     .split('/')
     .filter((part) => part !== '')
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-  return parts.join('.') || '(document root)';
+  if (parts[0] === 'components' || parts[0] === 'paths') return parts.join('.');
+  const file = relative(process.cwd(), String(location.source.absoluteRef));
+  return parts.length > 0 ? `${file}#${parts.join('.')}` : file;
 }
 
 /**
