@@ -1,0 +1,90 @@
+import { redocOptions } from './redoc-options.js';
+
+/** What both pages need to know: where assets live, where the spec is, the API's title. */
+export interface PageContext {
+  /** URL prefix of the versioned assets, e.g. `/docs/assets/1a2b3c4d5e6f`. */
+  readonly assetBase: string;
+  readonly specUrl: string;
+  readonly title: string;
+}
+
+/** Escapes text for an HTML element body or a double-quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+function layout(ctx: PageContext, heading: string, head: string, body: string): string {
+  const title = escapeHtml(`${ctx.title} — ${heading}`);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="stylesheet" href="${ctx.assetBase}/pages.css">
+${head}
+</head>
+<body>
+<nav class="pc-bar" aria-label="Documentation">
+<strong>${escapeHtml(ctx.title)}</strong>
+<a href="/docs">Reference</a>
+<a href="/docs/explorer">Explorer</a>
+<a href="/openapi.yaml">openapi.yaml</a>
+<a href="/openapi.json">openapi.json</a>
+</nav>
+${body}
+</body>
+</html>
+`;
+}
+
+/** The reference page: Redoc renders the spec client-side from the service's copy of Redoc. */
+export function docsPage(ctx: PageContext): string {
+  const options = escapeHtml(JSON.stringify(redocOptions));
+  return layout(
+    ctx,
+    'Reference',
+    `<script type="module" src="${ctx.assetBase}/docs-init.js"></script>`,
+    `<div id="redoc" data-spec-url="${escapeHtml(ctx.specUrl)}" data-options="${options}"></div>
+<noscript>The reference needs JavaScript. The raw description is at <a href="/openapi.yaml">/openapi.yaml</a>.</noscript>`,
+  );
+}
+
+/**
+ * The explorer: RapiDoc with its request console. `load-fonts="false"` stops it fetching Open
+ * Sans from Google; the spec's only server is this service, so requests come back here.
+ */
+export function explorerPage(ctx: PageContext): string {
+  return layout(
+    ctx,
+    'Explorer',
+    `<script defer src="${ctx.assetBase}/rapidoc-min.js"></script>`,
+    `<rapi-doc
+  spec-url="${escapeHtml(ctx.specUrl)}"
+  load-fonts="false"
+  regular-font="system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif"
+  mono-font="ui-monospace, 'DejaVu Sans Mono', Menlo, Consolas, monospace"
+  theme="light"
+  primary-color="#12355b"
+  render-style="focused"
+  show-header="false"
+  show-info="true"
+  allow-authentication="true"
+  persist-auth="false"
+  allow-server-selection="false"
+  allow-spec-url-load="false"
+  allow-spec-file-load="false"
+  fetch-credentials="omit"
+  schema-style="table"
+  default-schema-tab="schema"
+  show-method-in-nav-bar="as-colored-text"
+  show-curl-before-try="true"
+></rapi-doc>
+<noscript>The explorer needs JavaScript.</noscript>`,
+  );
+}
