@@ -1,0 +1,58 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ReadText } from './load-spec.js';
+
+function git(root: string, args: string[]): string | undefined {
+  const r = spawnSync('git', args, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return r.status === 0 ? r.stdout : undefined;
+}
+
+export interface BaseRevision {
+  /** Commit to compare against, or undefined when there is none. */
+  rev: string | undefined;
+  /** How it was chosen, for the report. */
+  note: string;
+}
+
+/**
+ * Picks the base commit: `--base-ref` when given; else `git merge-base HEAD main` (or
+ * `origin/main`). On `main` itself the merge base is HEAD, so the base becomes HEAD when the
+ * working tree has uncommitted spec edits (checking them before commit), otherwise HEAD's
+ * parent (checking the last commit).
+ */
+export function resolveBaseRevision(root: string, specDir: string, baseRef?: string): BaseRevision {
+  if (baseRef) {
+    const rev = git(root, ['rev-parse', '--verify', `${baseRef}^{commit}`])?.trim();
+    return rev
+      ? { rev, note: `--base-ref ${baseRef}` }
+      : { rev: undefined, note: `--base-ref ${baseRef} is not a commit` };
+  }
+  const head = git(root, ['rev-parse', '--verify', 'HEAD'])?.trim();
+  if (!head) return { rev: undefined, note: 'no commit yet' };
+  const branch = ['main', 'origin/main'].find((b) => git(root, ['rev-parse', '--verify', b]));
+  if (!branch) return { rev: undefined, note: 'no main branch' };
+  const mergeBase = git(root, ['merge-base', 'HEAD', branch])?.trim();
+  if (!mergeBase) return { rev: undefined, note: `no merge base with ${branch}` };
+  if (mergeBase !== head)
+    return { rev: mergeBase, note: `merge base with ${branch} (${mergeBase.slice(0, 10)})` };
+  const dirty = git(root, ['status', '--porcelain', '--', specDir])?.trim();
+  if (dirty) return { rev: head, note: `HEAD (${head.slice(0, 10)}), uncommitted spec edits` };
+  const parent = git(root, ['rev-parse', '--verify', 'HEAD~1'])?.trim();
+  return parent
+    ? { rev: parent, note: `on ${branch}: HEAD~1 (${parent.slice(0, 10)})` }
+    : { rev: undefined, note: 'first commit' };
+}
+
+/** Reads repository files as they were at `rev` (`git show rev:path`). */
+export function gitReader(root: string, rev: string): ReadText {
+  return (path) => git(root, ['show', `${rev}:${path}`]);
+}
+
+/** Reads repository files from the working tree. */
+export function worktreeReader(root: string): ReadText {
+  return (path) => {
+    const file = join(root, path);
+    return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  };
+}

@@ -1,0 +1,82 @@
+import { posix } from 'node:path';
+import { parse } from 'yaml';
+import { isObject } from './objects.js';
+import { escapeSegment } from './pointer.js';
+import type { OpenApiDocument } from './types.js';
+
+/** Reads a file by repository-relative POSIX path; undefined when it does not exist. */
+export type ReadText = (path: string) => string | undefined;
+
+/** Where split files are placed inside the bundled document. */
+export const BUNDLE_KEY = 'x-bundled';
+
+/**
+ * Loads an OpenAPI document and bundles the split files its `$ref`s name (`./schemas/x.yaml#/X`)
+ * under `x-bundled/<file>`, rewriting every ref to a local one. Refs stay refs, so recursive
+ * schemas keep their cycles instead of being inlined forever. `read` abstracts the source: the
+ * working tree, or `git show <rev>:<path>` for a base revision.
+ *
+ * @throws Error when the entry file or a referenced file is missing or is not YAML/JSON.
+ */
+export function loadSpec(entry: string, read: ReadText): OpenApiDocument {
+  const entryDir = posix.dirname(entry);
+  const bundle: Record<string, unknown> = {};
+  const pending: string[] = [];
+  const keyOf = (file: string) => posix.relative(entryDir, file);
+
+  const parseFile = (file: string): unknown => {
+    const text = read(file);
+    if (text === undefined) throw new Error(`${file} not found`);
+    try {
+      return parse(text);
+    } catch (err) {
+      throw new Error(`${file} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    }
+  };
+
+  const rewrite = (node: unknown, file: string): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) rewrite(item, file);
+      return;
+    }
+    if (!isObject(node)) return;
+    if (typeof node.$ref === 'string') {
+      const [target = '', fragment = ''] = node.$ref.split('#', 2);
+      const targetFile =
+        target === '' ? file : posix.normalize(posix.join(posix.dirname(file), target));
+      if (targetFile !== entry) {
+        const key = keyOf(targetFile);
+        if (!(key in bundle)) {
+          bundle[key] = null;
+          pending.push(targetFile);
+        }
+        node.$ref = `#/${BUNDLE_KEY}/${escapeSegment(key)}${fragment}`;
+      } else if (target !== '') {
+        node.$ref = `#${fragment}`;
+      }
+    }
+    for (const value of Object.values(node)) rewrite(value, file);
+  };
+
+  const root = parseFile(entry);
+  if (!isObject(root)) throw new Error(`${entry} is not an OpenAPI document`);
+  rewrite(root, entry);
+  for (let file = pending.shift(); file !== undefined; file = pending.shift()) {
+    const content = parseFile(file);
+    rewrite(content, file);
+    bundle[keyOf(file)] = content;
+  }
+  if (Object.keys(bundle).length > 0) root[BUNDLE_KEY] = bundle;
+  return root;
+}
+
+/** Shows a bundled pointer as the file it came from: `/x-bundled/schemas~1a.yaml/A` →
+ * `schemas/a.yaml#/A`. Other pointers are returned unchanged. */
+export function displayPointer(ptr: string): string {
+  const prefix = `/${BUNDLE_KEY}/`;
+  if (!ptr.startsWith(prefix)) return ptr;
+  const rest = ptr.slice(prefix.length);
+  const cut = rest.indexOf('/');
+  const file = (cut < 0 ? rest : rest.slice(0, cut)).replaceAll('~1', '/').replaceAll('~0', '~');
+  return `${file}#${cut < 0 ? '' : rest.slice(cut)}`;
+}
