@@ -3,7 +3,13 @@
  * data and per-operation types, and the server, the generator and its tests share one contract.
  */
 
-/** A JSON Schema (draft-07 as Ajv reads it) converted from an OpenAPI 3.0 Schema Object. */
+/**
+ * A JSON Schema (draft-07 as Ajv reads it) converted from an OpenAPI 3.0 Schema Object by
+ * `generators/json-schema.ts`. Component schemas carry `$id`s (`urn:openapi:...`) that route
+ * schemas `$ref`: register every entry of `componentSchemas` with `ajv.addSchema` first. The
+ * output uses only draft-07 keywords and the formats of ajv-formats, so Ajv's strict mode
+ * accepts it as is.
+ */
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
 export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';
@@ -11,13 +17,32 @@ export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' 
 /** The kinds of API key the design knows (api.md §8). */
 export type KeyKind = 'secret' | 'restricted' | 'publishable' | 'ephemeral';
 
-/** JSON Schemas for each part of a request and, per status, each response body. */
+/** Where a parameter sits (OpenAPI 3.0.3 §4.7.12 "in"). */
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+
+/**
+ * How a parameter is serialised, so the server can parse `style: deepObject`
+ * (`created[gt]=1`) and `explode: false` arrays (`a,b,c`) before validation.
+ */
+export interface RouteParameter {
+  readonly name: string;
+  readonly in: ParameterLocation;
+  readonly required: boolean;
+  readonly style: string;
+  readonly explode: boolean;
+}
+
+/**
+ * JSON Schemas for each part of a request and, per status, each response body. */
 export interface RouteSchemas {
+  /** Path parameters; `querystring` rejects unknown names (`additionalProperties: false`). */
   readonly params?: JsonSchema;
   readonly querystring?: JsonSchema;
+  /** Header parameters, names lower-cased as Node delivers them; other headers pass. */
   readonly headers?: JsonSchema;
+  /** The request body for `bodyMediaType`, readOnly properties removed. */
   readonly body?: JsonSchema;
-  /** Keyed by status as written in the spec: `'200'`, `'4XX'`, `'default'`. */
+  /** Response bodies, writeOnly properties removed. Keyed by status as written in the spec: `'200'`, `'4XX'`, `'default'`. */
   readonly response: { readonly [status: string]: JsonSchema };
 }
 
@@ -38,6 +63,7 @@ export interface RouteDefinition {
   readonly bodyRequired: boolean;
   /** Media type of the request body, when there is one. */
   readonly bodyMediaType: string | null;
+  readonly parameters: readonly RouteParameter[];
   readonly schemas: RouteSchemas;
 }
 
@@ -58,6 +84,24 @@ export type HandlerReply<Responses> = {
   };
 }[keyof Responses];
 
+/**
+ * The reply of a generated handler stub (`server/handlers/not-implemented.ts`): 501 in the error
+ * envelope. Every handler may return it, so a stub compiles before its operation is written.
+ */
+export interface NotImplementedReply {
+  readonly status: 501;
+  readonly body: {
+    readonly error: {
+      readonly type: 'api_error';
+      readonly code: 'not_implemented';
+      readonly message: string;
+      readonly param: null;
+      readonly doc_url: null;
+      readonly request_id: string | null;
+    };
+  };
+}
+
 /** Per-operation types, as `generated/routes.ts` emits them in `OperationTypes`. */
 export interface OperationShape {
   params: unknown;
@@ -71,7 +115,10 @@ export interface OperationShape {
 export type Handler<Op extends OperationShape, Ctx> = (
   request: HandlerRequest<Op['params'], Op['query'], Op['body'], Op['headers']>,
   ctx: Ctx,
-) => Promise<HandlerReply<Op['responses']>> | HandlerReply<Op['responses']>;
+) =>
+  | Promise<HandlerReply<Op['responses']> | NotImplementedReply>
+  | HandlerReply<Op['responses']>
+  | NotImplementedReply;
 
 /** Every operation's handler: an operation without one is a compile error. */
 export type HandlerMap<Ops extends { [operationId: string]: OperationShape }, Ctx> = {

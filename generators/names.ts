@@ -1,0 +1,33 @@
+/**
+ * Naming rules shared by the generators: file names, identifiers and literals in emitted code.
+ */
+
+/** `Ephemeral Keys` → `ephemeral-keys`; the handler file name for a tag (common.md). */
+export function kebabCase(text: string): string {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .toLowerCase();
+}
+
+/** `get /v1/patients/{id}` → `getV1PatientsId`: an id for an operation the spec left unnamed. */
+export function syntheticOperationId(method: string, path: string): string {
+  const words = path.split(/[^A-Za-z0-9]+/).filter((word) => word !== '');
+  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+/** True when `name` can be written as a bare JavaScript identifier. */
+export function isIdentifier(name: string): boolean {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name);
+}
+
+/** A property key for emitted code: bare when possible, quoted otherwise. */
+export function propertyKey(name: string): string {
+  return isIdentifier(name) ? name : literal(name);
+}
+
+/** A single-quoted string literal, escaped, for emitted TypeScript. */
+export function literal(text: string): string {
+  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'").replaceAll('\n', '\\n').replaceAll('\r', '\\r').replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029')}'`;
+}

@@ -1,0 +1,190 @@
+/**
+ * `routes.ts`: the route table the server registers, one entry per Operation Object (OpenAPI
+ * 3.0.3 §4.7.10), with `x-scopes`/`x-key-kinds`, parameter serialisation (§4.7.12 style/explode)
+ * and JSON Schemas for every request part and response body (§4.7.24 via `json-schema.ts`);
+ * `componentSchemas`, the converted Components Object schemas (§4.7.7) route schemas `$ref`; and
+ * `OperationTypes`, per operation the handler's request and per-status reply types, taken from
+ * `types.ts` so both share one source. The contract is `server/http/route-types.ts`.
+ */
+import type { OpenApiDocument } from './document.js';
+import { GenerateError } from './errors.js';
+import {
+  componentSchemaId,
+  convertSchema,
+  type Direction,
+  directionalComponents,
+  type JsonSchema,
+} from './json-schema.js';
+import { literal, propertyKey } from './names.js';
+import type { OperationModel, ParameterModel } from './operations.js';
+
+export interface RoutesOptions {
+  /** Import specifier of `server/http/route-types.ts` as seen from the generated file. */
+  routeTypesImport: string;
+  /** Import specifier of the generated `types.ts`. */
+  typesImport: string;
+}
+
+const KEY_KINDS = new Set(['secret', 'restricted', 'publishable', 'ephemeral']);
+
+/**
+ * Renders `routes.ts` (without the header line) for the operations of `document`.
+ *
+ * @example generateRoutes(doc, listOperations(doc), { routeTypesImport: '../server/http/route-types.js', typesImport: './types.js' })
+ */
+export function generateRoutes(
+  document: OpenApiDocument,
+  operations: readonly OperationModel[],
+  options: RoutesOptions,
+): string {
+  const directional = directionalComponents(document);
+  const componentId = (name: string, direction: Direction) =>
+    componentSchemaId(name, directional.has(name) ? direction : null);
+  const convert = (schema: unknown, direction: Direction, pointer: string) =>
+    convertSchema(schema, { direction, document, componentId }, pointer);
+
+  const lines: string[] = [
+    `import type { JsonSchema, RouteDefinition } from ${literal(options.routeTypesImport)};`,
+    `import type { paths, Readable, Writable } from ${literal(options.typesImport)};`,
+    '',
+    '/** Every component schema, converted for Ajv; register each with `addSchema` before use. */',
+    'export const componentSchemas: readonly JsonSchema[] = [',
+  ];
+  const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
+  for (const name of Object.keys(schemas).sort()) {
+    const pointer = `#/components/schemas/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    const variants: (Direction | null)[] = directional.has(name) ? ['request', 'response'] : [null];
+    for (const variant of variants) {
+      const converted = convert(schemas[name], variant ?? 'response', pointer);
+      const withId = { $id: componentSchemaId(name, variant), ...converted };
+      lines.push(`  ${JSON.stringify(withId)},`);
+    }
+  }
+  lines.push('];', '', '/** One entry per operation of the spec, in document order. */');
+  lines.push('export const routes: readonly RouteDefinition[] = [');
+  for (const operation of operations) {
+    lines.push(`  ${JSON.stringify(routeDefinition(operation, convert))},`);
+  }
+  lines.push('];', '');
+  lines.push(...operationTypes(operations));
+  return `${lines.join('\n')}\n`;
+}
+
+function routeDefinition(
+  operation: OperationModel,
+  convert: (schema: unknown, direction: Direction, pointer: string) => JsonSchema,
+): Record<string, unknown> {
+  for (const kind of operation.keyKinds ?? []) {
+    if (!KEY_KINDS.has(kind)) {
+      throw new GenerateError(
+        `${operation.pointer}/x-key-kinds`,
+        `Unknown key kind "${kind}": expected one of ${[...KEY_KINDS].join(', ')}.`,
+      );
+    }
+  }
+  const schemas: Record<string, unknown> = {};
+  const byLocation = (location: ParameterModel['in']) =>
+    operation.parameters.filter((parameter) => parameter.in === location);
+  const parameterSchema = (list: ParameterModel[], lowerCase: boolean, closed: boolean) => {
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const parameter of list) {
+      const name = lowerCase ? parameter.name.toLowerCase() : parameter.name;
+      properties[name] = convert(parameter.schema, 'request', `${parameter.pointer}/schema`);
+      if (parameter.required) required.push(name);
+    }
+    return {
+      type: 'object',
+      properties,
+      ...(required.length > 0 ? { required } : {}),
+      ...(closed ? { additionalProperties: false } : {}),
+    };
+  };
+  const path = byLocation('path');
+  const query = byLocation('query');
+  const headers = byLocation('header');
+  if (path.length > 0) schemas.params = parameterSchema(path, false, false);
+  if (query.length > 0) schemas.querystring = parameterSchema(query, false, true);
+  if (headers.length > 0) schemas.headers = parameterSchema(headers, true, false);
+  const body = operation.requestBody;
+  if (body && body.media.schema !== undefined) {
+    schemas.body = convert(body.media.schema, 'request', `${body.pointer}/content`);
+  }
+  const response: Record<string, JsonSchema> = {};
+  for (const entry of operation.responses) {
+    if (entry.media?.schema === undefined) continue;
+    response[entry.status] = convert(entry.media.schema, 'response', `${entry.pointer}/content`);
+  }
+  schemas.response = response;
+  return {
+    operationId: operation.operationId,
+    method: operation.method.toUpperCase(),
+    path: operation.path,
+    url: operation.path.replace(/\{([^}]+)\}/g, ':$1'),
+    tags: operation.tags,
+    summary: operation.summary,
+    scopes: operation.scopes,
+    keyKinds: operation.keyKinds,
+    bodyRequired: body?.required ?? false,
+    bodyMediaType: body?.media.mediaType ?? null,
+    parameters: operation.parameters.map((p) => ({
+      name: p.name,
+      in: p.in,
+      required: p.required,
+      style: p.style,
+      explode: p.explode,
+    })),
+    schemas,
+  };
+}
+
+/**
+ * `OperationTypes`: indexed access into `paths` (not `operations`, which lacks operations
+ * without an `operationId`). Header names are lower-cased because Node delivers them so.
+ */
+function operationTypes(operations: readonly OperationModel[]): string[] {
+  const lines = [
+    '/** Per operation: the request parts a handler receives and, per status, the body it may reply. */',
+    'export interface OperationTypes {',
+  ];
+  const empty = 'Record<string, never>';
+  for (const operation of operations) {
+    const op = `paths[${literal(operation.path)}][${literal(operation.method)}]`;
+    const has = (location: ParameterModel['in']) =>
+      operation.parameters.some((parameter) => parameter.in === location);
+    const part = (location: string) => `NonNullable<${op}['parameters'][${literal(location)}]>`;
+    lines.push(`  ${propertyKey(operation.operationId)}: {`);
+    lines.push(`    params: ${has('path') ? part('path') : empty};`);
+    lines.push(`    query: ${has('query') ? part('query') : empty};`);
+    const headers = operation.parameters.filter((parameter) => parameter.in === 'header');
+    if (headers.length === 0) lines.push(`    headers: ${empty};`);
+    else {
+      lines.push('    headers: {');
+      for (const header of headers) {
+        const optional = header.required ? '' : '?';
+        lines.push(
+          `      ${propertyKey(header.name.toLowerCase())}${optional}: ${part('header')}[${literal(header.name)}];`,
+        );
+      }
+      lines.push('    };');
+    }
+    const body = operation.requestBody;
+    if (body) {
+      const content = `NonNullable<${op}['requestBody']>['content'][${literal(body.media.mediaType)}]`;
+      lines.push(`    body: Writable<${content}>${body.required ? '' : ' | undefined'};`);
+    } else {
+      lines.push('    body: undefined;');
+    }
+    lines.push('    responses: {');
+    for (const entry of operation.responses) {
+      const status = /^\d+$/.test(entry.status) ? entry.status : literal(entry.status);
+      const type = entry.media
+        ? `Readable<${op}['responses'][${status}]['content'][${literal(entry.media.mediaType)}]>`
+        : 'undefined';
+      lines.push(`      ${status}: ${type};`);
+    }
+    lines.push('    };', '  };');
+  }
+  lines.push('}');
+  return lines;
+}

@@ -1,0 +1,75 @@
+/**
+ * `types.ts`: TypeScript types for the whole document (`paths`, `components`, `operations`),
+ * made by openapi-typescript from the Paths Object (OpenAPI 3.0.3 §4.7.8), the Components
+ * Object (§4.7.7) and every Operation Object with an `operationId` (§4.7.10).
+ *
+ * `readWriteMarkers` wraps readOnly properties in `$Read<T>` and writeOnly ones in `$Write<T>`
+ * (Schema Object §4.7.24 readOnly/writeOnly) and emits the `Readable<T>`/`Writable<T>` helpers:
+ * openapi-fetch applies `Writable` to request bodies and `Readable` to response data, and
+ * `generated/routes.ts` does the same for handlers, so a request type has no readOnly field and
+ * a response type has no writeOnly one. `format: date` and `date-time` stay `string` (the
+ * library's default; a Date would shift birth dates by time zone).
+ *
+ * The document is already linted and bundled, so this calls openapi-typescript's `transformSchema`
+ * directly instead of `openapiTS()`, which would lint and bundle the whole document a second
+ * time (about 2 s on GitHub's document).
+ */
+import { Config } from '@redocly/openapi-core';
+import {
+  astToString,
+  type GlobalContext,
+  type OpenAPI3,
+  resolveRef,
+  scanDiscriminators,
+  transformSchema,
+} from 'openapi-typescript';
+import type { OpenApiDocument } from './document.js';
+
+/** Options of openapi-typescript this project fixes; kept in one place so tests can read them. */
+export const TYPE_OPTIONS = {
+  readWriteMarkers: true,
+  // Optional properties stay optional; `default` does not make them required in responses,
+  // because a server may omit them and the client must not be lied to.
+  defaultNonNullable: false,
+  alphabetize: false,
+} as const;
+
+/**
+ * Renders `types.ts` for `document` (without the header line).
+ *
+ * @example generateTypes(doc).includes('export interface paths') // true
+ */
+export function generateTypes(document: OpenApiDocument): string {
+  const schema = document as unknown as OpenAPI3;
+  const ctx: GlobalContext = {
+    additionalProperties: false,
+    alphabetize: TYPE_OPTIONS.alphabetize,
+    arrayLength: false,
+    defaultNonNullable: TYPE_OPTIONS.defaultNonNullable,
+    discriminators: scanDiscriminators(schema, { silent: true }),
+    emptyObjectsUnknown: false,
+    enum: false,
+    enumValues: false,
+    conditionalEnums: false,
+    dedupeEnums: false,
+    excludeDeprecated: false,
+    exportType: false,
+    immutable: false,
+    injectFooter: [],
+    pathParamsAsTypes: false,
+    postTransform: undefined,
+    propertiesRequiredByDefault: false,
+    rootTypes: false,
+    rootTypesNoSchemaPrefix: false,
+    rootTypesKeepCasing: false,
+    redoc: new Config({ apis: {}, styleguide: {} }),
+    silent: true,
+    transform: undefined,
+    transformProperty: undefined,
+    makePathsEnum: false,
+    generatePathParams: false,
+    readWriteMarkers: TYPE_OPTIONS.readWriteMarkers,
+    resolve: ($ref) => resolveRef(schema, $ref, { silent: true }),
+  };
+  return astToString(transformSchema(schema, ctx));
+}
