@@ -1,0 +1,16 @@
+/** API keys: formats, hashing, storage, allowlists (the package boundary other code imports). */
+export { ipAllowed, parseCidr, validateAllowlist } from './allowlist.js';
+export { generateSecret, type KeyKind, parseSecret, secretHint } from './format.js';
+export { hashSecret } from './hash.js';
+export { ensureInitialTestKey } from './initial-key.js';
+export { type ApiKeyRecord, type KeyState, keyState } from './record.js';
+export { ALL_SCOPES, EPHEMERAL_SCOPES, isScope, type Scope } from './scopes.js';
+export {
+  type CreateKeyOptions,
+  createKey,
+  findKeyBySecret,
+  getKey,
+  KeyOptionsError,
+  listKeys,
+  revokeKey,
+} from './store.js';

@@ -1,0 +1,26 @@
+/** Every scope an operation can require (design §2). */
+export const ALL_SCOPES = [
+  'patients:read',
+  'patients:write',
+  'appointments:read',
+  'appointments:write',
+  'billing:read',
+  'billing:write',
+  'webhooks:read',
+  'webhooks:write',
+  'events:read',
+] as const;
+
+export type Scope = (typeof ALL_SCOPES)[number];
+
+/** The scopes an ephemeral key may be created with. */
+export const EPHEMERAL_SCOPES: readonly Scope[] = [
+  'patients:read',
+  'appointments:read',
+  'appointments:write',
+];
+
+/** Whether `value` names a scope. */
+export function isScope(value: string): value is Scope {
+  return (ALL_SCOPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,44 @@
+import type { Db } from '../db/types.js';
+import type { ApiKeyRecord } from '../keys/record.js';
+import { createKey, getKey } from '../keys/store.js';
+
+/** Ephemeral keys live 15 minutes (design §8). */
+export const EPHEMERAL_KEY_TTL_SECONDS = 15 * 60;
+
+export interface CreateEphemeralKeyInput {
+  livemode: boolean;
+  patientId: string;
+  /** A subset of patients:read, appointments:read, appointments:write. */
+  scopes: readonly string[];
+  ttlSeconds?: number;
+  nowMs?: number;
+}
+
+/**
+ * Creates an `ek_…` key limited to one patient; its id (`ephkey_…`) is the ephemeral_key
+ * object's id. Returns the secret once; only the hash is stored. Throws `KeyOptionsError`
+ * on scopes outside the ephemeral set.
+ */
+export function createEphemeralKey(
+  db: Db,
+  input: CreateEphemeralKeyInput,
+): Promise<{ key: ApiKeyRecord; secret: string }> {
+  return createKey(db, {
+    kind: 'ephemeral',
+    livemode: input.livemode,
+    scopes: input.scopes,
+    patientId: input.patientId,
+    expiresInSeconds: input.ttlSeconds ?? EPHEMERAL_KEY_TTL_SECONDS,
+    ...(input.nowMs === undefined ? {} : { nowMs: input.nowMs }),
+  });
+}
+
+/** An ephemeral key by id in a mode, or `undefined`. */
+export async function getEphemeralKey(
+  db: Db,
+  id: string,
+  livemode: boolean,
+): Promise<ApiKeyRecord | undefined> {
+  const key = await getKey(db, id);
+  return key && key.kind === 'ephemeral' && key.livemode === livemode ? key : undefined;
+}

@@ -1,0 +1,96 @@
+import type { Db } from '../db/types.js';
+import { newId } from '../ids.js';
+import { type ListParams, type Page, paginate } from './pagination.js';
+import { subscribedWebhookIds } from './webhooks.js';
+
+/** The fields of an event this repository reads; the rest is kept as given. */
+export interface EventDoc {
+  id: string;
+  livemode: boolean;
+  created: number;
+  type: string;
+  data: { object: { id?: string } & Record<string, unknown> };
+  request?: { id: string | null; idempotency_key: string | null } | null;
+  pending_webhooks?: number;
+}
+
+export interface EventListParams extends ListParams {
+  livemode: boolean;
+  type?: string;
+}
+
+/**
+ * Writes an event to the outbox and queues one delivery per subscribed, enabled endpoint of
+ * its mode — all inside the caller's transaction, so a committed change always has its event
+ * and its deliveries, and a rolled-back one has neither. Returns the event with
+ * `pending_webhooks` set to the number of deliveries queued.
+ */
+export async function insertEvent<T extends EventDoc>(
+  tx: Db,
+  event: T,
+  nowMs: number = Date.now(),
+): Promise<T> {
+  const webhookIds = await subscribedWebhookIds(tx, event.livemode, event.type);
+  const stored = { ...event, pending_webhooks: webhookIds.length };
+  await tx.run(
+    `INSERT INTO events (id, livemode, created, type, object_id, request_id, idempotency_key, data)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      event.id,
+      event.livemode,
+      event.created,
+      event.type,
+      event.data.object.id ?? null,
+      event.request?.id ?? null,
+      event.request?.idempotency_key ?? null,
+      JSON.stringify(stored),
+    ],
+  );
+  for (const webhookId of webhookIds) {
+    await tx.run(
+      `INSERT INTO webhook_deliveries (id, event_id, webhook_id, livemode, status, attempts,
+        next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, 'pending', 0, $5, $5, $5)`,
+      [newId('whd', nowMs), event.id, webhookId, event.livemode, nowMs],
+    );
+  }
+  return stored;
+}
+
+// `pending_webhooks` is live: the count of deliveries still pending, not the count at write.
+const SELECT_EVENT = `e.data, (SELECT COUNT(*) FROM webhook_deliveries d
+  WHERE d.event_id = e.id AND d.status = 'pending') AS pending`;
+
+function toEvent<T>(row: Record<string, unknown>): T {
+  const event = JSON.parse(String(row.data)) as T & { pending_webhooks?: number };
+  event.pending_webhooks = Number(row.pending);
+  return event;
+}
+
+/** The stored event, or `undefined`. */
+export async function getEvent<T = EventDoc>(
+  db: Db,
+  id: string,
+  livemode: boolean,
+): Promise<T | undefined> {
+  const row = await db.get(
+    `SELECT ${SELECT_EVENT} FROM events e WHERE e.id = $1 AND e.livemode = $2`,
+    [id, livemode],
+  );
+  return row ? toEvent<T>(row) : undefined;
+}
+
+/** Events newest first, optionally of one type. */
+export function listEvents<T = EventDoc>(db: Db, params: EventListParams): Promise<Page<T>> {
+  return paginate(db, {
+    from: 'events e',
+    idColumn: 'e.id',
+    createdColumn: 'e.created',
+    select: SELECT_EVENT,
+    filters: [
+      (p) => `e.livemode = ${p.add(params.livemode)}`,
+      (p) => (params.type === undefined ? undefined : `e.type = ${p.add(params.type)}`),
+    ],
+    list: params,
+    map: toEvent<T>,
+  });
+}

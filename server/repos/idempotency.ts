@@ -1,0 +1,142 @@
+import type { Db } from '../db/types.js';
+
+/** How long a completed response is replayed (design §6: 24 h). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** A `running` record older than this belongs to a writer that died before committing. */
+export const STALE_RUNNING_MS = 60 * 1000;
+
+/** Which record: idempotency keys are scoped per API key and mode. */
+export interface IdempotencyScope {
+  keyId: string;
+  livemode: boolean;
+  idempotencyKey: string;
+}
+
+export interface BeginInput extends IdempotencyScope {
+  /** A hash of what makes the request the same request (method, path, body). */
+  requestHash: string;
+  nowMs: number;
+}
+
+export type BeginResult =
+  | { state: 'started' }
+  | { state: 'replay'; status: number; body: unknown; bodyText: string }
+  | { state: 'in_use' }
+  | { state: 'reused' };
+
+interface Row {
+  request_hash: string;
+  state: string;
+  status: number | null;
+  body: string | null;
+  created_at: number;
+  locked_at: number;
+}
+
+const SCOPE = 'key_id = $1 AND livemode = $2 AND idempotency_key = $3';
+
+/**
+ * Claims an idempotency key for a request, or says what to answer instead:
+ * `started` — go ahead, then `completeIdempotent` in the write's transaction (or
+ * `abandonIdempotent` if the request fails before writing); `replay` — the first response,
+ * to send again; `reused` — same key, other request (400); `in_use` — the first request is
+ * still running (409).
+ *
+ * Race-free across processes: the first claim is an INSERT … ON CONFLICT DO NOTHING (exactly
+ * one of N concurrent callers inserts), and takeovers of expired or stale records are
+ * compare-and-set UPDATEs on the timestamp read.
+ */
+export async function beginIdempotent(db: Db, input: BeginInput): Promise<BeginResult> {
+  const scope = [input.keyId, input.livemode, input.idempotencyKey];
+  for (let round = 0; round < 5; round++) {
+    const inserted = await db.run(
+      `INSERT INTO idempotency_keys (key_id, livemode, idempotency_key, request_hash, state,
+        created_at, locked_at) VALUES ($1, $2, $3, $4, 'running', $5, $5)
+        ON CONFLICT (key_id, livemode, idempotency_key) DO NOTHING`,
+      [...scope, input.requestHash, input.nowMs],
+    );
+    if (inserted.changes === 1) return { state: 'started' };
+
+    const row = await db.get<Row>(`SELECT * FROM idempotency_keys WHERE ${SCOPE}`, scope);
+    if (!row) continue; // deleted (abandoned) in between: try to insert again
+    if (Number(row.created_at) + IDEMPOTENCY_TTL_MS <= input.nowMs) {
+      // Expired: the key is free again; take the record over as a fresh one.
+      if (await takeOver(db, input, row, 'created_at')) return { state: 'started' };
+      continue;
+    }
+    if (row.request_hash !== input.requestHash) return { state: 'reused' };
+    if (row.state === 'completed') {
+      const bodyText = row.body ?? 'null';
+      return { state: 'replay', status: Number(row.status), body: parseBody(bodyText), bodyText };
+    }
+    if (Number(row.locked_at) + STALE_RUNNING_MS <= input.nowMs) {
+      if (await takeOver(db, input, row, 'locked_at')) return { state: 'started' };
+      continue;
+    }
+    return { state: 'in_use' };
+  }
+  return { state: 'in_use' };
+}
+
+async function takeOver(
+  db: Db,
+  input: BeginInput,
+  row: Row,
+  column: 'created_at' | 'locked_at',
+): Promise<boolean> {
+  const result = await db.run(
+    `UPDATE idempotency_keys SET request_hash = $4, state = 'running', status = NULL, body = NULL,
+      created_at = $5, locked_at = $5 WHERE ${SCOPE} AND ${column} = $6`,
+    [
+      input.keyId,
+      input.livemode,
+      input.idempotencyKey,
+      input.requestHash,
+      input.nowMs,
+      Number(row[column]),
+    ],
+  );
+  return result.changes === 1;
+}
+
+/**
+ * Stores the response of a started request. Call with the transaction of the write it
+ * answers, so the write and its stored response commit together or not at all. `body` may
+ * be the JSON text already sent, or a value to serialise.
+ */
+export async function completeIdempotent(
+  tx: Db,
+  input: IdempotencyScope & { status: number; body: unknown },
+): Promise<void> {
+  const bodyText = typeof input.body === 'string' ? input.body : JSON.stringify(input.body ?? null);
+  await tx.run(
+    `UPDATE idempotency_keys SET state = 'completed', status = $4, body = $5
+      WHERE ${SCOPE} AND state = 'running'`,
+    [input.keyId, input.livemode, input.idempotencyKey, input.status, bodyText],
+  );
+}
+
+/** Releases a started key whose request failed before writing, so a retry can run. */
+export async function abandonIdempotent(db: Db, input: IdempotencyScope): Promise<void> {
+  await db.run(`DELETE FROM idempotency_keys WHERE ${SCOPE} AND state = 'running'`, [
+    input.keyId,
+    input.livemode,
+    input.idempotencyKey,
+  ]);
+}
+
+/** Deletes records past their 24 h; returns how many. */
+export async function purgeExpiredIdempotency(db: Db, nowMs: number): Promise<number> {
+  const result = await db.run('DELETE FROM idempotency_keys WHERE created_at <= $1', [
+    nowMs - IDEMPOTENCY_TTL_MS,
+  ]);
+  return result.changes;
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

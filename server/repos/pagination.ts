@@ -1,0 +1,92 @@
+import type { Db } from '../db/types.js';
+import { SqlParams } from './sql-params.js';
+
+/** Bounds on `created` (unix seconds), as in `created[gt]=…&created[lte]=…`. */
+export interface CreatedRange {
+  gt?: number;
+  gte?: number;
+  lt?: number;
+  lte?: number;
+}
+
+/** The list parameters every list endpoint shares (§5 of the design). */
+export interface ListParams {
+  /** 1–100, default 10 (the handler validates; values outside are clamped here). */
+  limit?: number;
+  /** Return objects older than this id (the next page). */
+  startingAfter?: string;
+  /** Return objects newer than this id (the previous page). */
+  endingBefore?: string;
+  created?: CreatedRange;
+}
+
+/** One page, newest first. */
+export interface Page<T> {
+  data: T[];
+  /** More objects exist past this page in the direction walked. */
+  hasMore: boolean;
+}
+
+export const DEFAULT_LIMIT = 10;
+export const MAX_LIMIT = 100;
+
+/** A filter a repository adds: SQL text using placeholders from the shared `params`. */
+export type Filter = (params: SqlParams) => string | undefined;
+
+export interface PageQuery<T> {
+  /** Table (or table with alias) to read; its `id` column is the cursor. */
+  from: string;
+  /** Expression for the row's `id` column (e.g. `p.id` when aliased). Default `id`. */
+  idColumn?: string;
+  /** Expression for the row's `created` column. Default `created`. */
+  createdColumn?: string;
+  /** Columns to select; `map` turns each row into the caller's object. */
+  select: string;
+  filters: Filter[];
+  list: ListParams;
+  map: (row: Record<string, unknown>) => T;
+}
+
+/**
+ * Cursor pagination over ULID ids, newest first, shared by every list. Ids sort by creation
+ * time, so `id < cursor` is "older" and one index `(livemode, id)` serves every page.
+ * `endingBefore` walks the other way (ascending) and reverses the page, as Stripe does.
+ * One extra row is read to learn `hasMore` without a COUNT.
+ */
+export async function paginate<T>(db: Db, query: PageQuery<T>): Promise<Page<T>> {
+  const limit = clampLimit(query.list.limit);
+  const id = query.idColumn ?? 'id';
+  const created = query.createdColumn ?? 'created';
+  const params = new SqlParams();
+  const where: string[] = [];
+  for (const filter of query.filters) {
+    const clause = filter(params);
+    if (clause) where.push(clause);
+  }
+  const range = query.list.created ?? {};
+  if (range.gt !== undefined) where.push(`${created} > ${params.add(range.gt)}`);
+  if (range.gte !== undefined) where.push(`${created} >= ${params.add(range.gte)}`);
+  if (range.lt !== undefined) where.push(`${created} < ${params.add(range.lt)}`);
+  if (range.lte !== undefined) where.push(`${created} <= ${params.add(range.lte)}`);
+
+  const backwards = query.list.endingBefore !== undefined && query.list.startingAfter === undefined;
+  if (query.list.startingAfter !== undefined) {
+    where.push(`${id} < ${params.add(query.list.startingAfter)}`);
+  } else if (backwards) {
+    where.push(`${id} > ${params.add(query.list.endingBefore)}`);
+  }
+  const sql = `SELECT ${query.select} FROM ${query.from}${
+    where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''
+  } ORDER BY ${id} ${backwards ? 'ASC' : 'DESC'} LIMIT ${params.add(limit + 1)}`;
+  const rows = await db.all(sql, params.values);
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  if (backwards) page.reverse();
+  return { data: page.map(query.map), hasMore };
+}
+
+/** `limit` as stored queries use it: an integer in 1..100, default 10. */
+export function clampLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIMIT;
+  return Math.min(MAX_LIMIT, Math.max(1, Math.trunc(limit)));
+}

@@ -1,0 +1,89 @@
+import type { Db } from '../db/types.js';
+
+export interface TakeTokenInput {
+  /** Whose bucket, e.g. `key:key_01…` (never PHI). */
+  bucketKey: string;
+  /** Burst size and the `RateLimit-Limit` figure. */
+  capacity: number;
+  refillPerSecond: number;
+  nowMs: number;
+}
+
+export interface TakeTokenResult {
+  allowed: boolean;
+  limit: number;
+  /** Whole tokens left after this request. */
+  remaining: number;
+  /** Seconds until the bucket is full again (`RateLimit-Reset`); at least 1 when refused. */
+  resetSeconds: number;
+  /** Seconds until one token is available (`Retry-After` on a 429); 0 when allowed. */
+  retryAfterSeconds: number;
+}
+
+// Token-bucket arithmetic in one statement, so concurrent requests from several processes
+// each see and update the bucket atomically. In DO UPDATE every expression reads the row as
+// it was before the update. A clock behind the stored one refills nothing.
+const ELAPSED = `(CASE WHEN CAST($4 AS BIGINT) > rate_limit_buckets.updated_at
+  THEN CAST(CAST($4 AS BIGINT) - rate_limit_buckets.updated_at AS DOUBLE PRECISION) / 1000
+  ELSE 0 END)`;
+const FILLED = `(rate_limit_buckets.tokens + ${ELAPSED} * CAST($3 AS DOUBLE PRECISION))`;
+const REFILLED = `(CASE WHEN ${FILLED} > CAST($2 AS DOUBLE PRECISION)
+  THEN CAST($2 AS DOUBLE PRECISION) ELSE ${FILLED} END)`;
+
+const TAKE_SQL = `INSERT INTO rate_limit_buckets (bucket_key, tokens, allowed, updated_at)
+  VALUES ($1,
+    CASE WHEN CAST($2 AS DOUBLE PRECISION) >= 1 THEN CAST($2 AS DOUBLE PRECISION) - 1
+      ELSE CAST($2 AS DOUBLE PRECISION) END,
+    CASE WHEN CAST($2 AS DOUBLE PRECISION) >= 1 THEN 1 ELSE 0 END,
+    CAST($4 AS BIGINT))
+  ON CONFLICT (bucket_key) DO UPDATE SET
+    tokens = CASE WHEN ${REFILLED} >= 1 THEN ${REFILLED} - 1 ELSE ${REFILLED} END,
+    allowed = CASE WHEN ${REFILLED} >= 1 THEN 1 ELSE 0 END,
+    updated_at = CASE WHEN rate_limit_buckets.updated_at > excluded.updated_at
+      THEN rate_limit_buckets.updated_at ELSE excluded.updated_at END
+  RETURNING tokens, allowed`;
+
+/**
+ * Takes one token from a bucket kept in the database, so limits hold across restarts and
+ * across server processes. The commit skips the fsync (`durable: false`): losing the last
+ * few bucket updates in a crash is harmless, and a request must not pay for a disk flush.
+ */
+export async function takeToken(db: Db, input: TakeTokenInput): Promise<TakeTokenResult> {
+  const row = await db.transaction(
+    (tx) =>
+      tx.get<{ tokens: number; allowed: number }>(TAKE_SQL, [
+        input.bucketKey,
+        input.capacity,
+        input.refillPerSecond,
+        Math.trunc(input.nowMs),
+      ]),
+    { durable: false },
+  );
+  const tokens = Number(row?.tokens ?? 0);
+  const allowed = Number(row?.allowed ?? 0) === 1;
+  return bucketFigures(tokens, allowed, input.capacity, input.refillPerSecond);
+}
+
+/** The header figures for a bucket holding `tokens` after a request was `allowed` or not. */
+export function bucketFigures(
+  tokens: number,
+  allowed: boolean,
+  capacity: number,
+  refillPerSecond: number,
+): TakeTokenResult {
+  const rate = refillPerSecond > 0 ? refillPerSecond : Number.MIN_VALUE;
+  const untilFull = Math.max(0, Math.ceil((capacity - tokens) / rate));
+  const untilOne = allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / rate));
+  return {
+    allowed,
+    limit: capacity,
+    remaining: Math.max(0, Math.floor(tokens)),
+    resetSeconds: allowed ? untilFull : Math.max(1, untilFull),
+    retryAfterSeconds: untilOne,
+  };
+}
+
+/** Forgets buckets untouched since `beforeMs` (they would be full again anyway). */
+export async function purgeIdleBuckets(db: Db, beforeMs: number): Promise<number> {
+  return (await db.run('DELETE FROM rate_limit_buckets WHERE updated_at < $1', [beforeMs])).changes;
+}

@@ -1,0 +1,31 @@
+/**
+ * Names are stored and searched in one normal form: Unicode NFC, lower case (locale-free),
+ * trimmed. Search then is a byte-wise range over an index, in both engines.
+ */
+export function normalizeName(value: string): string {
+  return value.normalize('NFC').trim().toLowerCase();
+}
+
+/** E-mail addresses compare case-insensitively. */
+export function normalizeEmail(value: string): string {
+  return value.trim().toLowerCase();
+}
+
+const MAX_CODE_POINT = 0x10ffff;
+
+/**
+ * The smallest string greater than every string that starts with `prefix`, comparing by
+ * code point (which is how UTF-8 bytes compare): the last code point incremented. Used for
+ * `col >= prefix AND col < bound`, which an ordinary B-tree index answers, unlike `LIKE`
+ * under most collations. `undefined` when no bound exists (all code points are maximal).
+ * @example prefixUpperBound('smi') // 'smj'
+ */
+export function prefixUpperBound(prefix: string): string | undefined {
+  const points = Array.from(prefix, (ch) => ch.codePointAt(0)!);
+  while (points.length > 0) {
+    let last = points.pop()! + 1;
+    if (last >= 0xd800 && last <= 0xdfff) last = 0xe000; // skip the surrogate range
+    if (last <= MAX_CODE_POINT) return String.fromCodePoint(...points, last);
+  }
+  return undefined;
+}
