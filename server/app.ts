@@ -1,0 +1,154 @@
+/**
+ * `buildApp` assembles the Patient-Care service without listening (tests use `app.inject()`;
+ * `server/main.ts` listens). Routes come from the generated route table, handlers from
+ * `server/handlers/`; both can be passed in, so the HTTP layer is testable with a small table.
+ */
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { DEFAULT_HTTP_CONFIG, type HttpConfig, type RateLimitConfig } from './config.js';
+import type { Db } from './db/types.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { type LogSetting, loggerOptions, logRequestCompleted } from './http/logging.js';
+import { parseQueryString } from './http/querystring.js';
+import { type HandlerTable, registerRoutes } from './http/register-routes.js';
+import type { RouteDefinition } from './http/route-types.js';
+import type { AuditSink, HttpStore } from './http/store.js';
+import { type ComponentSchemas, createValidators } from './http/validation.js';
+import { negotiateVersion } from './http/version.js';
+import { newId } from './ids.js';
+
+/** Options of `buildApp`; only `db` is required. */
+export interface AppOptions {
+  db: Db;
+  /** HTTP settings; unset fields take `DEFAULT_HTTP_CONFIG`. */
+  config?: Partial<Omit<HttpConfig, 'rateLimits'>> & { rateLimits?: Partial<RateLimitConfig> };
+  /** Epoch milliseconds; tests pass a fixed or stepping clock. Default `Date.now`. */
+  clock?: () => number;
+  /** The route table; default `routes` from `generated/routes.ts`. */
+  routes?: readonly RouteDefinition[];
+  /** Component schemas the route schemas `$ref`; default from `generated/routes.ts`. */
+  componentSchemas?: ComponentSchemas;
+  /** Handlers by operationId; default `handlers` from `server/handlers/index.ts`. */
+  handlers?: HandlerTable;
+  /** Storage functions; default the repositories in `server/keys` and `server/repos`. */
+  store?: HttpStore;
+  /** Where read audit rows go (batched); null to drop them (tests of other concerns). */
+  audit?: AuditSink | null;
+  /** Logging; default off (tests), `server/main.ts` turns it on. */
+  logger?: LogSetting;
+  /** Serve the API reference (`/docs`, `/openapi.json`) from this spec. */
+  docs?: { specPath: string; buildDir?: string };
+}
+
+function resolveConfig(config: AppOptions['config']): HttpConfig {
+  return {
+    ...DEFAULT_HTTP_CONFIG,
+    ...config,
+    rateLimits: { ...DEFAULT_HTTP_CONFIG.rateLimits, ...config?.rateLimits },
+  };
+}
+
+// Loaded on demand, so tests that pass their own table never load the generated one.
+const GENERATED_ROUTES = '../generated/routes.js';
+const HANDLERS = './handlers/index.js';
+
+async function defaultRouteTable(): Promise<{
+  routes: readonly RouteDefinition[];
+  componentSchemas: ComponentSchemas;
+}> {
+  const generated = (await import(GENERATED_ROUTES)) as {
+    routes: readonly RouteDefinition[];
+    componentSchemas: ComponentSchemas;
+  };
+  return { routes: generated.routes, componentSchemas: generated.componentSchemas };
+}
+
+async function defaultHandlers(): Promise<HandlerTable> {
+  return ((await import(HANDLERS)) as { handlers: HandlerTable }).handlers;
+}
+
+/** Fastify's `trustProxy` for a setting: a hop count becomes a function of the hop. */
+function fastifyTrustProxy(setting: HttpConfig['trustProxy']): boolean | string | TrustHop {
+  if (typeof setting === 'number') return (_address: string, hop: number) => hop < setting;
+  return setting;
+}
+type TrustHop = (address: string, hop: number) => boolean;
+
+async function defaultStore(): Promise<HttpStore> {
+  return (await import('./http/default-store.js')).defaultStore;
+}
+
+/**
+ * Builds the Fastify instance with every route of the table registered.
+ *
+ * @example
+ * const app = await buildApp({ db: await openDb('sqlite::memory:') });
+ * const res = await app.inject({ method: 'GET', url: '/v1/patients' });
+ */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const config = resolveConfig(options.config);
+  const clock = options.clock ?? Date.now;
+  const table =
+    options.routes !== undefined && options.componentSchemas !== undefined
+      ? { routes: options.routes, componentSchemas: options.componentSchemas }
+      : await defaultRouteTable();
+  const routes = options.routes ?? table.routes;
+  const componentSchemas = options.componentSchemas ?? table.componentSchemas;
+  const handlers = options.handlers ?? (await defaultHandlers());
+  const store = options.store ?? (await defaultStore());
+  const audit = options.audit ?? null;
+  const db = options.db;
+
+  const app = Fastify({
+    logger: loggerOptions(options.logger ?? false, config.logLevel),
+    // One line per request is written by `logRequestCompleted`; Fastify's would show the URL.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => newId('req'),
+    // Request ids are ours; a client-sent id header is not trusted.
+    requestIdHeader: false,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
+    bodyLimit: config.bodyLimit,
+    routerOptions: { querystringParser: parseQueryString },
+    // In-flight requests drain on close; new ones on open connections are still answered.
+    return503OnClosing: false,
+  });
+
+  // JSON is the only media type: drop the text/plain parser, and read an empty JSON body as no
+  // body (clients send `Content-Type: application/json` on body-less POSTs).
+  app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+
+  app.decorateRequest('apiKey', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('Request-Id', request.id);
+    reply.header('PatientCare-Version', config.apiVersions[0]!);
+    const version = negotiateVersion(request.headers['patientcare-version'], config.apiVersions);
+    reply.header('PatientCare-Version', version);
+  });
+  app.addHook('onResponse', async (request, reply) => logRequestCompleted(request, reply));
+
+  installErrorHandling(app, { db, store, clock, rateLimits: config.rateLimits });
+  const validators = createValidators(componentSchemas);
+  registerRoutes(app, routes, handlers, {
+    db,
+    store,
+    audit,
+    clock,
+    rateLimits: config.rateLimits,
+    validators,
+  });
+
+  if (options.docs) {
+    const { docsPlugin } = await import('./docs/plugin.js');
+    await app.register(docsPlugin, options.docs);
+  }
+  return app;
+}

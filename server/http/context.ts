@@ -1,0 +1,152 @@
+/**
+ * What every handler receives besides the validated request: the database, the calling key
+ * (its mode decides which data the handler may see), request facts for events and audit, a
+ * clock, a logger, and `write`, the one way to change data.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/types.js';
+import { ApiError } from '../errors.js';
+import type { AuthenticatedKey } from './auth.js';
+import type { IdempotencyRecord } from './idempotency.js';
+import type { AuditEntry, AuditOutcome, AuditSink, HttpStore } from './store.js';
+
+/** The least a reply has: a status and a body. */
+export interface ReplyLike {
+  readonly status: number | string;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** The handler context (`Ctx` of `HandlerMap<OperationTypes, Ctx>`). */
+export interface HandlerContext {
+  readonly db: Db;
+  /** The calling key. */
+  readonly key: AuthenticatedKey;
+  /** The key's mode: handlers read and write only objects of this mode. */
+  readonly livemode: boolean;
+  /** `req_…`, also in `Request-Id` and in error bodies; events record it as `request.id`. */
+  readonly requestId: string;
+  /** The request's `Idempotency-Key`, or null; events record it as `request.idempotency_key`. */
+  readonly idempotencyKey: string | null;
+  /** The client's address (the socket's, or from a trusted proxy). */
+  readonly clientIp: string;
+  readonly operationId: string;
+  /** The request's logger; never log PHI or request bodies with it. */
+  readonly log: FastifyBaseLogger;
+  /** The current time in epoch milliseconds (a fixed clock in tests). */
+  now(): number;
+  /**
+   * Runs `fn` in one write transaction and returns its reply. The idempotency record's response
+   * and the audit rows of `audit()` calls made inside `fn` are written in the same transaction,
+   * so a committed change always has both. Call it once per request and return its reply.
+   *
+   * @example
+   * return ctx.write(async (tx) => {
+   *   await insertPatient(tx, patient);
+   *   ctx.audit([patient.id]);
+   *   return { status: 200, body: patient };
+   * });
+   */
+  write<R extends ReplyLike>(fn: (tx: Db) => Promise<R>): Promise<R>;
+  /**
+   * Records that this request touched these objects (ids only, never PHI). Inside `write` the
+   * row joins the write's transaction; elsewhere (reads) it is group-committed a few ms later.
+   */
+  audit(objectIds: readonly string[], outcome?: AuditOutcome): void;
+  /**
+   * Throws 403 `insufficient_scope` when an ephemeral key limited to another patient makes the
+   * request; a no-op for other kinds of key.
+   */
+  assertPatient(patientId: string): void;
+}
+
+/** What `createContext` needs from the request and the app. */
+export interface ContextInit {
+  db: Db;
+  store: Pick<HttpStore, 'completeIdempotent' | 'recordAudit'>;
+  audit: AuditSink | null;
+  clock: () => number;
+  key: AuthenticatedKey;
+  requestId: string;
+  idempotencyKey: string | null;
+  clientIp: string;
+  operationId: string;
+  log: FastifyBaseLogger;
+  idempotency: IdempotencyRecord | null;
+  /** Throws when a status is not one the route lists (a handler bug). */
+  checkStatus(status: number): void;
+}
+
+/** Builds the context of one request. */
+export function createContext(init: ContextInit): HandlerContext {
+  let writeStarted = false;
+  let inWrite: AuditEntry[] | null = null;
+
+  const entry = (objectIds: readonly string[], outcome: AuditOutcome): AuditEntry => ({
+    keyId: init.key.id,
+    operationId: init.operationId,
+    objectIds: [...objectIds],
+    requestId: init.requestId,
+    clientIp: init.clientIp,
+    outcome,
+    at: init.clock(),
+  });
+
+  return {
+    db: init.db,
+    key: init.key,
+    livemode: init.key.livemode,
+    requestId: init.requestId,
+    idempotencyKey: init.idempotencyKey,
+    clientIp: init.clientIp,
+    operationId: init.operationId,
+    log: init.log,
+    now: init.clock,
+
+    async write<R extends ReplyLike>(fn: (tx: Db) => Promise<R>): Promise<R> {
+      if (writeStarted) {
+        // A second transaction could commit after the first stored its response, and a replay
+        // would then not match what happened; one write per request keeps them equal.
+        throw new Error(`ctx.write called twice in ${init.operationId}`);
+      }
+      writeStarted = true;
+      const pending: AuditEntry[] = [];
+      const reply = await init.db.transaction(async (tx) => {
+        inWrite = pending;
+        let result: R;
+        try {
+          result = await fn(tx);
+        } finally {
+          inWrite = null;
+        }
+        const status = Number(result.status);
+        init.checkStatus(status);
+        for (const row of pending) await init.store.recordAudit(tx, row);
+        if (init.idempotency !== null) {
+          await init.store.completeIdempotent(tx, {
+            ...init.idempotency.args,
+            status,
+            body: result.body ?? null,
+          });
+        }
+        return result;
+      });
+      if (init.idempotency !== null) init.idempotency.completed = true;
+      return reply;
+    },
+
+    audit(objectIds, outcome = 'success') {
+      const row = entry(objectIds, outcome);
+      if (inWrite !== null) inWrite.push(row);
+      else init.audit?.push(row);
+    },
+
+    assertPatient(patientId) {
+      if (init.key.kind === 'ephemeral' && init.key.patientId !== patientId) {
+        throw new ApiError('insufficient_scope', {
+          message: 'This ephemeral key is limited to a different patient.',
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Every error, from a hook, a handler or Fastify itself, leaves through `sendError`, which maps
+ * it to the registry and writes the spec's envelope with the headers every response carries.
+ * Bad input never becomes a 500; unexpected errors become `internal` with only the request id.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RateLimitConfig } from '../config.js';
+import type { Db } from '../db/types.js';
+import { ApiError, errorEnvelope, isApiError } from '../errors.js';
+import { anonymousBucket, hasRateLimitHeaders, takeRequestToken } from './rate-limit.js';
+import type { HttpStore } from './store.js';
+
+/** Fastify's own error codes mapped to ours; each is the client's fault, never a 500. */
+const FASTIFY_CODES: Readonly<Record<string, ConstructorParameters<typeof ApiError>[0]>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'content_type_unsupported',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'body_invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'body_invalid_json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'body_invalid_json',
+  FST_ERR_NOT_FOUND: 'route_missing',
+  FST_ERR_BAD_URL: 'route_missing',
+};
+
+/** Maps anything thrown to an `ApiError`. */
+export function toApiError(error: unknown): ApiError {
+  if (isApiError(error)) return error;
+  const e = error as { code?: unknown; statusCode?: unknown } | null;
+  const code = typeof e?.code === 'string' ? FASTIFY_CODES[e.code] : undefined;
+  if (code !== undefined) return new ApiError(code, { cause: error });
+  const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
+  if (status === 404) return new ApiError('route_missing', { cause: error });
+  if (status === 413) return new ApiError('body_too_large', { cause: error });
+  if (status === 415) return new ApiError('content_type_unsupported', { cause: error });
+  if (status >= 400 && status < 500) {
+    // Body parser failures (JSON syntax, prototype poisoning) are SyntaxErrors with a 4xx.
+    return new ApiError(error instanceof SyntaxError ? 'body_invalid_json' : 'parameter_invalid', {
+      cause: error,
+    });
+  }
+  return new ApiError('internal', { cause: error });
+}
+
+/** What error replies need from the app. */
+export interface ErrorDeps {
+  db: Db;
+  store: Pick<HttpStore, 'takeToken'>;
+  clock: () => number;
+  rateLimits: RateLimitConfig;
+}
+
+/**
+ * Sends the envelope for `error`. A request that never reached its key's bucket (no key, bad
+ * key, unknown route) is counted against its client address, so the `RateLimit-*` headers are
+ * on every response and guessing keys is rate limited too.
+ */
+export async function sendError(
+  deps: ErrorDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+): Promise<FastifyReply> {
+  let api = toApiError(error);
+  if (api.statusCode >= 500) {
+    request.log.error({ err: error }, 'request failed with an unexpected error');
+  }
+  if (!hasRateLimitHeaders(reply)) {
+    try {
+      await takeRequestToken(
+        deps.db,
+        deps.store,
+        reply,
+        anonymousBucket(request.ip),
+        deps.rateLimits.anonymousRps,
+        deps.clock(),
+      );
+    } catch (limitError) {
+      if (isApiError(limitError)) api = limitError;
+      else request.log.error({ err: limitError }, 'rate-limit bucket unavailable');
+    }
+  }
+  for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
+  reply.header('Request-Id', request.id);
+  return reply
+    .code(api.statusCode)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify(errorEnvelope(api, request.id)));
+}
+
+/** Installs the error handler and the unknown-route handler. */
+export function installErrorHandling(app: FastifyInstance, deps: ErrorDeps): void {
+  app.setErrorHandler((error, request, reply) => sendError(deps, request, reply, error));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(deps, request, reply, new ApiError('route_missing')),
+  );
+}

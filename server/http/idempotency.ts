@@ -1,0 +1,83 @@
+/**
+ * Idempotent POSTs (api.md §6). The first completed response per key + mode is stored and
+ * replayed; the stored response is written in the same transaction as the write it answers
+ * (see `HandlerContext.write`), so a committed write always has its response on record.
+ */
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/types.js';
+import { ApiError } from '../errors.js';
+import type { HttpStore, IdempotencyArgs } from './store.js';
+
+/** Longest accepted `Idempotency-Key`. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** The request's `Idempotency-Key`, or undefined; a bad one is `parameter_invalid`. */
+export function readIdempotencyKey(value: string | string[] | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const key = Array.isArray(value) ? value.join(',') : value;
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new ApiError('parameter_invalid', {
+      param: 'Idempotency-Key',
+      message: `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long.`,
+    });
+  }
+  return key;
+}
+
+/** JSON with object keys sorted at every level, so key order never changes the hash. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.keys(value)
+    .sort()
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+  return `{${entries.join(',')}}`;
+}
+
+/** SHA-256 over method, path and canonical body: what "the same request" means. */
+export function requestHash(method: string, path: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
+}
+
+/** The path of a raw URL, without its query string. */
+export function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** A started idempotent request: completed inside the write, or afterwards, or abandoned. */
+export interface IdempotencyRecord {
+  readonly args: IdempotencyArgs;
+  /** Set once the response is stored (inside the write's transaction, after it commits). */
+  completed: boolean;
+}
+
+/** What to do with a POST that carries a key. */
+export type IdempotencyStart =
+  | { kind: 'run'; record: IdempotencyRecord }
+  | { kind: 'replay'; status: number; body: unknown };
+
+/**
+ * Claims the key for this request, or answers from the record: a replay, 400
+ * `idempotency_key_reused` (other request, same key) or 409 `idempotency_key_in_use`.
+ */
+export async function startIdempotent(
+  db: Db,
+  store: Pick<HttpStore, 'beginIdempotent'>,
+  args: IdempotencyArgs,
+): Promise<IdempotencyStart> {
+  const begun = await store.beginIdempotent(db, args);
+  switch (begun.state) {
+    case 'started':
+      return { kind: 'run', record: { args, completed: false } };
+    case 'replay':
+      return { kind: 'replay', status: begun.status, body: begun.body };
+    case 'reused':
+      throw new ApiError('idempotency_key_reused', { param: 'Idempotency-Key' });
+    case 'in_use':
+      throw new ApiError('idempotency_key_in_use', { param: 'Idempotency-Key' });
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Turns Ajv's errors into one `ApiError` a client can act on: which parameter, and whether it
+ * was unknown, missing or invalid. Messages are built here from the schema (names, formats,
+ * limits), never from the submitted value, so no PHI can reach them.
+ */
+import type { ErrorObject } from 'ajv';
+import { ApiError } from '../errors.js';
+
+/** Which part of the request a validator checked; decides how a parameter name is written. */
+export type RequestPart = 'body' | 'querystring' | 'params' | 'headers';
+
+const PART_NOUN: Record<RequestPart, string> = {
+  body: 'request body',
+  querystring: 'query string',
+  params: 'path',
+  headers: 'headers',
+};
+
+function pointerSegments(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/**
+ * The parameter's name as the client wrote it: `name.given[0]` in bodies, `created[gt]` in
+ * query strings (the deepObject wire form), the header's spelling in the spec for headers.
+ */
+export function paramName(
+  part: RequestPart,
+  segments: readonly string[],
+  data: unknown,
+  headerNames?: ReadonlyMap<string, string>,
+): string | null {
+  if (segments.length === 0) return null;
+  if (part === 'headers') {
+    const first = segments[0]!;
+    return headerNames?.get(first) ?? first;
+  }
+  let out = '';
+  let node: unknown = data;
+  segments.forEach((segment, index) => {
+    const inArray = Array.isArray(node);
+    if (index === 0) out = segment;
+    else if (part === 'querystring' || inArray) out += `[${segment}]`;
+    else out += `.${segment}`;
+    node =
+      node !== null && typeof node === 'object'
+        ? (node as Record<string, unknown>)[segment]
+        : undefined;
+  });
+  return out;
+}
+
+function describeType(type: unknown): string {
+  const list = Array.isArray(type) ? type : [type];
+  const words = list.map((t) =>
+    t === 'integer' ? 'an integer' : t === 'array' || t === 'object' ? `an ${t}` : `a ${t}`,
+  );
+  return words.join(' or ').replace('a null', 'null');
+}
+
+const FORMAT_WORDS: Record<string, string> = {
+  date: 'a date (YYYY-MM-DD)',
+  'date-time': 'an RFC 3339 date-time',
+  email: 'an email address',
+  uri: 'an absolute URI',
+  url: 'an absolute URL',
+  uuid: 'a UUID',
+};
+
+/** Why a value is invalid, from the failing keyword and the schema's own limits. */
+function invalidReason(error: ErrorObject): string {
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'type':
+      return `must be ${describeType(p.type)}`;
+    case 'format':
+      return `must be ${FORMAT_WORDS[String(p.format)] ?? `in format ${String(p.format)}`}`;
+    case 'enum':
+      return `must be one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    case 'minLength':
+      return `must be at least ${String(p.limit)} characters long`;
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters long`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `must be ${String(p.comparison)} ${String(p.limit)}`;
+    case 'multipleOf':
+      return `must be a multiple of ${String(p.multipleOf)}`;
+    case 'pattern':
+      return 'does not have the expected format';
+    case 'minItems':
+      return `must have at least ${String(p.limit)} items`;
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} items`;
+    case 'uniqueItems':
+      return 'must not contain duplicate items';
+    case 'minProperties':
+      return `must have at least ${String(p.limit)} keys`;
+    case 'maxProperties':
+      return `must have at most ${String(p.limit)} keys`;
+    case 'oneOf':
+    case 'anyOf':
+      return 'does not match any of the accepted shapes';
+    default:
+      return 'is invalid';
+  }
+}
+
+type Kind = 'unknown' | 'missing' | 'invalid';
+
+function kindOf(error: ErrorObject): Kind {
+  if (error.keyword === 'additionalProperties') return 'unknown';
+  if (error.keyword === 'required') return 'missing';
+  return 'invalid';
+}
+
+// An unknown name usually reveals a typo that also explains a "missing" error, so it is the
+// more useful one to report; a wrong value comes last.
+const KIND_RANK: Record<Kind, number> = { unknown: 0, missing: 1, invalid: 2 };
+
+/** The segments of the parameter an error is about (the property for unknown/missing). */
+function errorSegments(error: ErrorObject): string[] {
+  const base = pointerSegments(error.instancePath);
+  const p = error.params as Record<string, unknown>;
+  if (error.keyword === 'additionalProperties') return [...base, String(p.additionalProperty)];
+  if (error.keyword === 'required') return [...base, String(p.missingProperty)];
+  return base;
+}
+
+/**
+ * Picks the most useful of Ajv's errors and turns it into an `ApiError`. A failed
+ * `oneOf`/`anyOf` is reported through its branches' errors when there are any, since
+ * "matches no shape" tells the client less than the field that is wrong.
+ */
+export function toValidationError(
+  errors: readonly ErrorObject[],
+  part: RequestPart,
+  data: unknown,
+  headerNames?: ReadonlyMap<string, string>,
+): ApiError {
+  const specific = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf');
+  const pool = specific.length > 0 ? specific : errors;
+  let best = pool[0];
+  for (const error of pool) {
+    if (best === undefined || KIND_RANK[kindOf(error)] < KIND_RANK[kindOf(best)]) best = error;
+  }
+  if (best === undefined) return new ApiError('parameter_invalid');
+  const kind = kindOf(best);
+  const param = paramName(part, errorSegments(best), data, headerNames);
+  if (param === null) {
+    return new ApiError('parameter_invalid', {
+      message: `The ${PART_NOUN[part]} ${invalidReason(best)}.`,
+    });
+  }
+  if (kind === 'unknown') {
+    return new ApiError('parameter_unknown', {
+      param,
+      message: `Received unknown parameter: ${param}.`,
+    });
+  }
+  if (kind === 'missing') {
+    return new ApiError('parameter_missing', {
+      param,
+      message: `Missing required parameter: ${param}.`,
+    });
+  }
+  return new ApiError('parameter_invalid', {
+    param,
+    message: `Invalid value for ${param}: ${invalidReason(best)}.`,
+  });
+}

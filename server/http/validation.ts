@@ -1,0 +1,193 @@
+/**
+ * Request validation from the route table's JSON Schemas (architecture.md, Server).
+ *
+ * Two Ajv instances: bodies are strict (no coercion, nothing removed, no defaults filled in, so
+ * an update never gains fields the client did not send); path and query parameters arrive as
+ * strings and are coerced as their schemas say, with defaults (`limit` = 10). Every validator is
+ * compiled once, when the routes are registered.
+ */
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { ApiError } from '../errors.js';
+import type { JsonSchema, RouteDefinition } from './route-types.js';
+import { type RequestPart, toValidationError } from './validation-errors.js';
+
+// ajv-formats is CommonJS with a `default` property; under NodeNext the default import is the
+// module object, so take `.default` when it is there.
+type FormatsPlugin = (ajv: Ajv) => Ajv;
+const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
+const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
+
+/** The component schemas, as `generated/routes.ts` exports them (array or map, each with `$id`). */
+export type ComponentSchemas = readonly JsonSchema[] | Readonly<Record<string, JsonSchema>>;
+
+/** The two Ajv instances, sharing the component schemas. */
+export interface Validators {
+  readonly strict: Ajv;
+  readonly coercing: Ajv;
+}
+
+const COMMON: Options = {
+  allErrors: true,
+  // OpenAPI leaves keywords Ajv does not know (`example`, `discriminator`, `x-…`); ignore them.
+  strict: false,
+  allowUnionTypes: true,
+  // Error messages are built by `toValidationError`; Ajv's own text is not needed.
+  messages: false,
+};
+
+function schemaList(components: ComponentSchemas): JsonSchema[] {
+  return Array.isArray(components)
+    ? [...(components as readonly JsonSchema[])]
+    : Object.values(components as Record<string, JsonSchema>);
+}
+
+/** Builds the two Ajv instances and registers every component schema with both. */
+export function createValidators(components: ComponentSchemas): Validators {
+  const strict = new Ajv({ ...COMMON, coerceTypes: false, useDefaults: false });
+  const coercing = new Ajv({ ...COMMON, coerceTypes: 'array', useDefaults: true });
+  for (const ajv of [strict, coercing]) {
+    addFormats(ajv);
+    for (const schema of schemaList(components)) ajv.addSchema(schema as object);
+  }
+  return { strict, coercing };
+}
+
+/** The parts of a request a route validator checks; query and params are coerced in place. */
+export interface RequestParts {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  headers: Record<string, unknown>;
+}
+
+/** Validates one request; throws an `ApiError` (400) on the first problem worth reporting. */
+export type RouteValidator = (parts: RequestParts) => void;
+
+function resolveRefs(ajv: Ajv, schema: JsonSchema): JsonSchema {
+  let current = schema;
+  for (let depth = 0; depth < 8 && typeof current.$ref === 'string'; depth++) {
+    const target = ajv.getSchema(current.$ref as string)?.schema;
+    if (target === undefined || typeof target !== 'object') break;
+    current = target as JsonSchema;
+  }
+  return current;
+}
+
+/**
+ * A body validator. When the body schema is a top-level `oneOf`/`anyOf` (createPatient: a
+ * patient or `{token}`), each branch is also compiled, and a failure is explained by the branch
+ * the body came closest to (fewest errors), instead of mixing both branches' complaints.
+ */
+function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObject[] | null {
+  const validate = ajv.compile(schema as object);
+  const resolved = resolveRefs(ajv, schema);
+  const branches = (resolved.oneOf ?? resolved.anyOf) as JsonSchema[] | undefined;
+  const branchValidators: ValidateFunction[] = Array.isArray(branches)
+    ? branches.map((b) => ajv.compile(b as object))
+    : [];
+  return (body) => {
+    if (validate(body)) return null;
+    let best: readonly ErrorObject[] = validate.errors ?? [];
+    if (branchValidators.length > 0) {
+      let fewest = Number.POSITIVE_INFINITY;
+      for (const branch of branchValidators) {
+        if (branch(body)) continue;
+        const errs = branch.errors ?? [];
+        if (errs.length < fewest) {
+          fewest = errs.length;
+          best = errs;
+        }
+      }
+    }
+    return [...best];
+  };
+}
+
+/** Lower-cases header names in a header schema (Node gives header names in lower case). */
+function lowerCaseHeaderSchema(schema: JsonSchema): {
+  schema: JsonSchema;
+  names: Map<string, string>;
+} {
+  const names = new Map<string, string>();
+  const properties: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(
+    (schema.properties ?? {}) as Record<string, unknown>,
+  )) {
+    names.set(name.toLowerCase(), name);
+    properties[name.toLowerCase()] = value;
+  }
+  const required = Array.isArray(schema.required)
+    ? (schema.required as string[]).map((n) => n.toLowerCase())
+    : undefined;
+  // Requests carry many headers the spec does not list; never reject those.
+  const { additionalProperties: _ignored, ...rest } = schema;
+  return {
+    schema: { ...rest, properties, ...(required ? { required } : {}) },
+    names,
+  };
+}
+
+function check(
+  validate: ValidateFunction,
+  data: unknown,
+  part: RequestPart,
+  headerNames?: ReadonlyMap<string, string>,
+): void {
+  if (!validate(data)) throw toValidationError(validate.errors ?? [], part, data, headerNames);
+}
+
+function rejectBothCursors(values: unknown): void {
+  if (values === null || typeof values !== 'object') return;
+  const v = values as Record<string, unknown>;
+  if (v.starting_after !== undefined && v.ending_before !== undefined) {
+    throw new ApiError('parameters_exclusive', {
+      param: 'ending_before',
+      message: 'starting_after and ending_before cannot be used together; pass only one.',
+    });
+  }
+}
+
+function hasKeys(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && Object.keys(value).length > 0;
+}
+
+/** Compiles the validator for one route (once, at registration). */
+export function compileRouteValidator(
+  route: RouteDefinition,
+  validators: Validators,
+): RouteValidator {
+  const { schemas } = route;
+  const params = schemas.params ? validators.coercing.compile(schemas.params as object) : null;
+  const query = schemas.querystring
+    ? validators.coercing.compile(schemas.querystring as object)
+    : null;
+  const header = schemas.headers ? lowerCaseHeaderSchema(schemas.headers) : null;
+  const headers = header ? validators.coercing.compile(header.schema as object) : null;
+  const body = schemas.body ? compileBody(validators.strict, schemas.body) : null;
+
+  return (parts) => {
+    if (params) check(params, parts.params, 'params');
+    if (query) check(query, parts.query, 'querystring');
+    else if (hasKeys(parts.query)) {
+      const name = Object.keys(parts.query as object)[0]!;
+      throw new ApiError('parameter_unknown', {
+        param: name,
+        message: `Received unknown parameter: ${name}.`,
+      });
+    }
+    rejectBothCursors(parts.query);
+    if (headers) check(headers, parts.headers, 'headers', header?.names);
+    if (body) {
+      const errors = body(parts.body);
+      if (errors) throw toValidationError(errors, 'body', parts.body);
+      rejectBothCursors(parts.body);
+    } else if (hasKeys(parts.body)) {
+      const name = Object.keys(parts.body as object)[0]!;
+      throw new ApiError('parameter_unknown', {
+        param: name,
+        message: `Received unknown parameter: ${name}.`,
+      });
+    }
+  };
+}
