@@ -86,8 +86,9 @@ export function createRetryingFetch(fetch: Fetch, options: RetryOptions = {}): F
       if (!reason) return response;
       const delayMs = delayFor(response, retry + 1, options);
       if (delayMs === undefined) return response;
-      // Free the connection: the body of a response we retry is never read.
-      await response.body?.cancel().catch(() => undefined);
+      // Free the connection: the body of a response we retry is never read. Not awaited: the
+      // cancel of a tee'd body (after `clone()`) settles only when every branch is done.
+      response.body?.cancel().catch(() => undefined);
       await wait(retry + 1, delayMs, reason, response.status);
     }
 
@@ -141,6 +142,8 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | u
   if (value === null) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // An HTTP date always names the day or month; this keeps `-1` or `1.5` from parsing as years.
+  if (!/[a-z]/i.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);
