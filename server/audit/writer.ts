@@ -1,0 +1,123 @@
+import type { Db } from '../db/types.js';
+import { type AuditEntry, checkAuditEntry } from './entry.js';
+import { insertAudit } from './record.js';
+
+export interface AuditWriterOptions {
+  /** How long an entry may wait before its batch commits. Default 5 ms. */
+  intervalMs?: number;
+  /** Entries per transaction; a full batch commits at once. Default 500. */
+  maxBatch?: number;
+  /** Entries held at most; beyond it `push` refuses. Default 20,000. */
+  maxQueue?: number;
+  /** Told when a batch fails to commit (the batch is retried on the next tick). */
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Group-commits audit entries of reads: `push` queues in memory, and every few ms one
+ * transaction stores everything queued, so a read costs no fsync of its own while the trail
+ * still reaches the disk within milliseconds. `flush()` waits until everything pushed so far
+ * is committed; `close()` flushes and stops accepting.
+ */
+export class AuditWriter {
+  readonly #db: Db;
+  readonly #intervalMs: number;
+  readonly #maxBatch: number;
+  readonly #maxQueue: number;
+  readonly #onError: (err: unknown) => void;
+  #queue: AuditEntry[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #closed = false;
+  /** Entries refused because the queue was full. */
+  dropped = 0;
+
+  constructor(db: Db, options: AuditWriterOptions = {}) {
+    this.#db = db;
+    this.#intervalMs = options.intervalMs ?? 5;
+    this.#maxBatch = options.maxBatch ?? 500;
+    this.#maxQueue = options.maxQueue ?? 20_000;
+    this.#onError = options.onError ?? (() => {});
+  }
+
+  /** Entries waiting to be committed. */
+  get pending(): number {
+    return this.#queue.length;
+  }
+
+  /**
+   * Queues an entry (checked now, so a bad one throws here, at its source). Returns false
+   * when it was refused: the writer is closed or the queue is full (the database is not
+   * keeping up); the caller decides whether that request may proceed.
+   */
+  push(entry: AuditEntry): boolean {
+    checkAuditEntry(entry);
+    if (this.#closed || this.#queue.length >= this.#maxQueue) {
+      this.dropped++;
+      return false;
+    }
+    this.#queue.push(entry.at === undefined ? { ...entry, at: Date.now() } : entry);
+    if (this.#queue.length >= this.#maxBatch) this.#schedule(0);
+    else this.#schedule(this.#intervalMs);
+    return true;
+  }
+
+  /** Resolves once every entry pushed before the call is committed (or failed to). */
+  async flush(): Promise<void> {
+    this.#clearTimer();
+    while (this.#running) await this.#running;
+    while (this.#queue.length > 0) {
+      const before = this.#queue.length;
+      await this.#drainOnce();
+      // A failing database would otherwise spin here; the entries stay queued.
+      if (this.#queue.length >= before) break;
+    }
+  }
+
+  /** Flushes and refuses further entries. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.flush();
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#timer !== undefined && delayMs > 0) return;
+    this.#clearTimer();
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#tick();
+    }, delayMs);
+    // Pending audit entries alone must not keep a finished process alive; close() flushes.
+    this.#timer.unref();
+  }
+
+  #clearTimer(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#running) await this.#running;
+    await this.#drainOnce();
+    if (this.#queue.length > 0) this.#schedule(this.#intervalMs);
+  }
+
+  /** Commits one batch in one transaction; on failure puts it back at the front. */
+  async #drainOnce(): Promise<void> {
+    if (this.#running) return this.#running;
+    const batch = this.#queue.splice(0, this.#maxBatch);
+    if (batch.length === 0) return;
+    this.#running = this.#db
+      .transaction(async (tx) => {
+        for (const entry of batch) await insertAudit(tx, entry);
+      })
+      .catch((err: unknown) => {
+        this.#queue = [...batch, ...this.#queue].slice(0, this.#maxQueue);
+        this.#onError(err);
+      })
+      .finally(() => {
+        this.#running = undefined;
+      });
+    return this.#running;
+  }
+}
