@@ -5,8 +5,9 @@
  */
 import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
+import { type ApiKeyRecord, keyState } from '../keys/index.js';
 import type { KeyKind, RouteDefinition } from './route-types.js';
-import type { HttpStore, StoredKey } from './store.js';
+import type { HttpStore } from './store.js';
 
 /** The key a request was made with, as handlers see it. */
 export interface AuthenticatedKey {
@@ -19,8 +20,8 @@ export interface AuthenticatedKey {
   readonly patientId: string | null;
   /** Requests per second overriding the mode's default, or null. */
   readonly rateLimit: number | null;
-  /** CIDR ranges and addresses the key may be used from; null or empty = anywhere. */
-  readonly allowedIps: readonly string[] | null;
+  /** CIDR ranges the key may be used from; empty = anywhere. */
+  readonly allowedIps: readonly string[];
 }
 
 /** Kinds allowed when the spec does not say: normal operations. */
@@ -40,23 +41,6 @@ export function bearerSecret(authorization: string | undefined): string {
   return match[1]!;
 }
 
-/** A timestamp in any form the key store may use, as epoch milliseconds (null when absent). */
-export function toEpochMs(value: unknown): number | null {
-  if (value === null || value === undefined || value === '') return null;
-  if (value instanceof Date) return value.getTime();
-  if (typeof value === 'number' || typeof value === 'bigint') {
-    const n = Number(value);
-    // Unix seconds until the year 33658; anything larger is already milliseconds.
-    return n < 1e12 ? n * 1000 : n;
-  }
-  if (typeof value === 'string') {
-    if (/^\d+$/.test(value)) return toEpochMs(Number(value));
-    const parsed = Date.parse(value);
-    return Number.isNaN(parsed) ? null : parsed;
-  }
-  return null;
-}
-
 /** Finds the key, rejecting missing, unknown, revoked (= invalid) and expired ones. */
 export async function identifyKey(
   db: Db,
@@ -65,12 +49,12 @@ export async function identifyKey(
   nowMs: number,
 ): Promise<AuthenticatedKey> {
   const secret = bearerSecret(authorization);
-  const stored: StoredKey | undefined = await store.findKeyBySecret(db, secret);
-  if (stored === undefined || toEpochMs(stored.revokedAt) !== null) {
-    throw new ApiError('api_key_invalid');
-  }
-  const expiresAt = toEpochMs(stored.expiresAt);
-  if (expiresAt !== null && expiresAt <= nowMs) throw new ApiError('api_key_expired');
+  const stored: ApiKeyRecord | undefined = await store.findKeyBySecret(db, secret);
+  if (stored === undefined) throw new ApiError('api_key_invalid');
+  // A revoked key is simply invalid: saying "revoked" would confirm it once existed.
+  const state = keyState(stored, nowMs);
+  if (state === 'revoked') throw new ApiError('api_key_invalid');
+  if (state === 'expired') throw new ApiError('api_key_expired');
   return {
     id: stored.id,
     kind: stored.kind,
@@ -78,7 +62,7 @@ export async function identifyKey(
     scopes: stored.scopes,
     patientId: stored.patientId ?? null,
     rateLimit: stored.rateLimit ?? null,
-    allowedIps: stored.allowedIps ?? null,
+    allowedIps: stored.allowedIps,
   };
 }
 

@@ -49,8 +49,10 @@ export interface HandlerContext {
    */
   write<R extends ReplyLike>(fn: (tx: Db) => Promise<R>): Promise<R>;
   /**
-   * Records that this request touched these objects (ids only, never PHI). Inside `write` the
-   * row joins the write's transaction; elsewhere (reads) it is group-committed a few ms later.
+   * Records that this request touched these objects (ids only, never PHI; include the
+   * patient's id for its appointments and claims). Inside `write` the row joins the write's
+   * transaction; elsewhere (reads) it is group-committed a few ms later. Throws when the audit
+   * writer refuses the entry, so PHI is never returned without a record of it.
    */
   audit(objectIds: readonly string[], outcome?: AuditOutcome): void;
   /**
@@ -137,8 +139,15 @@ export function createContext(init: ContextInit): HandlerContext {
 
     audit(objectIds, outcome = 'success') {
       const row = entry(objectIds, outcome);
-      if (inWrite !== null) inWrite.push(row);
-      else init.audit?.push(row);
+      if (inWrite !== null) {
+        inWrite.push(row);
+        return;
+      }
+      if (init.audit !== null && !init.audit.push(row)) {
+        // PHI is not handed out unless its access is on record.
+        init.log.error({ operationId: init.operationId }, 'audit writer refused an entry');
+        throw new ApiError('internal');
+      }
     },
 
     assertPatient(patientId) {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
-import type { HttpStore, IdempotencyArgs } from './store.js';
+import type { BeginInput, HttpStore } from './store.js';
 
 /** Longest accepted `Idempotency-Key`. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -50,7 +50,7 @@ export function pathOf(url: string): string {
 
 /** A started idempotent request: completed inside the write, or afterwards, or abandoned. */
 export interface IdempotencyRecord {
-  readonly args: IdempotencyArgs;
+  readonly args: BeginInput;
   /** Set once the response is stored (inside the write's transaction, after it commits). */
   completed: boolean;
 }
@@ -58,7 +58,7 @@ export interface IdempotencyRecord {
 /** What to do with a POST that carries a key. */
 export type IdempotencyStart =
   | { kind: 'run'; record: IdempotencyRecord }
-  | { kind: 'replay'; status: number; body: unknown };
+  | { kind: 'replay'; status: number; bodyText: string };
 
 /**
  * Claims the key for this request, or answers from the record: a replay, 400
@@ -67,14 +67,14 @@ export type IdempotencyStart =
 export async function startIdempotent(
   db: Db,
   store: Pick<HttpStore, 'beginIdempotent'>,
-  args: IdempotencyArgs,
+  args: BeginInput,
 ): Promise<IdempotencyStart> {
   const begun = await store.beginIdempotent(db, args);
   switch (begun.state) {
     case 'started':
       return { kind: 'run', record: { args, completed: false } };
     case 'replay':
-      return { kind: 'replay', status: begun.status, body: begun.body };
+      return { kind: 'replay', status: begun.status, bodyText: begun.bodyText };
     case 'reused':
       throw new ApiError('idempotency_key_reused', { param: 'Idempotency-Key' });
     case 'in_use':

@@ -44,7 +44,8 @@ export async function takeRequestToken(
   reply.header('RateLimit-Remaining', String(Math.max(0, Math.floor(result.remaining))));
   reply.header('RateLimit-Reset', String(reset));
   if (!result.allowed) {
-    throw new ApiError('rate_limited', { headers: { 'Retry-After': String(Math.max(1, reset)) } });
+    const retryAfter = Math.max(1, Math.ceil(result.retryAfterSeconds));
+    throw new ApiError('rate_limited', { headers: { 'Retry-After': String(retryAfter) } });
   }
 }
 

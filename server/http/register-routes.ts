@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitConfig } from '../config.js';
 import type { Db } from '../db/types.js';
 import { ApiError, errorEnvelope, isApiError } from '../errors.js';
+import { ipAllowed } from '../keys/index.js';
 import { type AuthenticatedKey, authorize, identifyKey } from './auth.js';
 import { createContext, type HandlerContext, type ReplyLike } from './context.js';
 import {
@@ -16,7 +17,6 @@ import {
   requestHash,
   startIdempotent,
 } from './idempotency.js';
-import { ipAllowed } from './ip-allowlist.js';
 import { keyBucket, keyRate, takeRequestToken } from './rate-limit.js';
 import type { HandlerRequest, RouteDefinition } from './route-types.js';
 import type { AuditSink, HttpStore } from './store.js';
@@ -61,10 +61,12 @@ export function statusListed(route: RouteDefinition, status: number): boolean {
   return listed.some((s) => s === text || s.toUpperCase() === `${text[0]}XX` || s === 'default');
 }
 
+/** Sends a JSON reply; `body` is a value, or already-serialised JSON text (replays). */
 function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   reply.code(status);
   if (status === 204 || status === 304 || body === undefined) return reply.send();
-  return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return reply.header('content-type', 'application/json; charset=utf-8').send(text);
 }
 
 /** Registers one route per operation that has a handler; a missing handler is an error. */
@@ -95,15 +97,20 @@ function registerRoute(
   /** Records a refused call by a known key (api.md §11: denied attempts are audited). */
   const auditDenied = (request: FastifyRequest, key: AuthenticatedKey): void => {
     const id = (request.params as Record<string, unknown> | undefined)?.id;
-    deps.audit?.push({
-      keyId: key.id,
-      operationId: route.operationId,
-      objectIds: typeof id === 'string' && ID_SHAPE.test(id) ? [id] : [],
-      requestId: request.id,
-      clientIp: request.ip,
-      outcome: 'denied',
-      at: clock(),
-    });
+    try {
+      deps.audit?.push({
+        keyId: key.id,
+        operationId: route.operationId,
+        // Only a well-formed id: the path segment is client text and could be anything.
+        objectIds: typeof id === 'string' && ID_SHAPE.test(id) ? [id] : [],
+        requestId: request.id,
+        clientIp: request.ip,
+        outcome: 'denied',
+        at: clock(),
+      });
+    } catch (error) {
+      request.log.error({ err: error }, 'could not audit a denied request');
+    }
   };
 
   const onRequest = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -167,7 +174,7 @@ function registerRoute(
       });
       if (start.kind === 'replay') {
         reply.header('Idempotent-Replayed', 'true');
-        return sendJson(reply, start.status, start.body);
+        return sendJson(reply, start.status, start.bodyText);
       }
       record = start.record;
     }

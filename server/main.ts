@@ -1,0 +1,69 @@
+/**
+ * Starts the service: `npm start`. Opens the database (running migrations), creates and prints
+ * the first test key on a fresh database, listens on HOST:PORT, and shuts down gracefully on
+ * SIGTERM/SIGINT: stop accepting, let in-flight requests finish, flush the audit trail, close
+ * the database.
+ */
+
+import { buildApp } from './app.js';
+import { AuditWriter } from './audit/index.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDb } from './db/open.js';
+import { ensureInitialTestKey } from './keys/index.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const db = await openDb(config.databaseUrl);
+  const secret = await ensureInitialTestKey(db);
+  if (secret !== null) {
+    // Printed once: only its hash is stored, so this is the one chance to copy it.
+    process.stdout.write(`Created the first test secret key (shown once, keep it): ${secret}\n`);
+  }
+  const audit = new AuditWriter(db, {
+    onError: (err) => app.log.error({ err }, 'audit batch failed; will retry'),
+  });
+  const app = await buildApp({
+    db,
+    config,
+    audit,
+    logger: { level: config.logLevel },
+    docs: { specPath: 'spec/openapi.yaml', buildDir: 'build/docs' },
+  });
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      app.log.error('in-flight requests did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    force.unref();
+    try {
+      await app.close();
+      await audit.close();
+      await db.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+
+  await app.listen({ host: config.host, port: config.port });
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`patient-care: ${err.message}\n`);
+  } else {
+    // No stack here: a driver error message can name the database URL; the log has details.
+    process.stderr.write(
+      `patient-care: could not start: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+  }
+  process.exit(1);
+});
