@@ -16,6 +16,8 @@ function packageDir(name: string): string {
 interface AssetSource {
   readonly path: () => string;
   readonly type: string;
+  /** Edits a vendored file on load; see the one use for why. */
+  readonly transform?: (text: string) => string;
 }
 
 const JS = 'text/javascript; charset=utf-8';
@@ -30,6 +32,7 @@ const SOURCES: Readonly<Record<string, AssetSource>> = {
   'redoc.standalone.js': {
     path: () => join(packageDir('@redocly/cli'), 'lib', 'chunks', 'redoc.standalone.js'),
     type: JS,
+    transform: withoutRemoteLogo,
   },
   'rapidoc-min.js': {
     path: () => join(packageDir('rapidoc'), 'dist', 'rapidoc-min.js'),
@@ -38,6 +41,17 @@ const SOURCES: Readonly<Record<string, AssetSource>> = {
   'docs-init.js': { path: () => join(here, 'public', 'docs-init.js'), type: JS },
   'pages.css': { path: () => join(here, 'public', 'pages.css'), type: CSS },
 };
+
+const REMOTE_LOGO = /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g;
+
+/**
+ * Redoc 3 draws its attribution logo from cdn.redoc.ly. The CSP would block it, but the browser
+ * would still try; with an empty `src` the image fails locally and Redoc hides it (its own
+ * `onError`), while the "API docs by Redocly" link stays.
+ */
+export function withoutRemoteLogo(code: string): string {
+  return code.replace(REMOTE_LOGO, '');
+}
 
 /** A loaded asset: its bytes, a gzip copy made on first demand, and a strong ETag. */
 export interface Asset {
@@ -75,7 +89,8 @@ export async function loadAssets(): Promise<AssetManifest> {
   const assets = new Map<string, Asset>();
   const all = createHash('sha256');
   for (const [name, source] of Object.entries(SOURCES).sort(([a], [b]) => a.localeCompare(b))) {
-    const body = await readFile(source.path());
+    const raw = await readFile(source.path());
+    const body = source.transform ? Buffer.from(source.transform(raw.toString('utf8'))) : raw;
     const asset = makeAsset(source.type, body);
     assets.set(name, asset);
     all.update(name).update(asset.etag);

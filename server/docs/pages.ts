@@ -26,6 +26,7 @@ function layout(ctx: PageContext, heading: string, head: string, body: string): 
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ctx.assetBase}/pages.css">
 ${head}
 </head>

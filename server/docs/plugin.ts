@@ -71,7 +71,9 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
  * @example await app.register(docsPlugin, { specPath: 'spec/openapi.yaml' });
  */
 export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, options) => {
-  const spec = cachedSpec(options.specPath);
+  const spec = cachedSpec(options.specPath, (dropped) =>
+    app.log.warn({ dropped }, 'docs: left out parts of the spec that load from other origins'),
+  );
   const manifest = once(loadAssets);
   const jsonByOrigin = new Map<string, string>();
 

@@ -23,18 +23,45 @@ export async function bundleSpec(specPath: string): Promise<OpenApiDocument> {
 }
 
 /**
- * Returns a loader that bundles the spec once, on first use, and then answers from memory.
- * A failed attempt is not cached, so fixing the file and retrying works without a restart.
+ * Returns a loader that bundles the spec once, on first use, and then answers from memory,
+ * without remote assets (`onDropped` hears what was removed). A failed attempt is not cached,
+ * so fixing the file and retrying works without a restart.
  */
-export function cachedSpec(specPath: string): () => Promise<OpenApiDocument> {
+export function cachedSpec(
+  specPath: string,
+  onDropped: (dropped: string[]) => void = () => {},
+): () => Promise<OpenApiDocument> {
   let pending: Promise<OpenApiDocument> | undefined;
+  const load = async () => {
+    const { doc, dropped } = withoutRemoteAssets(await bundleSpec(specPath));
+    if (dropped.length > 0) onDropped(dropped);
+    return doc;
+  };
   return () => {
-    pending ??= bundleSpec(specPath).catch((error: unknown) => {
+    pending ??= load().catch((error: unknown) => {
       pending = undefined;
       throw error;
     });
     return pending;
   };
+}
+
+/**
+ * A copy of `doc` without parts that would make the docs load from another origin: today
+ * `info.x-logo` with an absolute URL (Redoc draws it as an `<img>`). Returns what was dropped
+ * so the build can say so.
+ */
+export function withoutRemoteAssets(doc: OpenApiDocument): {
+  doc: OpenApiDocument;
+  dropped: string[];
+} {
+  const info = doc.info as Record<string, unknown> | undefined;
+  const logo = info?.['x-logo'] as { url?: unknown } | undefined;
+  if (info === undefined || typeof logo?.url !== 'string' || !/^(?:https?:)?\/\//i.test(logo.url)) {
+    return { doc, dropped: [] };
+  }
+  const { 'x-logo': _dropped, ...rest } = info;
+  return { doc: { ...doc, info: rest }, dropped: [`info.x-logo (${logo.url})`] };
 }
 
 /** A copy of `doc` whose only server is `origin`, so consoles send requests back here. */

@@ -1,0 +1,83 @@
+/**
+ * `npm run docs`: builds the static API reference from `spec/openapi.yaml` into `build/docs/`.
+ *
+ * - `index.html`: Redoc's server-rendered page (`redocly build-docs`) with Redoc inlined, so it
+ *   works offline and from disk; hardened by `hardenStaticPage` and checked to load nothing from
+ *   another origin (the build fails otherwise).
+ * - `openapi.json`, `openapi.yaml`: the bundled spec (split files and guides resolved).
+ *
+ * Usage: `npm run docs [-- --spec path/to/openapi.yaml --out dir]`
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { externalLoads } from '../server/docs/external-references.js';
+import { redocCliFlags } from '../server/docs/redoc-options.js';
+import { bundleSpec, toYaml, withoutRemoteAssets } from '../server/docs/spec-bundle.js';
+import { hardenStaticPage } from '../server/docs/static-page.js';
+
+const run = promisify(execFile);
+
+function redoclyBin(): string {
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      spec: { type: 'string', default: 'spec/openapi.yaml' },
+      out: { type: 'string', default: 'build/docs' },
+    },
+  });
+  const specPath = resolve(values.spec);
+  const outDir = resolve(values.out);
+  await mkdir(outDir, { recursive: true });
+
+  const { doc, dropped } = withoutRemoteAssets(await bundleSpec(specPath));
+  for (const part of dropped) console.warn(`docs: left out ${part}: it loads from another origin`);
+  const jsonPath = join(outDir, 'openapi.json');
+  await writeFile(jsonPath, `${JSON.stringify(doc, null, 2)}\n`);
+  await writeFile(join(outDir, 'openapi.yaml'), toYaml(doc));
+
+  const htmlPath = join(outDir, 'index.html');
+  const title = String((doc.info as { title?: unknown } | undefined)?.title ?? 'API reference');
+  await run(
+    process.execPath,
+    [
+      redoclyBin(),
+      'build-docs',
+      jsonPath,
+      '--output',
+      htmlPath,
+      '--inlineBundle',
+      '--title',
+      title,
+      ...redocCliFlags(),
+    ],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
+  const html = hardenStaticPage(await readFile(htmlPath, 'utf8'));
+  await writeFile(htmlPath, html);
+
+  const external = externalLoads(html);
+  if (external.length > 0) {
+    console.error(`docs: ${htmlPath} would load from other origins:\n  ${external.join('\n  ')}`);
+    return 1;
+  }
+  const size = Buffer.byteLength(html);
+  console.log(`docs: wrote ${htmlPath} (${Math.round(size / 1024)} KiB, no external loads)`);
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`docs: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  },
+);
