@@ -25,7 +25,7 @@ export function ResponseRequestId() {
         ? `${pointerLabel(response.location)} (the ${code} response of ${label})`
         : `The ${code} response of ${label}`;
       ctx.report({
-        message: `${where} does not declare the Request-Id header. Every response carries it: add "Request-Id: {$ref: '#/components/headers/RequestId'}" under its headers.`,
+        message: `${where} does not declare the Request-Id header. Every response carries it: add a "Request-Id" entry under its headers, a $ref to the shared header in components/headers.`,
         location: (headers ? response.location.child(['headers']) : response.location).key(),
       });
     }
