@@ -10,34 +10,79 @@ const removed: Change = {
   message: 'response property `email` removed or renamed: clients reading it break',
   operation: 'GET /v1/patients/{id}',
 };
-const added: Change = { kind: 'property-added', pointer: '/components/schemas/Patient/properties/x', breaking: false, message: 'new optional response property `x`' };
+const added: Change = {
+  kind: 'property-added',
+  pointer: '/components/schemas/Patient/properties/x',
+  breaking: false,
+  message: 'new optional response property `x`',
+};
 
 const changelog = (version: string, ...bullets: string[]) =>
-  ['# Changelog', '', `## ${version}`, '', ...bullets, '', '## 2026-11-01', '', '- First public version.'].join('\n');
+  [
+    '# Changelog',
+    '',
+    `## ${version}`,
+    '',
+    ...bullets,
+    '',
+    '## 2026-11-01',
+    '',
+    '- First public version.',
+  ].join('\n');
 
 describe('version + changelog gate', () => {
   it('passes compatible changes without a version move', () => {
-    const r = evaluateGate({ changes: [added], baseVersion: '2026-11-01', headVersion: '2026-11-01', changelog: changelog('2026-11-01') });
+    const r = evaluateGate({
+      changes: [added],
+      baseVersion: '2026-11-01',
+      headVersion: '2026-11-01',
+      changelog: changelog('2026-11-01'),
+    });
     expect(r).toEqual({ ok: true, problems: [], unlisted: [] });
   });
 
   it('fails a breaking change without a version bump', () => {
-    const r = evaluateGate({ changes: [removed, added], baseVersion: '2026-11-01', headVersion: '2026-11-01', changelog: changelog('2026-11-01') });
+    const r = evaluateGate({
+      changes: [removed, added],
+      baseVersion: '2026-11-01',
+      headVersion: '2026-11-01',
+      changelog: changelog('2026-11-01'),
+    });
     expect(r.ok).toBe(false);
     expect(r.unlisted).toEqual([removed]);
     expect(r.problems[0]).toMatch(/info\.version is still 2026-11-01/);
   });
 
   it('fails a bumped version whose changelog section does not list the change', () => {
-    const r = evaluateGate({ changes: [removed], baseVersion: '2026-11-01', headVersion: '2026-12-01', changelog: changelog('2026-12-01', '- `/components/schemas/Patient/properties/phone` changed') });
+    const r = evaluateGate({
+      changes: [removed],
+      baseVersion: '2026-11-01',
+      headVersion: '2026-12-01',
+      changelog: changelog(
+        '2026-12-01',
+        '- `/components/schemas/Patient/properties/phone` changed',
+      ),
+    });
     expect(r.ok).toBe(false);
     expect(r.unlisted).toEqual([removed]);
     expect(r.problems[0]).toMatch(/not listed under "## 2026-12-01"/);
   });
 
   it('fails a change listed only under an older version', () => {
-    const text = ['## 2026-12-01', '- nothing', '## 2026-11-01', '- `/components/schemas/Patient/properties/email`'].join('\n');
-    expect(evaluateGate({ changes: [removed], baseVersion: '2026-11-01', headVersion: '2026-12-01', changelog: text }).ok).toBe(false);
+    const text = [
+      '## 2026-12-01',
+      '- nothing',
+      '## 2026-11-01',
+      '- `/components/schemas/Patient/properties/email`',
+    ].join('\n');
+    expect(
+      evaluateGate({
+        changes: [removed],
+        baseVersion: '2026-11-01',
+        headVersion: '2026-12-01',
+        changelog: text,
+      }).ok,
+    ).toBe(false);
   });
 
   it.each([
@@ -45,29 +90,59 @@ describe('version + changelog gate', () => {
     ['an ancestor pointer', '* Reworked `/components/schemas/Patient`.'],
     ['its operation', '- `GET /v1/patients/{id}` no longer returns email.'],
   ])('passes a bump with the change listed by %s', (_how, bullet) => {
-    const r = evaluateGate({ changes: [removed], baseVersion: '2026-11-01', headVersion: '2026-12-01', changelog: changelog('2026-12-01', bullet) });
+    const r = evaluateGate({
+      changes: [removed],
+      baseVersion: '2026-11-01',
+      headVersion: '2026-12-01',
+      changelog: changelog('2026-12-01', bullet),
+    });
     expect(r).toEqual({ ok: true, problems: [], unlisted: [] });
   });
 
   it('does not accept a one-segment pointer as a blanket entry', () => {
-    const r = evaluateGate({ changes: [removed], baseVersion: '2026-11-01', headVersion: '2026-12-01', changelog: changelog('2026-12-01', '- `/components`') });
+    const r = evaluateGate({
+      changes: [removed],
+      baseVersion: '2026-11-01',
+      headVersion: '2026-12-01',
+      changelog: changelog('2026-12-01', '- `/components`'),
+    });
     expect(r.ok).toBe(false);
   });
 
   it('fails a version that is not a date, moves backwards or has no changelog section', () => {
     const bad = (headVersion: string, text = changelog(headVersion)) =>
-      evaluateGate({ changes: [], baseVersion: '2026-11-01', headVersion, changelog: text }).problems;
+      evaluateGate({ changes: [], baseVersion: '2026-11-01', headVersion, changelog: text })
+        .problems;
     expect(bad('v2')).toEqual([expect.stringMatching(/not a dated version/)]);
     expect(bad('2026-02-30')).toEqual([expect.stringMatching(/not a dated version/)]);
     expect(bad('2026-10-01')).toEqual([expect.stringMatching(/moved backwards/)]);
-    expect(bad('2026-12-01', changelog('2026-11-15'))).toEqual([expect.stringMatching(/no "## 2026-12-01" section/)]);
-    expect(evaluateGate({ changes: [], baseVersion: '2026-11-01', headVersion: '2026-12-01', changelog: undefined }).ok).toBe(false);
+    expect(bad('2026-12-01', changelog('2026-11-15'))).toEqual([
+      expect.stringMatching(/no "## 2026-12-01" section/),
+    ]);
+    expect(
+      evaluateGate({
+        changes: [],
+        baseVersion: '2026-11-01',
+        headVersion: '2026-12-01',
+        changelog: undefined,
+      }).ok,
+    ).toBe(false);
   });
 });
 
 describe('changelog format', () => {
   it('collects code spans from bullets under each dated heading', () => {
-    const parsed = parseChangelog(['# Title', '## 2026-12-01', 'Prose `/ignored/not/a-bullet`.', '- `A` and `B`', '  * `C`', '## 2026-11-01', '- `D`'].join('\n'));
+    const parsed = parseChangelog(
+      [
+        '# Title',
+        '## 2026-12-01',
+        'Prose `/ignored/not/a-bullet`.',
+        '- `A` and `B`',
+        '  * `C`',
+        '## 2026-11-01',
+        '- `D`',
+      ].join('\n'),
+    );
     expect([...parsed]).toEqual([
       ['2026-12-01', ['A', 'B', 'C']],
       ['2026-11-01', ['D']],
@@ -80,7 +155,10 @@ describe('changelog format', () => {
   });
 
   it('accepts the file form of a split-file pointer', () => {
-    const change = { ...removed, pointer: '/x-bundled/schemas~1patient.yaml/Patient/properties/email' };
+    const change = {
+      ...removed,
+      pointer: '/x-bundled/schemas~1patient.yaml/Patient/properties/email',
+    };
     expect(isListed(change, ['schemas/patient.yaml#/Patient'])).toBe(true);
   });
 

@@ -38,7 +38,11 @@ export function body(schema: unknown): Obj {
 
 /** Operation fields for a 200 JSON response with this schema. */
 export function ok(schema: unknown, extra: Obj = {}): Obj {
-  return { responses: { '200': { description: 'OK', content: { 'application/json': { schema } }, ...extra } } };
+  return {
+    responses: {
+      '200': { description: 'OK', content: { 'application/json': { schema } }, ...extra },
+    },
+  };
 }
 
 /** An object schema that rejects unknown properties, as the server does. */

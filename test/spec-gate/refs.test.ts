@@ -8,8 +8,14 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 describe('$ref handling', () => {
   it('compares resolved schemas and reports a shared component change once, at the component', () => {
-    const base = api({ ...body(ref('Patient')), ...ok(ref('Patient')) }, { Patient: obj({ email: str, phone: str }) });
-    const head = api({ ...body(ref('Patient')), ...ok(ref('Patient')) }, { Patient: obj({ phone: str }) });
+    const base = api(
+      { ...body(ref('Patient')), ...ok(ref('Patient')) },
+      { Patient: obj({ email: str, phone: str }) },
+    );
+    const head = api(
+      { ...body(ref('Patient')), ...ok(ref('Patient')) },
+      { Patient: obj({ phone: str }) },
+    );
     // Once per direction: a removed request field and a removed response field break differently.
     expect(summarize(diffSpecs(base, head))).toEqual([
       'property-removed BREAKING /components/schemas/Patient/properties/email',
@@ -27,19 +33,33 @@ describe('$ref handling', () => {
   });
 
   it('follows refs to parameters and responses', () => {
-    const limit = (max: number) => ({ name: 'limit', in: 'query', schema: { type: 'integer', maximum: max } });
+    const limit = (max: number) => ({
+      name: 'limit',
+      in: 'query',
+      schema: { type: 'integer', maximum: max },
+    });
     const base = api(
-      { parameters: [{ $ref: '#/components/parameters/Limit' }], responses: { '404': { $ref: '#/components/responses/NotFound' } } },
+      {
+        parameters: [{ $ref: '#/components/parameters/Limit' }],
+        responses: { '404': { $ref: '#/components/responses/NotFound' } },
+      },
       {},
       {},
     );
     const withComponents = (max: number, errorProps: Record<string, unknown>) => ({
       schemas: {},
       parameters: { Limit: limit(max) },
-      responses: { NotFound: { description: 'x', content: { 'application/json': { schema: obj(errorProps) } } } },
+      responses: {
+        NotFound: {
+          description: 'x',
+          content: { 'application/json': { schema: obj(errorProps) } },
+        },
+      },
     });
     const head = { ...base, components: withComponents(50, {}) };
-    expect(summarize(diffSpecs({ ...base, components: withComponents(100, { code: str }) }, head))).toEqual([
+    expect(
+      summarize(diffSpecs({ ...base, components: withComponents(100, { code: str }) }, head)),
+    ).toEqual([
       'constraint-changed BREAKING /components/parameters/Limit/schema',
       'property-removed BREAKING /components/responses/NotFound/content/application~1json/schema/properties/code',
     ]);
@@ -50,13 +70,18 @@ describe('$ref handling', () => {
       obj({ children: { type: 'array', items: ref('Node') }, parent: ref('Node'), ...extra });
     const base = api(ok(ref('Node')), { Node: node({ label: str }) });
     const head = api(ok(ref('Node')), { Node: node({}) });
-    expect(summarize(diffSpecs(base, head))).toEqual(['property-removed BREAKING /components/schemas/Node/properties/label']);
+    expect(summarize(diffSpecs(base, head))).toEqual([
+      'property-removed BREAKING /components/schemas/Node/properties/label',
+    ]);
   });
 
   it('terminates on a ref loop (A → B → A) and an allOf cycle', () => {
     const loop = { A: ref('B'), B: ref('A'), C: { allOf: [ref('C'), obj({ x: str })] } };
     const base = api({ ...body(ref('A')), ...ok(ref('C')) }, loop);
-    const head = api({ ...body(ref('A')), ...ok(ref('C')) }, { ...loop, C: { allOf: [ref('C'), obj({})] } });
+    const head = api(
+      { ...body(ref('A')), ...ok(ref('C')) },
+      { ...loop, C: { allOf: [ref('C'), obj({})] } },
+    );
     expect(summarize(diffSpecs(base, head))).toEqual([
       'property-removed BREAKING /components/schemas/C/allOf/1/properties/x',
     ]);
@@ -64,7 +89,9 @@ describe('$ref handling', () => {
 
   it('merges allOf so moving a property into a shared base schema is not a change', () => {
     const base = api(ok(obj({ id: str, email: str }, ['id'])), { Base: obj({ id: str }, ['id']) });
-    const head = api(ok({ allOf: [ref('Base'), obj({ email: str })] }), { Base: obj({ id: str }, ['id']) });
+    const head = api(ok({ allOf: [ref('Base'), obj({ email: str })] }), {
+      Base: obj({ id: str }, ['id']),
+    });
     expect(diffSpecs(base, head).filter((c) => c.breaking)).toEqual([]);
   });
 });
@@ -102,29 +129,41 @@ describe('loadSpec (split files)', () => {
 
   it('bundles referenced files under x-bundled and rewrites every ref to a local one', () => {
     const doc = loadSpec('spec/openapi.yaml', read);
-    expect(Object.keys(doc['x-bundled'] as object).sort()).toEqual(['paths/patient.yaml', 'schemas/patient.yaml']);
+    expect(Object.keys(doc['x-bundled'] as object).sort()).toEqual([
+      'paths/patient.yaml',
+      'schemas/patient.yaml',
+    ]);
     expect(JSON.stringify(doc)).not.toMatch(/\.yaml#|"\.\.?\//);
-    const schema = (doc['x-bundled'] as Record<string, { Patient: { properties: Record<string, unknown> } }>)['schemas/patient.yaml']!;
-    expect(schema.Patient.properties.contacts).toEqual({ type: 'array', items: { $ref: '#/x-bundled/schemas~1patient.yaml/Patient' } });
+    const schema = (
+      doc['x-bundled'] as Record<string, { Patient: { properties: Record<string, unknown> } }>
+    )['schemas/patient.yaml']!;
+    expect(schema.Patient.properties.contacts).toEqual({
+      type: 'array',
+      items: { $ref: '#/x-bundled/schemas~1patient.yaml/Patient' },
+    });
     expect(schema.Patient.properties.link).toEqual({ $ref: '#/components/schemas/Patient' });
   });
 
   it('diffs across split files, cycles included, and shows the file in the pointer', () => {
     const base = loadSpec('spec/openapi.yaml', read);
     const head = loadSpec('spec/openapi.yaml', (p) =>
-      p === 'spec/schemas/patient.yaml' ? files[p]!.replace('    email: {type: string}\n', '') : files[p],
+      p === 'spec/schemas/patient.yaml'
+        ? files[p]!.replace('    email: {type: string}\n', '')
+        : files[p],
     );
     const changes = diffSpecs(base, head);
     expect(summarize(changes)).toEqual([
       'property-removed BREAKING /x-bundled/schemas~1patient.yaml/Patient/properties/email',
     ]);
-    expect(displayPointer(changes[0]!.pointer)).toBe('schemas/patient.yaml#/Patient/properties/email');
+    expect(displayPointer(changes[0]!.pointer)).toBe(
+      'schemas/patient.yaml#/Patient/properties/email',
+    );
     expect(changes[0]!.operation).toBe('GET /v1/patients/{id}');
   });
 
   it('says which file is missing', () => {
-    expect(() => loadSpec('spec/openapi.yaml', (p) => (p.includes('paths/') ? undefined : files[p]))).toThrow(
-      'spec/paths/patient.yaml not found',
-    );
+    expect(() =>
+      loadSpec('spec/openapi.yaml', (p) => (p.includes('paths/') ? undefined : files[p])),
+    ).toThrow('spec/paths/patient.yaml not found');
   });
 });

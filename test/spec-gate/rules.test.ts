@@ -13,25 +13,39 @@ interface Row {
 
 const str = { type: 'string' };
 const P = '/paths/~1v1~1patients';
-const Q = (name: string, extra: Record<string, unknown> = {}) => ({ name, in: 'query', schema: str, ...extra });
+const Q = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  in: 'query',
+  schema: str,
+  ...extra,
+});
 
 const operations: Row[] = [
   {
     rule: 'operation removed',
     base: api(),
-    head: { ...api(), paths: { '/v1/patients': { get: { operationId: 'listPatients', responses: {} } } } },
+    head: {
+      ...api(),
+      paths: { '/v1/patients': { get: { operationId: 'listPatients', responses: {} } } },
+    },
     want: [`operation-removed BREAKING ${OP}`, `operation-added ok ${P}/get`],
   },
   {
     rule: 'path removed or renamed',
     base: api(),
-    head: { ...api(), paths: { '/v1/people': api().paths['/v1/patients' as never] } } as never,
+    head: {
+      ...api(),
+      paths: { '/v1/people': (api().paths as Record<string, unknown>)['/v1/patients'] },
+    },
     want: [`path-removed BREAKING ${P}`, 'path-added ok /paths/~1v1~1people'],
   },
   {
     rule: 'new operation and new path are additions',
     base: api(),
-    head: { ...api(), paths: { ...(api().paths as object), '/v1/claims': { get: { responses: {} } } } },
+    head: {
+      ...api(),
+      paths: { ...(api().paths as object), '/v1/claims': { get: { responses: {} } } },
+    },
     want: ['path-added ok /paths/~1v1~1claims'],
   },
   {
@@ -114,14 +128,18 @@ const responses: Row[] = [
   },
   {
     rule: 'response header removed',
-    base: api({ responses: { '200': { description: 'OK', headers: { 'Request-Id': { schema: str } } } } }),
+    base: api({
+      responses: { '200': { description: 'OK', headers: { 'Request-Id': { schema: str } } } },
+    }),
     head: api(),
     want: [`response-header-removed BREAKING ${OP}/responses/200/headers/Request-Id`],
   },
   {
     rule: 'response media type removed',
     base: api(ok(str)),
-    head: api({ responses: { '200': { description: 'OK', content: { 'text/plain': { schema: str } } } } }),
+    head: api({
+      responses: { '200': { description: 'OK', content: { 'text/plain': { schema: str } } } },
+    }),
     want: [
       `media-type-removed BREAKING ${OP}/responses/200/content/application~1json`,
       `media-type-added ok ${OP}/responses/200/content/text~1plain`,
@@ -134,7 +152,10 @@ const properties: Row[] = [
     rule: 'response property removed or renamed',
     base: api(ok(obj({ email: str, phone: str }))),
     head: api(ok(obj({ phone: str, email_address: str }))),
-    want: [`property-removed BREAKING ${RES}/properties/email`, `property-added ok ${RES}/properties/email_address`],
+    want: [
+      `property-removed BREAKING ${RES}/properties/email`,
+      `property-added ok ${RES}/properties/email_address`,
+    ],
   },
   {
     rule: 'request property removed: server rejects unknown fields → breaking',
@@ -199,7 +220,13 @@ const properties: Row[] = [
   {
     rule: 'metadata map values narrowed in a request',
     base: api(body(obj({ metadata: { type: 'object', additionalProperties: str } }))),
-    head: api(body(obj({ metadata: { type: 'object', additionalProperties: { type: 'string', maxLength: 500 } } }))),
+    head: api(
+      body(
+        obj({
+          metadata: { type: 'object', additionalProperties: { type: 'string', maxLength: 500 } },
+        }),
+      ),
+    ),
     want: [`constraint-changed BREAKING ${REQ}/properties/metadata/additionalProperties`],
   },
 ];
@@ -390,8 +417,14 @@ const security: Row[] = [
   },
   {
     rule: 'security scheme changed',
-    base: { ...api(), components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } } },
-    head: { ...api(), components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'basic' } } } },
+    base: {
+      ...api(),
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+    },
+    head: {
+      ...api(),
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'basic' } } },
+    },
     want: ['security-scheme-changed BREAKING /components/securitySchemes/bearerAuth'],
   },
 ];
@@ -426,15 +459,27 @@ const bodies: Row[] = [
 const variants: Row[] = [
   {
     rule: 'request oneOf variant removed',
-    base: api(body({ oneOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }] }), { A: str, B: str }),
+    base: api(
+      body({ oneOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }] }),
+      { A: str, B: str },
+    ),
     head: api(body({ oneOf: [{ $ref: '#/components/schemas/A' }] }), { A: str, B: str }),
     want: [`variant-removed BREAKING ${REQ}/oneOf/1`],
   },
   {
     rule: 'response oneOf variant added with a discriminator: clients ignore unknown tags',
-    base: api(ok({ oneOf: [{ $ref: '#/components/schemas/A' }], discriminator: { propertyName: 'object' } }), { A: str, B: str }),
+    base: api(
+      ok({
+        oneOf: [{ $ref: '#/components/schemas/A' }],
+        discriminator: { propertyName: 'object' },
+      }),
+      { A: str, B: str },
+    ),
     head: api(
-      ok({ oneOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }], discriminator: { propertyName: 'object' } }),
+      ok({
+        oneOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }],
+        discriminator: { propertyName: 'object' },
+      }),
       { A: str, B: str },
     ),
     want: [`variant-added ok ${RES}/oneOf/1`],
@@ -442,7 +487,10 @@ const variants: Row[] = [
   {
     rule: 'response oneOf variant added without a discriminator',
     base: api(ok({ oneOf: [{ $ref: '#/components/schemas/A' }] }), { A: str, B: str }),
-    head: api(ok({ oneOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }] }), { A: str, B: str }),
+    head: api(
+      ok({ oneOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }] }),
+      { A: str, B: str },
+    ),
     want: [`variant-added BREAKING ${RES}/oneOf/1`],
   },
 ];
@@ -468,7 +516,11 @@ const document: Row[] = [
   },
   {
     rule: 'webhook payload property removed (the API sends it: response direction)',
-    base: api({}, {}, { 'x-webhooks': { 'patient.created': { post: body(obj({ id: str, type: str })) } } }),
+    base: api(
+      {},
+      {},
+      { 'x-webhooks': { 'patient.created': { post: body(obj({ id: str, type: str })) } } },
+    ),
     head: api({}, {}, { 'x-webhooks': { 'patient.created': { post: body(obj({ id: str })) } } }),
     want: [
       'property-removed BREAKING /x-webhooks/patient.created/post/requestBody/content/application~1json/schema/properties/type',
@@ -488,7 +540,19 @@ const document: Row[] = [
   },
 ];
 
-const tables = { operations, parameters, responses, properties, types, enums, ranges, security, bodies, variants, document };
+const tables = {
+  operations,
+  parameters,
+  responses,
+  properties,
+  types,
+  enums,
+  ranges,
+  security,
+  bodies,
+  variants,
+  document,
+};
 
 describe('diffSpecs given/want', () => {
   for (const [table, rows] of Object.entries(tables)) {

@@ -1,0 +1,132 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runBreakingCheck } from '../../scripts/lib/breaking/breaking-step.js';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const fixtures = join(repoRoot, 'test/fixtures/spec-gate');
+const tsx = join(repoRoot, 'node_modules/.bin/tsx');
+const cli = join(repoRoot, 'scripts/spec-check.ts');
+const EMAIL = 'schemas/patient.yaml#/Patient/properties/email';
+const gitEnv = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Spec Gate Test',
+  GIT_AUTHOR_EMAIL: 'gate@example.invalid',
+  GIT_COMMITTER_NAME: 'Spec Gate Test',
+  GIT_COMMITTER_EMAIL: 'gate@example.invalid',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+const temps: string[] = [];
+
+function tempRepo(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'spec-gate-'));
+  temps.push(dir);
+  git(dir, 'init', '-q', '-b', 'main');
+  return dir;
+}
+
+function git(dir: string, ...args: string[]): string {
+  const r = spawnSync('git', ['-c', 'commit.gpgsign=false', ...args], {
+    cwd: dir,
+    env: gitEnv,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+function commitAll(dir: string, message: string) {
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', message);
+}
+
+function specCheck(dir: string, ...args: string[]) {
+  const r = spawnSync(tsx, [cli, '--only', 'breaking', ...args], { cwd: dir, encoding: 'utf8' });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+const initialChangelog = '# Changelog\n\n## 2026-11-01\n\n- First public version.\n';
+
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm run spec:check against a temporary git repository', () => {
+  it('uses the merge base with main, fails an unversioned break, passes once versioned and listed', () => {
+    const dir = tempRepo();
+    cpSync(join(fixtures, 'split'), join(dir, 'spec'), { recursive: true });
+    writeFileSync(join(dir, 'spec/CHANGELOG.md'), initialChangelog);
+    commitAll(dir, 'first version');
+
+    git(dir, 'checkout', '-q', '-b', 'feature');
+    cpSync(join(fixtures, 'patient-without-email.yaml'), join(dir, 'spec/schemas/patient.yaml'));
+    commitAll(dir, 'drop email');
+
+    // main moves on after the branch point: a property added there must not count as removed
+    // by the branch, which proves the base is the merge base and not main's tip.
+    git(dir, 'checkout', '-q', 'main');
+    const patient = join(dir, 'spec/schemas/patient.yaml');
+    writeFileSync(patient, `${readFileSync(patient, 'utf8')}    nickname: { type: string }\n`);
+    commitAll(dir, 'main adds nickname');
+    git(dir, 'checkout', '-q', 'feature');
+
+    const unversioned = specCheck(dir);
+    expect(unversioned.code).toBe(1);
+    expect(unversioned.out).toContain(`BREAKING property-removed ${EMAIL} (GET /v1/patients/{id})`);
+    expect(unversioned.out).toContain('merge base with main');
+    expect(unversioned.out).not.toContain('nickname');
+    expect(unversioned.out).toMatch(/breaking +FAIL/);
+    expect(unversioned.out).toContain('info.version is still 2026-11-01');
+
+    const spec = join(dir, 'spec/openapi.yaml');
+    writeFileSync(
+      spec,
+      readFileSync(spec, 'utf8').replace(/version: ['"]2026-11-01['"]/, 'version: "2026-12-01"'),
+    );
+    writeFileSync(
+      join(dir, 'spec/CHANGELOG.md'),
+      `# Changelog\n\n## 2026-12-01\n\n- Removed \`${EMAIL}\`.\n\n## 2026-11-01\n\n- First.\n`,
+    );
+    const versioned = specCheck(dir);
+    expect(versioned.out).toContain(`breaking (listed) property-removed ${EMAIL}`);
+    expect(versioned.out).toContain('spec:check passed');
+    expect(versioned.code).toBe(0);
+  });
+
+  it('passes and says so when the spec is absent at the base', () => {
+    const dir = tempRepo();
+    writeFileSync(join(dir, 'README.md'), 'x\n');
+    commitAll(dir, 'empty project');
+    git(dir, 'checkout', '-q', '-b', 'feature');
+    cpSync(join(fixtures, 'split'), join(dir, 'spec'), { recursive: true });
+    commitAll(dir, 'add spec');
+    const r = specCheck(dir);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/no base to compare with \(spec\/openapi\.yaml absent at merge base/);
+  });
+
+  it('compares with --base FILE and with HEAD~1 when run on main itself', () => {
+    const dir = tempRepo();
+    cpSync(join(fixtures, 'split'), join(dir, 'spec'), { recursive: true });
+    commitAll(dir, 'v1');
+    const opts = { root: dir, spec: 'spec/openapi.yaml', changelog: 'spec/CHANGELOG.md' };
+    expect(runBreakingCheck(opts).summary).toMatch(/no base to compare with \(first commit\)/);
+
+    const baseCopy = join(dir, 'base');
+    cpSync(join(dir, 'spec'), baseCopy, { recursive: true });
+    cpSync(join(fixtures, 'patient-without-email.yaml'), join(dir, 'spec/schemas/patient.yaml'));
+    // Uncommitted edit on main: compared with HEAD.
+    const dirty = runBreakingCheck(opts);
+    expect(dirty.status).toBe('fail');
+    expect(dirty.summary).toMatch(/vs HEAD \(.*\), uncommitted spec edits/);
+    commitAll(dir, 'drop email');
+    const onMain = runBreakingCheck(opts);
+    expect(onMain.summary).toMatch(/1 breaking, 0 compatible change\(s\) vs on main: HEAD~1/);
+    const fromFile = runBreakingCheck({ ...opts, baseFile: join(baseCopy, 'openapi.yaml') });
+    expect(fromFile.status).toBe('fail');
+    expect(fromFile.details.join('\n')).toContain(EMAIL);
+  });
+});
