@@ -25,6 +25,8 @@ export function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): Postgre
   const pool = new pg.Pool({
     connectionString: withDefaultUser(url),
     max: poolSize,
+    // Fail rather than hang when the server is unreachable or the pool stays exhausted.
+    connectionTimeoutMillis: 10_000,
     types: typeParsers,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
