@@ -188,16 +188,20 @@ export function indexText(modules: readonly string[]): string {
       .replace(/\.ts$/, '')
       .replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())
       .replace(/^([0-9])/, '_$1');
-  const imports = modules.map(
-    (file) => `import * as ${identifier(file)} from './${file.replace(/\.ts$/, '.js')}';`,
-  );
+  // Sorted by specifier, as Biome's organizeImports wants them.
+  const local = [
+    ...modules.map((file) => ({
+      from: `./${file.replace(/\.ts$/, '.js')}`,
+      line: `import * as ${identifier(file)} from './${file.replace(/\.ts$/, '.js')}';`,
+    })),
+    { from: './types.js', line: "import type { HandlerContext } from './types.js';" },
+  ].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
   const spreads = modules.map((file) => `  ...${identifier(file)},`);
   return [
     INDEX_HEADER,
     "import type { OperationTypes } from '../../generated/routes.js';",
     "import type { HandlerMap } from '../http/route-types.js';",
-    ...imports,
-    "import type { HandlerContext } from './types.js';",
+    ...local.map((entry) => entry.line),
     '',
     "/** Every operation's handler; an operation without one is a compile error. */",
     'export const handlers = {',

@@ -33,7 +33,10 @@ export interface ConvertOptions {
   direction: Direction;
   /** The whole document, to read the targets of `$ref`s. */
   document: unknown;
-  /** The `$id` a component schema gets in this direction. Default: {@link componentSchemaId}. */
+  /**
+   * The `$id` a component schema gets in this direction. Default: {@link componentSchemaId},
+   * with a direction only for the schemas {@link directionalComponents} lists.
+   */
   componentId?: (name: string, direction: Direction) => string;
   /** Keep `title`, `description`, `default` and `example` (as `examples`). Default false. */
   annotations?: boolean;
@@ -164,6 +167,21 @@ function visit(node: unknown, callback: (node: Record<string, unknown>) => void)
   }
 }
 
+const directionalCache = new WeakMap<object, Set<string>>();
+
+/** Ids as `generators/routes.ts` assigns them: per direction only where the variants differ. */
+function defaultComponentId(document: unknown): (name: string, direction: Direction) => string {
+  return (name, direction) => {
+    const key = (document ?? {}) as object;
+    let directional = directionalCache.get(key);
+    if (!directional) {
+      directional = directionalComponents(document);
+      directionalCache.set(key, directional);
+    }
+    return componentSchemaId(name, directional.has(name) ? direction : null);
+  };
+}
+
 class Converter {
   private readonly direction: Direction;
   private readonly componentId: (name: string, direction: Direction) => string;
@@ -173,8 +191,7 @@ class Converter {
   constructor(private readonly options: ConvertOptions) {
     this.direction = options.direction;
     this.annotations = options.annotations ?? false;
-    this.componentId =
-      options.componentId ?? ((name, direction) => componentSchemaId(name, direction));
+    this.componentId = options.componentId ?? defaultComponentId(options.document);
   }
 
   convert(schema: unknown, pointer: string): JsonSchema {

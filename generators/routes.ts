@@ -145,7 +145,8 @@ function routeDefinition(
 function operationTypes(operations: readonly OperationModel[]): string[] {
   const lines = [
     '/** Per operation: the request parts a handler receives and, per status, the body it may reply. */',
-    'export interface OperationTypes {',
+    // A type alias, not an interface: only aliases satisfy HandlerMap's index-signature bound.
+    'export type OperationTypes = {',
   ];
   const empty = 'Record<string, never>';
   for (const operation of operations) {
@@ -185,6 +186,6 @@ function operationTypes(operations: readonly OperationModel[]): string[] {
     }
     lines.push('    };', '  };');
   }
-  lines.push('}');
+  lines.push('};');
   return lines;
 }

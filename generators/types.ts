@@ -14,7 +14,6 @@
  * directly instead of `openapiTS()`, which would lint and bundle the whole document a second
  * time (about 2 s on GitHub's document).
  */
-import { Config } from '@redocly/openapi-core';
 import {
   astToString,
   type GlobalContext,
@@ -24,6 +23,21 @@ import {
   transformSchema,
 } from 'openapi-typescript';
 import type { OpenApiDocument } from './document.js';
+
+/**
+ * `transformSchema` never reads `ctx.redoc` (only `openapiTS()` lints and bundles with it, the
+ * step this module skips), and openapi-typescript's Redocly is its own 1.x copy, not the
+ * project's 2.x, so no real instance can be built here. A proxy that throws on any use makes a
+ * future openapi-typescript that starts reading it fail loudly instead of quietly.
+ */
+const UNUSED_REDOCLY_CONFIG = new Proxy(
+  {},
+  {
+    get(_target, property) {
+      throw new Error(`openapi-typescript read ctx.redoc.${String(property)}; pass a real config`);
+    },
+  },
+) as GlobalContext['redoc'];
 
 /** Options of openapi-typescript this project fixes; kept in one place so tests can read them. */
 export const TYPE_OPTIONS = {
@@ -62,7 +76,7 @@ export function generateTypes(document: OpenApiDocument): string {
     rootTypes: false,
     rootTypesNoSchemaPrefix: false,
     rootTypesKeepCasing: false,
-    redoc: new Config({ apis: {}, styleguide: {} }),
+    redoc: UNUSED_REDOCLY_CONFIG,
     silent: true,
     transform: undefined,
     transformProperty: undefined,

@@ -53,7 +53,7 @@ export async function loadDocument(file: string, config: Config): Promise<Loaded
   assertOpenApi30(root.parsed);
   const problems = await lintDocument({
     document: root,
-    config: config.styleguide,
+    config,
     externalRefResolver: resolver,
   });
   // A single-file document is already "bundled"; re-walking 13 MB to prove it costs ~2 s.

@@ -1,0 +1,22 @@
+// Maintained by scripts/generate.ts (npm run generate): one spread per handler module.
+import type { OperationTypes } from '../../generated/routes.js';
+import type { HandlerMap } from '../http/route-types.js';
+import * as appointments from './appointments.js';
+import * as claims from './claims.js';
+import * as ephemeralKeys from './ephemeral-keys.js';
+import * as events from './events.js';
+import * as patients from './patients.js';
+import * as tokens from './tokens.js';
+import type { HandlerContext } from './types.js';
+import * as webhooks from './webhooks.js';
+
+/** Every operation's handler; an operation without one is a compile error. */
+export const handlers = {
+  ...appointments,
+  ...claims,
+  ...ephemeralKeys,
+  ...events,
+  ...patients,
+  ...tokens,
+  ...webhooks,
+} satisfies HandlerMap<OperationTypes, HandlerContext>;
