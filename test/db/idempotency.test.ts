@@ -1,0 +1,82 @@
+import { expect, it } from 'vitest';
+import {
+  abandonIdempotent,
+  beginIdempotent,
+  completeIdempotent,
+  IDEMPOTENCY_TTL_MS,
+  STALE_RUNNING_MS,
+} from '../../server/repos/idempotency.js';
+import { describeEachDatabase, useTestDb } from '../support/databases.js';
+
+const T0 = 1_800_000_000_000;
+const scope = { keyId: 'key_01M80HGE0X35Z1D63FQN94B405', livemode: false, idempotencyKey: 'k-1' };
+
+await describeEachDatabase('idempotency records', (dialect) => {
+  const ctx = useTestDb(dialect);
+  const begin = (requestHash = 'h1', nowMs = T0) =>
+    beginIdempotent(ctx.db, { ...scope, requestHash, nowMs });
+
+  it('starts, then replays the stored response; another body is "reused"', async () => {
+    expect(await begin()).toEqual({ state: 'started' });
+    expect(await begin()).toEqual({ state: 'in_use' });
+    await ctx.db.transaction((tx) =>
+      completeIdempotent(tx, { ...scope, status: 201, body: { id: 'pat_1', object: 'patient' } }),
+    );
+    const replay = await begin('h1', T0 + 1000);
+    expect(replay).toMatchObject({
+      state: 'replay',
+      status: 201,
+      body: { id: 'pat_1', object: 'patient' },
+    });
+    expect(await begin('h2', T0 + 1000)).toEqual({ state: 'reused' });
+  });
+
+  it('scopes keys per API key and mode', async () => {
+    expect(await begin()).toEqual({ state: 'started' });
+    expect(
+      await beginIdempotent(ctx.db, { ...scope, livemode: true, requestHash: 'h1', nowMs: T0 }),
+    ).toEqual({
+      state: 'started',
+    });
+    expect(
+      await beginIdempotent(ctx.db, { ...scope, keyId: 'key_other', requestHash: 'h1', nowMs: T0 }),
+    ).toEqual({ state: 'started' });
+  });
+
+  it('gives exactly one of many concurrent requests "started"', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, () => begin()));
+    expect(results.filter((r) => r.state === 'started')).toHaveLength(1);
+    expect(results.filter((r) => r.state === 'in_use')).toHaveLength(19);
+  });
+
+  it('frees an abandoned key, and keeps it running when the write rolled back', async () => {
+    await begin();
+    await abandonIdempotent(ctx.db, scope);
+    expect(await begin()).toEqual({ state: 'started' });
+    await ctx.db
+      .transaction(async (tx) => {
+        await completeIdempotent(tx, { ...scope, status: 200, body: '{}' });
+        throw new Error('write failed');
+      })
+      .catch(() => {});
+    expect(await begin()).toEqual({ state: 'in_use' });
+  });
+
+  it('lets one request take over a stale running record after 60 s', async () => {
+    await begin();
+    expect(await begin('h1', T0 + STALE_RUNNING_MS - 1)).toEqual({ state: 'in_use' });
+    const takeovers = await Promise.all(
+      Array.from({ length: 5 }, () => begin('h1', T0 + STALE_RUNNING_MS)),
+    );
+    expect(takeovers.filter((r) => r.state === 'started')).toHaveLength(1);
+  });
+
+  it('forgets a completed response after 24 h', async () => {
+    await begin();
+    await ctx.db.transaction((tx) =>
+      completeIdempotent(tx, { ...scope, status: 200, body: '{"a":1}' }),
+    );
+    expect(await begin('h2', T0 + IDEMPOTENCY_TTL_MS - 1)).toEqual({ state: 'reused' });
+    expect(await begin('h2', T0 + IDEMPOTENCY_TTL_MS)).toEqual({ state: 'started' });
+  });
+});
