@@ -129,17 +129,20 @@ export interface Paginated<Paths, Op extends OperationSpec, Media extends MediaT
    *   console.log(patient.id);
    * }
    */
-  all<Init extends OperationInit<Paths, Op>>(
-    ...init: InitParam<Init>
+  all(
+    ...init: InitParam<OperationInit<Paths, Op>>
   ): AsyncGenerator<ListItemOf<OperationObjectOf<Paths, Op>, Media>, void, undefined>;
 }
 
-/** One typed method: the operation's options in, its per-status result out. */
-export type OperationMethod<Paths, Op extends OperationSpec, Media extends MediaType> = (<
-  Init extends OperationInit<Paths, Op>,
->(
-  ...init: InitParam<Init>
-) => Promise<OperationResult<OperationObjectOf<Paths, Op>, Init, Media>>) &
+/**
+ * One typed method: the operation's options in, its per-status result out. Not generic in the
+ * options (unlike openapi-fetch's `GET`), so object literals get excess-property checks and a
+ * misspelt parameter or body field does not compile; bodies are always parsed as JSON (use
+ * `client.raw` with `parseAs` for anything else).
+ */
+export type OperationMethod<Paths, Op extends OperationSpec, Media extends MediaType> = ((
+  ...init: InitParam<OperationInit<Paths, Op>>
+) => Promise<OperationResult<OperationObjectOf<Paths, Op>, unknown, Media>>) &
   (Op extends { readonly cursor: CursorSpec } ? Paginated<Paths, Op, Media> : unknown);
 
 /** A client: one method per operation of the table, plus the path-typed openapi-fetch client. */
