@@ -19,7 +19,8 @@ export interface BaseRevision {
  * Picks the base commit: `--base-ref` when given; else `git merge-base HEAD main` (or
  * `origin/main`). On `main` itself the merge base is HEAD, so the base becomes HEAD when the
  * working tree has uncommitted spec edits (checking them before commit), otherwise HEAD's
- * parent (checking the last commit).
+ * parent (checking the last commit only: a CI run on main that must cover several new commits
+ * passes `--base-ref <last checked commit>`).
  */
 export function resolveBaseRevision(root: string, specDir: string, baseRef?: string): BaseRevision {
   if (baseRef) {
@@ -40,7 +41,7 @@ export function resolveBaseRevision(root: string, specDir: string, baseRef?: str
   if (dirty) return { rev: head, note: `HEAD (${head.slice(0, 10)}), uncommitted spec edits` };
   const parent = git(root, ['rev-parse', '--verify', 'HEAD~1'])?.trim();
   return parent
-    ? { rev: parent, note: `on ${branch}: HEAD~1 (${parent.slice(0, 10)})` }
+    ? { rev: parent, note: `HEAD~1 (${parent.slice(0, 10)}), as HEAD is ${branch}` }
     : { rev: undefined, note: 'first commit' };
 }
 
