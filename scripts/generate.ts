@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { reconcileHandlers, type StubReport } from '../generators/handler-stubs.js';
 import { GenerateError, generate } from '../generators/index.js';
 import {
+  LoadError,
   type Located,
   lintConfig,
   loadDocument,
@@ -72,7 +73,12 @@ async function main(): Promise<void> {
   try {
     loaded = await loadDocument(specFile, config);
   } catch (error) {
-    if (error instanceof GenerateError) fail([format(locateError(error, null, specFile, ROOT))]);
+    if (error instanceof LoadError) {
+      fail([
+        format(locateError(error.error, error.root, specFile, ROOT)),
+        'Nothing was generated.',
+      ]);
+    }
     throw error;
   }
   const problems = loaded.problems.map((problem) => locateProblem(problem, ROOT));

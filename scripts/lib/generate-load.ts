@@ -43,14 +43,29 @@ export async function lintConfig(projectConfig: string | null): Promise<Config> 
   return createConfig({ rules: { struct: 'error' } });
 }
 
-/** Parses, version-checks, lints and bundles `file`. Throws `GenerateError` for a wrong version. */
+/** A generator error raised while loading, with the parsed root so its line can be found. */
+export class LoadError extends Error {
+  constructor(
+    readonly error: GenerateError,
+    readonly root: Document,
+  ) {
+    super(error.message);
+  }
+}
+
+/** Parses, version-checks, lints and bundles `file`. Throws `LoadError` for a wrong version. */
 export async function loadDocument(file: string, config: Config): Promise<LoadedDocument> {
   const resolver = new BaseResolver(config.resolve);
   const root = await resolver.resolveDocument(null, realpathSync(file), true);
   if (root instanceof Error || !('parsed' in root)) {
     throw new Error(`Cannot parse ${file}: ${(root as Error).message}`);
   }
-  assertOpenApi30(root.parsed);
+  try {
+    assertOpenApi30(root.parsed);
+  } catch (error) {
+    if (error instanceof GenerateError) throw new LoadError(error, root);
+    throw error;
+  }
   const problems = await lintDocument({
     document: root,
     config,

@@ -21,7 +21,10 @@ const document = {
         },
       },
       Plain: { type: 'object', properties: { a: { type: 'string' } } },
-      HasPatient: { type: 'object', properties: { patient: { $ref: '#/components/schemas/Patient' } } },
+      HasPatient: {
+        type: 'object',
+        properties: { patient: { $ref: '#/components/schemas/Patient' } },
+      },
       Cat: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } } },
       Dog: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } } },
       Stamp: { type: 'integer', readOnly: true },
@@ -33,7 +36,12 @@ const request = { direction: 'request' as Direction, document };
 const response = { direction: 'response' as Direction, document };
 
 describe('convertSchema: given an OpenAPI 3.0 Schema Object, want draft-07 JSON Schema', () => {
-  const table: { name: string; given: unknown; options?: Partial<typeof request>; want: unknown }[] = [
+  const table: {
+    name: string;
+    given: unknown;
+    options?: Partial<typeof request>;
+    want: unknown;
+  }[] = [
     {
       name: 'nullable with a type becomes anyOf with null',
       given: { type: 'string', nullable: true },
@@ -166,7 +174,10 @@ describe('convertSchema: given an OpenAPI 3.0 Schema Object, want draft-07 JSON 
   }
 
   it('inlines a reference that is not a component schema', () => {
-    const doc = { ...document, paths: { '/a': { get: { x: { type: 'boolean', nullable: true } } } } };
+    const doc = {
+      ...document,
+      paths: { '/a': { get: { x: { type: 'boolean', nullable: true } } } },
+    };
     expect(convertSchema({ $ref: '#/paths/~1a/get/x' }, { ...response, document: doc })).toEqual({
       anyOf: [{ type: 'boolean' }, { type: 'null' }],
     });
