@@ -59,6 +59,8 @@ export function docsPage(ctx: PageContext): string {
 /**
  * The explorer: RapiDoc with its request console. `load-fonts="false"` stops it fetching Open
  * Sans from Google; the spec's only server is this service, so requests come back here.
+ * Request fields start empty: the spec's examples are illustrations, and sending all of them
+ * at once (both `starting_after` and `ending_before`, say) is a request the API refuses.
  */
 export function explorerPage(ctx: PageContext): string {
   return layout(
@@ -85,6 +87,7 @@ export function explorerPage(ctx: PageContext): string {
   default-schema-tab="schema"
   show-method-in-nav-bar="as-colored-text"
   show-curl-before-try="true"
+  fill-request-fields-with-example="false"
 ></rapi-doc>
 <noscript>The explorer needs JavaScript.</noscript>`,
   );
