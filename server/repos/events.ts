@@ -29,7 +29,7 @@ export async function insertEvent<T extends EventDoc>(
   tx: Db,
   event: T,
   nowMs: number = Date.now(),
-): Promise<T> {
+): Promise<T & { pending_webhooks: number }> {
   const webhookIds = await subscribedWebhookIds(tx, event.livemode, event.type);
   const stored = { ...event, pending_webhooks: webhookIds.length };
   await tx.run(

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { translatePlaceholders } from '../../server/db/placeholders.js';
+import { idTime, isId, newId, ulid } from '../../server/ids.js';
+
+describe('ids', () => {
+  it('are prefix + 26 Crockford base32 characters carrying the time', () => {
+    const id = newId('pat', 1_800_000_000_123);
+    expect(id).toMatch(/^pat_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(isId('pat', id)).toBe(true);
+    expect(isId('appt', id)).toBe(false);
+    expect(idTime(id)).toBeGreaterThanOrEqual(1_800_000_000_123);
+  });
+
+  it('sort in creation order, even within one millisecond or when the clock steps back', () => {
+    const now = Date.now() + 10_000;
+    const ids = [...Array.from({ length: 1000 }, () => ulid(now)), ulid(now - 5000), ulid(now + 1)];
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('placeholder translation for SQLite', () => {
+  it('maps $n to ? in order, repeats included, skipping quotes and comments', () => {
+    expect(translatePlaceholders('SELECT $2, $1, $2')).toEqual({
+      sql: 'SELECT ?, ?, ?',
+      order: [1, 0, 1],
+    });
+    expect(translatePlaceholders(`SELECT '$1', "$2", $3 -- $4\n/* $5 */ , $10`)).toEqual({
+      sql: `SELECT '$1', "$2", ? -- $4\n/* $5 */ , ?`,
+      order: [2, 9],
+    });
+    expect(translatePlaceholders("SELECT 'it''s $1', $1").order).toEqual([0]);
+  });
+});
