@@ -2,6 +2,7 @@
  * What a generated handler stub answers until its operation is written: 501 in the spec's error
  * envelope, so a client sees a well-formed error and never a stack trace.
  */
+import { ERROR_DOC_BASE } from '../errors.js';
 import type { NotImplementedReply } from '../http/route-types.js';
 
 /**
@@ -18,7 +19,7 @@ export function notImplemented(operationId: string): NotImplementedReply {
         code: 'not_implemented',
         message: `The operation ${operationId} is not implemented yet.`,
         param: null,
-        doc_url: null,
+        doc_url: `${ERROR_DOC_BASE}#not_implemented`,
         request_id: null,
       },
     },

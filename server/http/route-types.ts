@@ -96,7 +96,7 @@ export interface NotImplementedReply {
       readonly code: 'not_implemented';
       readonly message: string;
       readonly param: null;
-      readonly doc_url: null;
+      readonly doc_url: string;
       readonly request_id: string | null;
     };
   };

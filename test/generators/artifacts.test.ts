@@ -8,6 +8,10 @@ import { lintConfig, loadDocument } from '../../scripts/lib/generate-load.js';
 import type { RouteDefinition } from '../../server/http/route-types.js';
 import { checkArtifacts } from './helpers/check-artifacts.js';
 
+/** Loosely typed JSON, for walking the spec in tests. */
+// biome-ignore lint/suspicious/noExplicitAny: tests walk untyped JSON by hand.
+type Json = any;
+
 const ROOT = join(import.meta.dirname, '..', '..');
 
 async function bundled(file: string) {
@@ -37,7 +41,7 @@ describe('our spec: generated/ against spec/openapi.yaml', () => {
     const ajv = new Ajv({ strict: true, allErrors: true });
     addFormats(ajv);
     for (const schema of routes.componentSchemas) ajv.addSchema(schema as object);
-    const paths = document.paths as Record<string, Record<string, any>>;
+    const paths = document.paths as Record<string, Record<string, Json>>;
     let checked = 0;
     for (const route of routes.routes) {
       const op = paths[route.path]![route.method.toLowerCase()];
@@ -79,7 +83,7 @@ describe('fixture spec: split files, readOnly/writeOnly, nullable, discriminator
   });
 
   it('bundles the split file (the Pet schema lands in components)', () => {
-    expect(Object.keys((document.components as any).schemas)).toContain('Pet');
+    expect(Object.keys((document.components as Json).schemas)).toContain('Pet');
   });
 
   it('has every operation, parameter, body and status in types, routes and client', async () => {
@@ -139,21 +143,21 @@ describe('fixture spec: split files, readOnly/writeOnly, nullable, discriminator
   });
 });
 
-function resolve(document: Record<string, unknown>, ref: string): any {
+function resolve(document: Record<string, unknown>, ref: string): Json {
   return ref
     .slice(2)
     .split('/')
-    .reduce<any>(
+    .reduce<Json>(
       (node, token) => node[token.replaceAll('~1', '/').replaceAll('~0', '~')],
       document,
     );
 }
 
-function examplesOf(document: Record<string, unknown>, media: any): unknown[] {
+function examplesOf(document: Record<string, unknown>, media: Json): unknown[] {
   if (!media) return [];
   const found: unknown[] = [];
   if (media.example !== undefined) found.push(media.example);
-  for (const entry of Object.values(media.examples ?? {}) as any[]) {
+  for (const entry of Object.values(media.examples ?? {}) as Json[]) {
     const example = entry.$ref ? resolve(document, entry.$ref) : entry;
     if (example.value !== undefined) found.push(example.value);
   }

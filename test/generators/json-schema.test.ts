@@ -99,10 +99,12 @@ describe('convertSchema: given an OpenAPI 3.0 Schema Object, want draft-07 JSON 
         allOf: [
           {
             if: { properties: { kind: { const: 'cat' } }, required: ['kind'] },
+            // biome-ignore lint/suspicious/noThenProperty: JSON Schema keyword.
             then: { $ref: 'urn:openapi:schema:Cat' },
           },
           {
             if: { properties: { kind: { const: 'Dog' } }, required: ['kind'] },
+            // biome-ignore lint/suspicious/noThenProperty: JSON Schema keyword.
             then: { $ref: 'urn:openapi:schema:Dog' },
           },
         ],

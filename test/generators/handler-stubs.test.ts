@@ -1,0 +1,133 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  indexText,
+  reconcileHandlers,
+  type StubOperation,
+  stubText,
+} from '../../generators/handler-stubs.js';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'handlers', 'basic');
+
+function fixtureFiles(): Map<string, string> {
+  return new Map(
+    readdirSync(FIXTURES).map((name) => [
+      name.replace(/\.txt$/, ''),
+      readFileSync(join(FIXTURES, name), 'utf8'),
+    ]),
+  );
+}
+
+const operations: StubOperation[] = [
+  { operationId: 'listPatients', method: 'get', path: '/v1/patients', tags: ['Patients'] },
+  { operationId: 'createPatient', method: 'post', path: '/v1/patients', tags: ['Patients'] },
+  { operationId: 'retrievePatient', method: 'get', path: '/v1/patients/{id}', tags: ['Patients'] },
+  {
+    operationId: 'createEphemeralKey',
+    method: 'post',
+    path: '/v1/ephemeral_keys',
+    tags: ['Ephemeral Keys', 'Patients'],
+  },
+];
+
+describe('reconcileHandlers on fixture handler files', () => {
+  const existing = fixtureFiles();
+  const result = reconcileHandlers(operations, existing);
+
+  it('keeps every hand-written line of a module, in order, and appends the missing stub', () => {
+    const before = existing.get('patients.ts')!;
+    const after = result.files.get('patients.ts')!;
+    const kept = after.split('\n');
+    let at = 0;
+    for (const line of before.trimEnd().split('\n')) {
+      at = kept.indexOf(line, at);
+      expect(at, `line lost: ${line}`).toBeGreaterThanOrEqual(0);
+    }
+    expect(after).toContain(
+      "export const createPatient: AppHandler<'createPatient'> = async () =>\n  notImplemented('createPatient');",
+    );
+    expect(after).toContain("import { notImplemented } from './not-implemented.js';");
+    // The existing AppHandler import is reused, not duplicated.
+    expect(after.match(/import type \{ AppHandler \}/g)).toHaveLength(1);
+  });
+
+  it('adds no stub for a handler a person moved to another module', () => {
+    expect(result.files.has('misc.ts')).toBe(false);
+    expect(result.report.added.map((a) => a.operationId)).not.toContain('retrievePatient');
+  });
+
+  it('creates the first tag’s kebab-case module for a new tag', () => {
+    expect(result.report.added).toEqual([
+      { operationId: 'createPatient', file: 'patients.ts' },
+      { operationId: 'createEphemeralKey', file: 'ephemeral-keys.ts' },
+    ]);
+    expect(result.files.get('ephemeral-keys.ts')).toBe(
+      [
+        "import { notImplemented } from './not-implemented.js';",
+        "import type { AppHandler } from './types.js';",
+        '',
+        stubText(operations[3]!),
+      ].join('\n'),
+    );
+  });
+
+  it('reports the handler whose operation left the spec, and keeps it', () => {
+    expect(result.report.orphans).toEqual([{ operationId: 'archivePatient', file: 'patients.ts' }]);
+    expect(result.files.get('patients.ts')).toContain('export const archivePatient');
+  });
+
+  it('rebuilds the index from the modules that hold handlers', () => {
+    expect(result.files.get('index.ts')).toBe(
+      indexText(['ephemeral-keys.ts', 'misc.ts', 'patients.ts']),
+    );
+    expect(result.files.get('index.ts')).toContain(
+      '} satisfies HandlerMap<OperationTypes, HandlerContext>;',
+    );
+  });
+
+  it('changes nothing when run again on its own output', () => {
+    const next = new Map(existing);
+    for (const [name, text] of result.files) next.set(name, text);
+    const again = reconcileHandlers(operations, next);
+    expect(again.files.size).toBe(0);
+    expect(again.report.added).toEqual([]);
+  });
+});
+
+describe('stubText', () => {
+  it('fits one line when Biome would keep it on one line, else breaks after the arrow', () => {
+    const short = stubText({ operationId: 'listA', method: 'get', path: '/a', tags: [] });
+    expect(short.split('\n')[1]).toBe(
+      "export const listA: AppHandler<'listA'> = async () => notImplemented('listA');",
+    );
+    const long = stubText({
+      operationId: 'retrieveAVeryLongOperationName',
+      method: 'get',
+      path: '/a',
+      tags: [],
+    });
+    expect(long.split('\n').slice(1, 3)).toEqual([
+      "export const retrieveAVeryLongOperationName: AppHandler<'retrieveAVeryLongOperationName'> = async () =>",
+      "  notImplemented('retrieveAVeryLongOperationName');",
+    ]);
+  });
+});
+
+describe('the committed handlers folder', () => {
+  it('needs no stub for our spec (every operation has a handler or stub)', async () => {
+    const { routes } = await import('../../generated/routes.js');
+    const folder = join(import.meta.dirname, '..', '..', 'server', 'handlers');
+    const files = new Map(
+      readdirSync(folder)
+        .filter((name) => name.endsWith('.ts'))
+        .map((name) => [name, readFileSync(join(folder, name), 'utf8')]),
+    );
+    const result = reconcileHandlers(
+      routes.map((r) => ({ ...r, method: r.method.toLowerCase(), tags: [...r.tags] })),
+      files,
+    );
+    expect(result.report.added).toEqual([]);
+    expect(result.files.size).toBe(0);
+  });
+});
