@@ -121,6 +121,11 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
 
   app.get('/docs', PUBLIC_ROUTE, async (_request, reply) => html(reply, (await pages()).docs));
   app.get('/docs/', PUBLIC_ROUTE, async (_request, reply) => reply.redirect('/docs', 301));
+  // Error envelopes link to `<base>/docs/errors#<code>` (server/errors.ts): land on the
+  // reference's Errors section.
+  app.get('/docs/errors', PUBLIC_ROUTE, async (_request, reply) =>
+    reply.redirect('/docs#/section/errors', 302),
+  );
   app.get('/docs/explorer', PUBLIC_ROUTE, async (_request, reply) =>
     html(reply, (await pages()).explorer),
   );
