@@ -34,6 +34,8 @@ export class SqliteDb implements Db {
   readonly #readerPath: string | undefined;
   readonly #lock = new Mutex();
   #closed = false;
+  // The writer's current synchronous mode: FULL (durable) as opened.
+  #durable = true;
 
   constructor(writer: Database.Database, readerPath: string | undefined) {
     this.#writer = new StatementCache(writer);
@@ -62,7 +64,7 @@ export class SqliteDb implements Db {
     const durable = options?.durable !== false;
     const tx = new SqliteTx(this.#writer, 1);
     try {
-      if (!durable) this.#writer.run('PRAGMA synchronous = OFF');
+      this.#setDurable(durable);
       this.#writer.run('BEGIN IMMEDIATE');
       try {
         const result = await fn(tx);
@@ -74,7 +76,6 @@ export class SqliteDb implements Db {
       }
     } finally {
       tx.end();
-      if (!durable) this.#writer.run('PRAGMA synchronous = FULL');
       this.#lock.release();
     }
   }
@@ -93,6 +94,7 @@ export class SqliteDb implements Db {
     this.#assertOpen();
     if (!this.#lock.tryAcquire()) await this.#lock.acquire();
     try {
+      this.#setDurable(true);
       return fn();
     } finally {
       this.#lock.release();
@@ -117,6 +119,17 @@ export class SqliteDb implements Db {
 
   #assertOpen(): void {
     if (this.#closed) throw new Error('database is closed');
+  }
+
+  /**
+   * Switches the writer between `synchronous=FULL` and `OFF` only when the next commit
+   * needs the other mode, so a run of non-durable commits (rate limits) pays no pragma.
+   * Called with the lock held, outside any transaction.
+   */
+  #setDurable(durable: boolean): void {
+    if (this.#durable === durable) return;
+    this.#writer.run(durable ? 'PRAGMA synchronous = FULL' : 'PRAGMA synchronous = OFF');
+    this.#durable = durable;
   }
 }
 
