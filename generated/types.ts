@@ -33,7 +33,8 @@ export interface paths {
          * @description Creates a patient from patient fields, or from a patient-intake token made by
          *     `createToken` (`{"token": "tok_…"}`, optionally with `metadata`). A token is consumed
          *     by this call; expired, used or unknown tokens are `400 token_invalid`, tokens of the
-         *     other mode `403 livemode_mismatch`. A duplicate `MR` identifier (same `system` and
+         *     other mode `403 livemode_mismatch`; `token` together with patient fields is
+         *     `400 parameters_exclusive`. A duplicate `MR` identifier (same `system` and
          *     `value`, same mode) is `409 resource_already_exists`. Emits `patient.created`.
          */
         post: operations["createPatient"];
@@ -160,7 +161,7 @@ export interface paths {
          *     along the state machine (see the Appointments tag; an illegal move is
          *     `400 status_transition_invalid` naming both states), or changes the other fields. A
          *     nullable field set to `null` is cleared; `metadata` is merged. On a terminal
-         *     appointment only `metadata` may change. Emits `appointment.cancelled` for a move to
+         *     appointment only `metadata` and the move to `entered_in_error` are accepted. Emits `appointment.cancelled` for a move to
          *     `cancelled`, otherwise `appointment.updated` when something changed.
          */
         post: operations["updateAppointment"];
@@ -889,7 +890,8 @@ export interface components {
          *     `400 status_transition_invalid`); `start`/`end` reschedule while `proposed`,
          *     `pending` or `booked` and must still satisfy `end > start`; `cancellation_reason` only
          *     with the move to `cancelled`; `null` clears a nullable field; `metadata` is merged.
-         *     On a terminal appointment only `metadata` may change.
+         *     On a terminal appointment only `metadata` and the move to `entered_in_error` are
+         *     accepted.
          * @example {
          *       "status": "cancelled",
          *       "cancellation_reason": "Patient asked to cancel"
