@@ -7,13 +7,13 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { DEFAULT_HTTP_CONFIG, type HttpConfig, type RateLimitConfig } from './config.js';
 import type { Db } from './db/types.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { authenticationHook } from './http/hooks.js';
 import { type LogSetting, loggerOptions, logRequestCompleted } from './http/logging.js';
 import { parseQueryString } from './http/querystring.js';
 import { type HandlerTable, registerRoutes } from './http/register-routes.js';
 import type { RouteDefinition } from './http/route-types.js';
 import type { AuditSink, HttpStore } from './http/store.js';
 import { type ComponentSchemas, createValidators } from './http/validation.js';
-import { negotiateVersion } from './http/version.js';
 import { newId } from './ids.js';
 
 /** Options of `buildApp`; only `db` is required. */
@@ -48,22 +48,17 @@ function resolveConfig(config: AppOptions['config']): HttpConfig {
 }
 
 // Loaded on demand, so tests that pass their own table never load the generated one.
-const GENERATED_ROUTES = '../generated/routes.js';
-const HANDLERS = './handlers/index.js';
-
 async function defaultRouteTable(): Promise<{
   routes: readonly RouteDefinition[];
   componentSchemas: ComponentSchemas;
 }> {
-  const generated = (await import(GENERATED_ROUTES)) as {
-    routes: readonly RouteDefinition[];
-    componentSchemas: ComponentSchemas;
-  };
+  const generated = await import('../generated/routes.js');
   return { routes: generated.routes, componentSchemas: generated.componentSchemas };
 }
 
 async function defaultHandlers(): Promise<HandlerTable> {
-  return ((await import(HANDLERS)) as { handlers: HandlerTable }).handlers;
+  const { handlers } = await import('./handlers/index.js');
+  return handlers;
 }
 
 /** Fastify's `trustProxy` for a setting: a hop count becomes a function of the hop. */
@@ -126,24 +121,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     parseJson(request, text, done);
   });
 
-  app.decorateRequest('apiKey', null);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('Request-Id', request.id);
-    reply.header('PatientCare-Version', config.apiVersions[0]!);
-    const version = negotiateVersion(request.headers['patientcare-version'], config.apiVersions);
-    reply.header('PatientCare-Version', version);
-  });
-  app.addHook('onResponse', async (request, reply) => logRequestCompleted(request, reply));
-
-  installErrorHandling(app, { db, store, clock, rateLimits: config.rateLimits });
-  const validators = createValidators(componentSchemas);
-  registerRoutes(app, routes, handlers, {
+  const deps = {
     db,
     store,
     audit,
     clock,
     rateLimits: config.rateLimits,
-    validators,
+    apiVersions: config.apiVersions,
+  };
+  app.decorateRequest('apiKey', null);
+  app.addHook('onRequest', authenticationHook(deps));
+  app.addHook('onResponse', async (request, reply) => logRequestCompleted(request, reply));
+  installErrorHandling(app, deps);
+  registerRoutes(app, routes, handlers, {
+    ...deps,
+    validators: createValidators(componentSchemas),
   });
 
   if (options.docs) {

@@ -20,7 +20,7 @@ interface ErrorSpec {
 }
 
 /** Base of every `doc_url`: the code is appended as a fragment. */
-export const ERROR_DOC_BASE = 'https://api.patientcare.example/docs/errors';
+export const ERROR_DOC_BASE = 'https://docs.patientcare.example/errors';
 
 const REGISTRY = {
   parameter_missing: {
@@ -227,7 +227,8 @@ export function errorEnvelope(error: unknown, requestId: string): ErrorEnvelope 
     error: {
       type: api.type,
       code: api.code,
-      message: api.code === 'internal' ? REGISTRY.internal.message : api.message,
+      // The spec caps `message` at 1000 characters (a long enum list could pass it).
+      message: (api.code === 'internal' ? REGISTRY.internal.message : api.message).slice(0, 1000),
       param: api.param,
       doc_url: docUrl(api.code),
       request_id: requestId,

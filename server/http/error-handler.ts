@@ -46,6 +46,7 @@ export interface ErrorDeps {
   store: Pick<HttpStore, 'takeToken'>;
   clock: () => number;
   rateLimits: RateLimitConfig;
+  apiVersions: readonly string[];
 }
 
 /**
@@ -80,6 +81,8 @@ export async function sendError(
   }
   for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
   reply.header('Request-Id', request.id);
+  if (!reply.hasHeader('patientcare-version'))
+    reply.header('PatientCare-Version', deps.apiVersions[0]!);
   return reply
     .code(api.statusCode)
     .header('content-type', 'application/json; charset=utf-8')

@@ -11,14 +11,17 @@ import type { BeginInput, HttpStore } from './store.js';
 /** Longest accepted `Idempotency-Key`. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
+// Visible ASCII without spaces, as the spec's header parameter says.
+const PRINTABLE = /^[\x21-\x7E]+$/;
+
 /** The request's `Idempotency-Key`, or undefined; a bad one is `parameter_invalid`. */
 export function readIdempotencyKey(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
   const key = Array.isArray(value) ? value.join(',') : value;
-  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !PRINTABLE.test(key)) {
     throw new ApiError('parameter_invalid', {
       param: 'Idempotency-Key',
-      message: `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long.`,
+      message: `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters.`,
     });
   }
   return key;

@@ -1,15 +1,13 @@
 /**
- * Registers every operation of the route table. Per request, in this order:
- * auth (key, IP allowlist) → rate limit → authorization (kind, scopes) → validation →
- * idempotency → handler → reply, whose status must be one the route lists.
+ * Registers every operation of the route table. Authentication, IP allowlist and rate limit
+ * run first for every request (`authenticationHook`); per route: key kind and scopes, version
+ * (`routeGuard`) → body parsing (415/413/400) → validation → idempotency → handler → reply,
+ * whose status must be one the route lists.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RateLimitConfig } from '../config.js';
-import type { Db } from '../db/types.js';
-import { ApiError, errorEnvelope, isApiError } from '../errors.js';
-import { ipAllowed } from '../keys/index.js';
-import { type AuthenticatedKey, authorize, identifyKey } from './auth.js';
+import { ApiError } from '../errors.js';
 import { createContext, type HandlerContext, type ReplyLike } from './context.js';
+import { type HookDeps, routeGuard } from './hooks.js';
 import {
   type IdempotencyRecord,
   pathOf,
@@ -17,17 +15,8 @@ import {
   requestHash,
   startIdempotent,
 } from './idempotency.js';
-import { keyBucket, keyRate, takeRequestToken } from './rate-limit.js';
 import type { HandlerRequest, RouteDefinition } from './route-types.js';
-import type { AuditSink, HttpStore } from './store.js';
 import { compileRouteValidator, type Validators } from './validation.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The authenticated key, set by the route's `onRequest` hook. */
-    apiKey: AuthenticatedKey | null;
-  }
-}
 
 /**
  * A handler as the server calls it. `never` request parts make every generated
@@ -42,23 +31,21 @@ export type AnyHandler = (
 export type HandlerTable = Readonly<Record<string, AnyHandler>>;
 
 /** What route registration needs from the app. */
-export interface RegisterDeps {
-  db: Db;
-  store: HttpStore;
-  audit: AuditSink | null;
-  clock: () => number;
-  rateLimits: RateLimitConfig;
+export interface RegisterDeps extends HookDeps {
   validators: Validators;
 }
 
-const ID_SHAPE = /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/;
-
-/** Whether a status is one the route lists (`200`, `4XX`, `default`). */
+/**
+ * Whether a status is one the route lists (`200`, `4XX`, `default`). 501 is let through too:
+ * it is what generated handler stubs answer until their operation is written.
+ */
 export function statusListed(route: RouteDefinition, status: number): boolean {
   if (!Number.isInteger(status) || status < 100 || status > 599) return false;
-  const listed = Object.keys(route.schemas.response);
+  if (status === 501) return true;
   const text = String(status);
-  return listed.some((s) => s === text || s.toUpperCase() === `${text[0]}XX` || s === 'default');
+  return Object.keys(route.schemas.response).some(
+    (s) => s === text || s.toUpperCase() === `${text[0]}XX` || s === 'default',
+  );
 }
 
 /** Sends a JSON reply; `body` is a value, or already-serialised JSON text (replays). */
@@ -69,7 +56,15 @@ function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyRe
   return reply.header('content-type', 'application/json; charset=utf-8').send(text);
 }
 
-/** Registers one route per operation that has a handler; a missing handler is an error. */
+/** Error bodies built by handlers (the 501 of a stub) get the request's id filled in. */
+function withRequestId(body: unknown, requestId: string): unknown {
+  const error = (body as { error?: { request_id?: unknown } } | null)?.error;
+  if (error === undefined || error === null || typeof error !== 'object') return body;
+  if (error.request_id !== null && error.request_id !== undefined) return body;
+  return { ...(body as object), error: { ...error, request_id: requestId } };
+}
+
+/** Registers one route per operation; an operation without a handler is an error. */
 export function registerRoutes(
   app: FastifyInstance,
   routes: readonly RouteDefinition[],
@@ -78,9 +73,7 @@ export function registerRoutes(
 ): void {
   for (const route of routes) {
     const handler = handlers[route.operationId];
-    if (handler === undefined) {
-      throw new Error(`No handler for operation ${route.operationId}`);
-    }
+    if (handler === undefined) throw new Error(`No handler for operation ${route.operationId}`);
     registerRoute(app, route, handler, deps);
   }
 }
@@ -93,52 +86,7 @@ function registerRoute(
 ): void {
   const { db, store, clock } = deps;
   const validate = compileRouteValidator(route, deps.validators);
-
-  /** Records a refused call by a known key (api.md §11: denied attempts are audited). */
-  const auditDenied = (request: FastifyRequest, key: AuthenticatedKey): void => {
-    const id = (request.params as Record<string, unknown> | undefined)?.id;
-    try {
-      deps.audit?.push({
-        keyId: key.id,
-        operationId: route.operationId,
-        // Only a well-formed id: the path segment is client text and could be anything.
-        objectIds: typeof id === 'string' && ID_SHAPE.test(id) ? [id] : [],
-        requestId: request.id,
-        clientIp: request.ip,
-        outcome: 'denied',
-        at: clock(),
-      });
-    } catch (error) {
-      request.log.error({ err: error }, 'could not audit a denied request');
-    }
-  };
-
-  const onRequest = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const key = await identifyKey(db, store, request.headers.authorization, clock());
-    if (key.kind === 'secret' || key.kind === 'restricted') {
-      if (!ipAllowed(key.allowedIps, request.ip)) {
-        auditDenied(request, key);
-        // Counted against the address, not the key: a stolen key used from elsewhere must not
-        // use up its owner's rate limit.
-        throw new ApiError('ip_not_allowed');
-      }
-    }
-    await takeRequestToken(
-      db,
-      store,
-      reply,
-      keyBucket(key),
-      keyRate(key, deps.rateLimits),
-      clock(),
-    );
-    request.apiKey = key;
-    try {
-      authorize(route, key);
-    } catch (error) {
-      auditDenied(request, key);
-      throw error;
-    }
-  };
+  const hasBody = route.schemas.body !== undefined;
 
   const checkStatus = (request: FastifyRequest) => (status: number) => {
     if (statusListed(route, status)) return;
@@ -149,10 +97,24 @@ function registerRoute(
     throw new ApiError('internal');
   };
 
+  /** The spec stores only a committed write's response; anything else frees the key. */
+  const release = async (request: FastifyRequest, record: IdempotencyRecord): Promise<void> => {
+    if (record.completed) return;
+    try {
+      await store.abandonIdempotent(db, record.args);
+    } catch (error) {
+      request.log.error({ err: error }, 'could not release the idempotency key');
+    }
+  };
+
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const key = request.apiKey!;
-    // No body is the same as an empty one: every field absent.
-    if (request.body === undefined && route.schemas.body !== undefined) request.body = {};
+    if (hasBody && request.body === undefined) {
+      // The spec: every POST takes a JSON object body (`{}` when there is nothing to send).
+      throw new ApiError('body_invalid_json', {
+        message: 'This operation takes a JSON object body; send {} when there is nothing to send.',
+      });
+    }
     const parts = {
       params: request.params,
       query: request.query,
@@ -198,51 +160,19 @@ function registerRoute(
     let result: ReplyLike;
     try {
       result = await handler(parts as HandlerRequest<never, never, never, never>, ctx);
-      const status = Number(result.status);
-      check(status);
-      if (record !== null && !record.completed) {
-        // A handler that did not write (a search) still has its first answer stored.
-        await store.completeIdempotent(db, { ...record.args, status, body: result.body ?? null });
-        record.completed = true;
-      }
-    } catch (error) {
-      if (record !== null && !record.completed) await settleFailed(request, record, error);
-      throw error;
+      check(Number(result.status));
+    } finally {
+      if (record !== null) await release(request, record);
     }
     for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
-    return sendJson(reply, Number(result.status), result.body);
-  };
-
-  /**
-   * A handler's own 4xx answer is its result and is stored like any other; after an unexpected
-   * error the key is released (nothing was committed) so the client can retry with it.
-   */
-  const settleFailed = async (
-    request: FastifyRequest,
-    record: IdempotencyRecord,
-    error: unknown,
-  ): Promise<void> => {
-    try {
-      if (isApiError(error) && error.statusCode < 500) {
-        await store.completeIdempotent(db, {
-          ...record.args,
-          status: error.statusCode,
-          body: errorEnvelope(error, request.id),
-        });
-      } else {
-        await store.abandonIdempotent(db, record.args);
-      }
-      record.completed = true;
-    } catch (storeError) {
-      request.log.error({ err: storeError }, 'could not settle the idempotency record');
-    }
+    return sendJson(reply, Number(result.status), withRequestId(result.body, request.id));
   };
 
   app.route({
     method: route.method,
     url: route.url,
     config: { operationId: route.operationId },
-    onRequest,
+    onRequest: routeGuard(route, deps),
     handler: handle,
   });
 }

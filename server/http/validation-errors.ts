@@ -25,33 +25,19 @@ function pointerSegments(pointer: string): string[] {
 }
 
 /**
- * The parameter's name as the client wrote it: `name.given[0]` in bodies, `created[gt]` in
- * query strings (the deepObject wire form), the header's spelling in the spec for headers.
+ * The parameter's name as the spec writes it: bracket notation from the root for bodies and
+ * query strings (`name[family]`, `line_items[0][procedure_code]`, `created[gt]`), the path
+ * parameter's name (`id`), the header's spelling in the spec (`Idempotency-Key`).
  */
 export function paramName(
   part: RequestPart,
   segments: readonly string[],
-  data: unknown,
   headerNames?: ReadonlyMap<string, string>,
 ): string | null {
-  if (segments.length === 0) return null;
-  if (part === 'headers') {
-    const first = segments[0]!;
-    return headerNames?.get(first) ?? first;
-  }
-  let out = '';
-  let node: unknown = data;
-  segments.forEach((segment, index) => {
-    const inArray = Array.isArray(node);
-    if (index === 0) out = segment;
-    else if (part === 'querystring' || inArray) out += `[${segment}]`;
-    else out += `.${segment}`;
-    node =
-      node !== null && typeof node === 'object'
-        ? (node as Record<string, unknown>)[segment]
-        : undefined;
-  });
-  return out;
+  const [first, ...rest] = segments;
+  if (first === undefined) return null;
+  if (part === 'headers') return headerNames?.get(first) ?? first;
+  return first + rest.map((segment) => `[${segment}]`).join('');
 }
 
 function describeType(type: unknown): string {
@@ -126,6 +112,36 @@ function kindOf(error: ErrorObject): Kind {
 // more useful one to report; a wrong value comes last.
 const KIND_RANK: Record<Kind, number> = { unknown: 0, missing: 1, invalid: 2 };
 
+function depth(error: ErrorObject): number {
+  return error.instancePath === '' ? 0 : error.instancePath.split('/').length - 1;
+}
+
+/**
+ * Whether `a` is the better error to report than `b`: by kind, then the deeper one (inside a
+ * nullable `anyOf: [{object}, {null}]`, the object branch's specific complaint beats "must be
+ * null" about the parent).
+ */
+function outranks(a: ErrorObject, b: ErrorObject): boolean {
+  const byKind = KIND_RANK[kindOf(a)] - KIND_RANK[kindOf(b)];
+  if (byKind !== 0) return byKind < 0;
+  return depth(a) > depth(b);
+}
+
+/**
+ * Nullable values fail as "must be string" and "must be null" from two `anyOf` branches; the
+ * client needs both in one message ("must be a string or null").
+ */
+function mergeTypeErrors(best: ErrorObject, pool: readonly ErrorObject[]): ErrorObject {
+  if (best.keyword !== 'type') return best;
+  const types = new Set<unknown>();
+  for (const e of pool) {
+    if (e.keyword !== 'type' || e.instancePath !== best.instancePath) continue;
+    const t = (e.params as { type?: unknown }).type;
+    for (const one of Array.isArray(t) ? t : [t]) types.add(one);
+  }
+  return { ...best, params: { type: [...types] } };
+}
+
 /** The segments of the parameter an error is about (the property for unknown/missing). */
 function errorSegments(error: ErrorObject): string[] {
   const base = pointerSegments(error.instancePath);
@@ -143,18 +159,18 @@ function errorSegments(error: ErrorObject): string[] {
 export function toValidationError(
   errors: readonly ErrorObject[],
   part: RequestPart,
-  data: unknown,
   headerNames?: ReadonlyMap<string, string>,
 ): ApiError {
   const specific = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf');
   const pool = specific.length > 0 ? specific : errors;
   let best = pool[0];
   for (const error of pool) {
-    if (best === undefined || KIND_RANK[kindOf(error)] < KIND_RANK[kindOf(best)]) best = error;
+    if (best === undefined || outranks(error, best)) best = error;
   }
   if (best === undefined) return new ApiError('parameter_invalid');
+  best = mergeTypeErrors(best, pool);
   const kind = kindOf(best);
-  const param = paramName(part, errorSegments(best), data, headerNames);
+  const param = paramName(part, errorSegments(best), headerNames);
   if (param === null) {
     return new ApiError('parameter_invalid', {
       message: `The ${PART_NOUN[part]} ${invalidReason(best)}.`,

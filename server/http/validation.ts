@@ -134,7 +134,7 @@ function check(
   part: RequestPart,
   headerNames?: ReadonlyMap<string, string>,
 ): void {
-  if (!validate(data)) throw toValidationError(validate.errors ?? [], part, data, headerNames);
+  if (!validate(data)) throw toValidationError(validate.errors ?? [], part, headerNames);
 }
 
 function rejectBothCursors(values: unknown): void {
@@ -164,6 +164,11 @@ export function compileRouteValidator(
     : null;
   const header = schemas.headers ? lowerCaseHeaderSchema(schemas.headers) : null;
   const headers = header ? validators.coercing.compile(header.schema as object) : null;
+  // `param` names a header as the spec spells it (`Idempotency-Key`), not as Node lower-cases it.
+  const headerNames = new Map(header?.names);
+  for (const p of route.parameters ?? []) {
+    if (p.in === 'header') headerNames.set(p.name.toLowerCase(), p.name);
+  }
   const body = schemas.body ? compileBody(validators.strict, schemas.body) : null;
 
   return (parts) => {
@@ -177,10 +182,10 @@ export function compileRouteValidator(
       });
     }
     rejectBothCursors(parts.query);
-    if (headers) check(headers, parts.headers, 'headers', header?.names);
+    if (headers) check(headers, parts.headers, 'headers', headerNames);
     if (body) {
       const errors = body(parts.body);
-      if (errors) throw toValidationError(errors, 'body', parts.body);
+      if (errors) throw toValidationError(errors, 'body');
       rejectBothCursors(parts.body);
     } else if (hasKeys(parts.body)) {
       const name = Object.keys(parts.body as object)[0]!;

@@ -1,0 +1,108 @@
+/**
+ * The checks that run before a request's body is read, in the spec's order ("Order of
+ * checks"): authentication (401) → IP allowlist (403) → rate limit (429) → route (404, by
+ * Fastify's router) → key kind and scope (403) → `PatientCare-Version` (400). Media type, size
+ * and JSON syntax follow in Fastify's body parsing; parameters and idempotency in the handler.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RateLimitConfig } from '../config.js';
+import type { Db } from '../db/types.js';
+import { ApiError } from '../errors.js';
+import { ipAllowed } from '../keys/index.js';
+import { type AuthenticatedKey, authorize, identifyKey } from './auth.js';
+import { keyBucket, keyRate, takeRequestToken } from './rate-limit.js';
+import type { RouteDefinition } from './route-types.js';
+import type { AuditSink, HttpStore } from './store.js';
+import { negotiateVersion } from './version.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated key, set by the authentication hook; null on public routes. */
+    apiKey: AuthenticatedKey | null;
+  }
+}
+
+/** What the hooks need from the app. */
+export interface HookDeps {
+  db: Db;
+  store: HttpStore;
+  audit: AuditSink | null;
+  clock: () => number;
+  rateLimits: RateLimitConfig;
+  apiVersions: readonly string[];
+}
+
+const ID_SHAPE = /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+function routeConfig(request: FastifyRequest): { operationId?: string; public?: boolean } {
+  return (request.routeOptions.config ?? {}) as { operationId?: string; public?: boolean };
+}
+
+/** Records a refused call by a known key (api.md §11: denied attempts are audited too). */
+function auditDenied(deps: HookDeps, request: FastifyRequest, key: AuthenticatedKey): void {
+  const operationId = routeConfig(request).operationId;
+  if (deps.audit === null || operationId === undefined) return;
+  const id = (request.params as Record<string, unknown> | undefined)?.id;
+  try {
+    deps.audit.push({
+      keyId: key.id,
+      operationId,
+      // Only a well-formed id: the path segment is client text and could be anything.
+      objectIds: typeof id === 'string' && ID_SHAPE.test(id) ? [id] : [],
+      requestId: request.id,
+      clientIp: request.ip,
+      outcome: 'denied',
+      at: deps.clock(),
+    });
+  } catch (error) {
+    request.log.error({ err: error }, 'could not audit a denied request');
+  }
+}
+
+/**
+ * Global `onRequest`: every response gets `Request-Id` and `PatientCare-Version`; every
+ * non-public request (unknown routes included, so probing paths needs a key) is authenticated,
+ * checked against the key's IP allowlist and counted against its rate limit.
+ */
+export function authenticationHook(deps: HookDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    reply.header('Request-Id', request.id);
+    reply.header('PatientCare-Version', deps.apiVersions[0]!);
+    if (routeConfig(request).public === true) return;
+    const key = await identifyKey(deps.db, deps.store, request.headers.authorization, deps.clock());
+    if (
+      (key.kind === 'secret' || key.kind === 'restricted') &&
+      !ipAllowed(key.allowedIps, request.ip)
+    ) {
+      auditDenied(deps, request, key);
+      // Counted against the address, not the key: a stolen key used from elsewhere must not
+      // use up its owner's rate limit.
+      throw new ApiError('ip_not_allowed');
+    }
+    await takeRequestToken(
+      deps.db,
+      deps.store,
+      reply,
+      keyBucket(key),
+      keyRate(key, deps.rateLimits),
+      deps.clock(),
+    );
+    request.apiKey = key;
+  };
+}
+
+/** Route-level `onRequest`: the key's kind and scopes for this operation, then the version. */
+export function routeGuard(route: RouteDefinition, deps: HookDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const key = request.apiKey;
+    if (key === null) throw new ApiError('api_key_missing');
+    try {
+      authorize(route, key);
+    } catch (error) {
+      auditDenied(deps, request, key);
+      throw error;
+    }
+    const version = negotiateVersion(request.headers['patientcare-version'], deps.apiVersions);
+    reply.header('PatientCare-Version', version);
+  };
+}
