@@ -43,14 +43,17 @@ const SOURCES: Readonly<Record<string, AssetSource>> = {
 };
 
 const REMOTE_LOGO = /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g;
+// An empty 1×1 SVG: a valid image, so no broken-image box or alt text appears in its place.
+const BLANK_IMAGE =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/%3E";
 
 /**
  * Redoc 3 draws its attribution logo from cdn.redoc.ly. The CSP would block it, but the browser
- * would still try; with an empty `src` the image fails locally and Redoc hides it (its own
- * `onError`), while the "API docs by Redocly" link stays.
+ * would still try; a blank inline image takes its place, and the "API docs by Redocly" link
+ * stays.
  */
 export function withoutRemoteLogo(code: string): string {
-  return code.replace(REMOTE_LOGO, '');
+  return code.replace(REMOTE_LOGO, BLANK_IMAGE);
 }
 
 /** A loaded asset: its bytes, a gzip copy made on first demand, and a strong ETag. */
