@@ -1,0 +1,148 @@
+/**
+ * `npm run bench:generate`: time and peak RSS of a full generate (lint, bundle, types, client,
+ * routes) on our spec and on each corpus document, side by side in one run with the
+ * openapi-typescript CLI alone (types only) on the same document. Whole processes, median of 3,
+ * peak RSS from GNU time. Results go to `bench/results/generate.md`; nothing is asserted.
+ *
+ *   npm run bench:generate [-- --runs 3 --only stripe]
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CORPUS = resolve(ROOT, '..', 'shared', 'corpus');
+const OUT = join(ROOT, '.corpus-out', 'bench');
+const TIME = '/usr/bin/time';
+
+interface Sample {
+  seconds: number;
+  rssMb: number;
+}
+
+interface Row {
+  name: string;
+  operations: number;
+  ours: Sample;
+  baseline: Sample;
+}
+
+/** Runs a command under GNU time; returns wall seconds and peak RSS (MB). */
+function measure(command: string[], label: string): Sample {
+  const result = spawnSync(TIME, ['-f', '%e %M', ...command], { cwd: ROOT, encoding: 'utf8' });
+  if (result.status !== 0) {
+    throw new Error(`${label} failed (exit ${result.status}):\n${result.stderr.slice(-2000)}`);
+  }
+  const last = result.stderr.trim().split('\n').at(-1)!;
+  const [seconds, kb] = last.split(' ').map(Number);
+  return { seconds: seconds!, rssMb: kb! / 1024 };
+}
+
+function median(samples: Sample[]): Sample {
+  const pick = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return {
+    seconds: pick(samples.map((s) => s.seconds)),
+    rssMb: pick(samples.map((s) => s.rssMb)),
+  };
+}
+
+function countOperations(file: string): number {
+  const text = readFileSync(file, 'utf8');
+  // A cheap count that needs no parser: method keys directly under a path item.
+  const pattern = file.endsWith('.json')
+    ? /"(get|put|post|delete|options|head|patch|trace)":\s*\{/g
+    : /^ {4}(get|put|post|delete|options|head|patch|trace):\s*$/gm;
+  return text.match(pattern)?.length ?? 0;
+}
+
+function version(pkg: string): string {
+  return JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+}
+
+function main(): void {
+  const { values } = parseArgs({
+    options: { runs: { type: 'string', default: '3' }, only: { type: 'string' } },
+  });
+  const runs = Number(values.runs);
+  const documents = [
+    { name: 'patient-care (ours)', file: join(ROOT, 'spec', 'openapi.yaml'), ours: true },
+    ...readdirSync(CORPUS)
+      .filter((name) => /\.(ya?ml|json)$/.test(name))
+      .sort()
+      .map((name) => ({ name, file: join(CORPUS, name), ours: false })),
+  ].filter((doc) => !values.only || doc.name.includes(values.only));
+
+  const node = process.execPath;
+  const ots = join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js');
+  const rows: Row[] = [];
+  for (const doc of documents) {
+    const out = join(OUT, doc.name.replace(/[^a-z0-9]+/gi, '-'));
+    // Ours: the same entry point `npm run generate` runs, without npm's own start-up.
+    const oursCommand = doc.ours
+      ? [node, '--import', 'tsx', 'scripts/generate.ts', '--check']
+      : [node, '--import', 'tsx', 'scripts/generate.ts', '--spec', doc.file, '--out', out];
+    const baselineCommand = [node, ots, doc.file, '-o', join(OUT, 'ots.ts'), '--silent'];
+    const ours: Sample[] = [];
+    const baseline: Sample[] = [];
+    // Interleaved, so a change in machine load hits both sides alike.
+    for (let run = 0; run < runs; run += 1) {
+      ours.push(measure(oursCommand, `generate ${doc.name}`));
+      baseline.push(measure(baselineCommand, `openapi-typescript ${doc.name}`));
+      process.stdout.write('.');
+    }
+    const row = {
+      name: doc.name,
+      operations: countOperations(doc.file),
+      ours: median(ours),
+      baseline: median(baseline),
+    };
+    rows.push(row);
+    console.log(
+      ` ${row.name}: ours ${row.ours.seconds.toFixed(2)} s / ${row.ours.rssMb.toFixed(0)} MB, openapi-typescript ${row.baseline.seconds.toFixed(2)} s / ${row.baseline.rssMb.toFixed(0)} MB`,
+    );
+  }
+  rmSync(OUT, { recursive: true, force: true });
+  writeFileSync(join(ROOT, 'bench', 'results', 'generate.md'), report(rows, runs));
+  console.log('written: bench/results/generate.md');
+}
+
+function report(rows: Row[], runs: number): string {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const tsc = execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-v'],
+    {
+      encoding: 'utf8',
+    },
+  ).trim();
+  const lines = [
+    '# Generate benchmark',
+    '',
+    'Made by `npm run bench:generate` (bench/generate.ts). Whole processes, median of ' +
+      `${runs} interleaved runs; peak RSS from GNU time. "ours" is a full generate (Redocly lint + ` +
+      'bundle, types, client, routes; for our spec also the handler-stub reconciliation, run as ' +
+      '`--check` so nothing is written); "openapi-typescript" is its CLI alone (types only).',
+    '',
+    `Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM, load average at end ${loadavg()[0]!.toFixed(2)} (the machine is shared).`,
+    `Versions: Node ${process.version}, openapi-typescript ${version('openapi-typescript')}, @redocly/openapi-core ${version('@redocly/openapi-core')}, ${tsc}, tsx ${version('tsx')}.`,
+    '',
+    '| document | operations | ours: time | ours: peak RSS | openapi-typescript: time | openapi-typescript: peak RSS | time ratio | ours per 100 operations |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of rows) {
+    lines.push(
+      `| ${row.name} | ${row.operations} | ${row.ours.seconds.toFixed(2)} s | ${row.ours.rssMb.toFixed(0)} MB | ${row.baseline.seconds.toFixed(2)} s | ${row.baseline.rssMb.toFixed(0)} MB | ${(row.ours.seconds / row.baseline.seconds).toFixed(2)}× | ${((row.ours.seconds / Math.max(row.operations, 1)) * 100).toFixed(2)} s |`,
+    );
+  }
+  lines.push(
+    '',
+    'Targets (issue 3): full generate ≤ 1.5× openapi-typescript alone on each corpus document; ' +
+      'GitHub peak < 600 MB; our spec < 2 s end to end; linear in operations.',
+    '',
+  );
+  return lines.join('\n');
+}
+
+main();
