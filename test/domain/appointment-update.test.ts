@@ -235,7 +235,8 @@ describe('planAppointmentUpdate: refused changes', () => {
 });
 
 describe('mergeMetadata', () => {
-  it.each([
+  type Meta = Record<string, string>;
+  it.each<{ current: Meta; update: Meta | null | undefined; want: Meta }>([
     { current: { a: '1' }, update: undefined, want: { a: '1' } },
     { current: { a: '1' }, update: null, want: {} },
     { current: { a: '1', b: '2' }, update: { a: '', c: '3' }, want: { b: '2', c: '3' } },
