@@ -1,21 +1,156 @@
-import { notImplemented } from './not-implemented.js';
-import type { AppHandler } from './types.js';
+/**
+ * Patients (api.md §1, §2): list on non-PHI filters, create from fields or an intake token,
+ * retrieve, partial update, and the PHI search that keeps names out of URLs. Every handler
+ * records the patient ids it touched in the audit trail.
+ */
 
-/** GET /v1/patients: stub added by `npm run generate`; replace it with the handler. */
-export const listPatients: AppHandler<'listPatients'> = async () => notImplemented('listPatients');
+import type { Db } from '../db/types.js';
+import { type EventObject, emitEvent, previousAttributes } from '../domain/events.js';
+import { listEnvelope, listParams } from '../domain/list.js';
+import {
+  applyPatientUpdate,
+  buildPatient,
+  checkPatientFields,
+  type Patient,
+  type PatientCreateParams,
+} from '../domain/patients.js';
+import { nowSeconds, resourceMissing } from '../domain/serialize.js';
+import { ApiError } from '../errors.js';
+import { newId } from '../ids.js';
+import { ConflictError } from '../repos/errors.js';
+import * as repo from '../repos/patients.js';
+import { consumeToken, getToken } from '../repos/tokens.js';
+import type { AppHandler, HandlerContext } from './types.js';
 
-/** POST /v1/patients: stub added by `npm run generate`; replace it with the handler. */
-export const createPatient: AppHandler<'createPatient'> = async () =>
-  notImplemented('createPatient');
+/** Repository conflicts (duplicate MRN) become the spec's 409; the message names no value. */
+async function storing<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (error instanceof ConflictError) {
+      throw new ApiError('resource_already_exists', {
+        param: error.param ?? null,
+        message: error.message,
+      });
+    }
+    throw error;
+  }
+}
 
-/** POST /v1/patients/search: stub added by `npm run generate`; replace it with the handler. */
-export const searchPatients: AppHandler<'searchPatients'> = async () =>
-  notImplemented('searchPatients');
+/** The patient fields carried by an intake token, consuming it (inside the write). */
+async function fieldsFromToken(
+  tx: Db,
+  ctx: HandlerContext,
+  tokenId: string,
+): Promise<PatientCreateParams> {
+  const used = await consumeToken<PatientCreateParams>(tx, {
+    id: tokenId,
+    livemode: ctx.livemode,
+    nowSeconds: nowSeconds(ctx),
+  });
+  if (used.ok && used.token.type === 'patient_intake') return used.token.data;
+  if (!used.ok && used.reason === 'missing' && (await getToken(tx, tokenId, !ctx.livemode))) {
+    throw new ApiError('livemode_mismatch', {
+      param: 'token',
+      message: 'This token was created in the other mode (test or live) than the API key.',
+    });
+  }
+  throw new ApiError('token_invalid', { param: 'token' });
+}
 
-/** GET /v1/patients/{id}: stub added by `npm run generate`; replace it with the handler. */
-export const retrievePatient: AppHandler<'retrievePatient'> = async () =>
-  notImplemented('retrievePatient');
+/** GET /v1/patients */
+export const listPatients: AppHandler<'listPatients'> = async (request, ctx) => {
+  const page = await repo.listPatients<Patient>(ctx.db, {
+    ...listParams(request.query),
+    livemode: ctx.livemode,
+    ...(request.query.active === undefined ? {} : { active: request.query.active }),
+  });
+  ctx.audit(page.data.map((p) => p.id));
+  return { status: 200, body: listEnvelope('/v1/patients', page) };
+};
 
-/** POST /v1/patients/{id}: stub added by `npm run generate`; replace it with the handler. */
-export const updatePatient: AppHandler<'updatePatient'> = async () =>
-  notImplemented('updatePatient');
+/** POST /v1/patients */
+export const createPatient: AppHandler<'createPatient'> = async (request, ctx) => {
+  const body = request.body;
+  return ctx.write(async (tx) => {
+    let fields: PatientCreateParams;
+    if ('token' in body) {
+      // Validation keeps patient fields out of a `{token}` body; only `metadata` may join it.
+      const carried = await fieldsFromToken(tx, ctx, body.token);
+      fields =
+        body.metadata === undefined
+          ? carried
+          : { ...carried, metadata: { ...carried.metadata, ...body.metadata } };
+    } else {
+      fields = body;
+    }
+    checkPatientFields(fields, ctx.now());
+    const patient = buildPatient(fields, {
+      id: newId('pat', ctx.now()),
+      livemode: ctx.livemode,
+      nowSeconds: nowSeconds(ctx),
+    });
+    await storing(repo.insertPatient(tx, patient));
+    await emitEvent(tx, ctx, { type: 'patient.created', object: patient as EventObject });
+    ctx.audit('token' in body ? [patient.id, body.token] : [patient.id]);
+    return { status: 200, body: patient };
+  });
+};
+
+/** GET /v1/patients/{id} */
+export const retrievePatient: AppHandler<'retrievePatient'> = async (request, ctx) => {
+  const { id } = request.params;
+  if (ctx.key.kind === 'ephemeral' && ctx.key.patientId !== id) {
+    ctx.audit([id], 'denied');
+    ctx.assertPatient(id);
+  }
+  const patient = await repo.getPatient<Patient>(ctx.db, id, ctx.livemode);
+  if (patient === undefined) {
+    ctx.audit([id], 'not_found');
+    throw resourceMissing('patient');
+  }
+  ctx.audit([id]);
+  return { status: 200, body: patient };
+};
+
+/** POST /v1/patients/{id} */
+export const updatePatient: AppHandler<'updatePatient'> = async (request, ctx) => {
+  const { id } = request.params;
+  return ctx.write(async (tx) => {
+    const stored = await repo.getPatient<Patient>(tx, id, ctx.livemode);
+    if (stored === undefined) throw resourceMissing('patient');
+    const next = applyPatientUpdate(stored, request.body, ctx.now());
+    if (next !== stored) {
+      await storing(repo.updatePatient(tx, next));
+      await emitEvent(tx, ctx, {
+        type: 'patient.updated',
+        object: next as EventObject,
+        previousAttributes: previousAttributes(stored, next),
+      });
+    }
+    ctx.audit([id]);
+    return { status: 200, body: next };
+  });
+};
+
+/** POST /v1/patients/search */
+export const searchPatients: AppHandler<'searchPatients'> = async (request, ctx) => {
+  const body = request.body;
+  // A write transaction although nothing changes: it is what stores the page for an
+  // Idempotency-Key replay, and the audit row of the PHI read joins it.
+  return ctx.write(async (tx) => {
+    const page = await repo.searchPatients<Patient>(tx, {
+      livemode: ctx.livemode,
+      ...(body.limit === undefined ? {} : { limit: body.limit }),
+      ...(body.starting_after === undefined ? {} : { startingAfter: body.starting_after }),
+      ...(body.family_name === undefined ? {} : { familyName: body.family_name }),
+      ...(body.given_name === undefined ? {} : { givenName: body.given_name }),
+      ...(body.birth_date === undefined ? {} : { birthDate: body.birth_date }),
+      ...(body.identifier === undefined ? {} : { identifier: body.identifier }),
+      ...(body.email === undefined ? {} : { email: body.email }),
+      ...(body.phone === undefined ? {} : { phone: body.phone }),
+    });
+    ctx.audit(page.data.map((p) => p.id));
+    return { status: 200, body: listEnvelope('/v1/patients/search', page) };
+  });
+};
