@@ -1,0 +1,68 @@
+/**
+ * One delivery attempt: check the URL again (DNS rebinding), sign the exact bytes sent, POST
+ * them, and describe the outcome for the attempt log.
+ */
+import { SIGNATURE_HEADER, signWebhookPayload } from '../../client/webhook.js';
+import type { DeliveryAttempt, LeasedDelivery } from '../repos/webhook-deliveries.js';
+import type { Transport } from './transport.js';
+import { type Resolver, resolveDeliveryTarget } from './url-guard.js';
+
+/** Sent with every delivery so receivers can tell our traffic apart. */
+export const USER_AGENT = 'PatientCare-Webhooks/1.0 (+https://api.patientcare.example)';
+
+/** A receiver has this long to answer with a 2xx (spec: "Delivery"). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+export interface AttemptDeps {
+  transport: Transport;
+  resolver?: Resolver;
+  clock: () => number;
+  timeoutMs?: number;
+}
+
+/**
+ * The body a delivery sends: the stored event with `pending_webhooks` as it stands now (the
+ * stored count is the one at write time).
+ */
+export function deliveryBody(eventJson: string, pendingWebhooks: number | undefined): string {
+  if (pendingWebhooks === undefined) return eventJson;
+  const event = JSON.parse(eventJson) as Record<string, unknown>;
+  event.pending_webhooks = pendingWebhooks;
+  return JSON.stringify(event);
+}
+
+/** Makes one attempt; never throws (a failure is an outcome to record). */
+export async function attemptDelivery(
+  delivery: LeasedDelivery,
+  body: string,
+  deps: AttemptDeps,
+): Promise<DeliveryAttempt> {
+  const startedAt = deps.clock();
+  const started = performance.now();
+  const done = (statusCode: number | null, error: string | null): DeliveryAttempt => ({
+    startedAt,
+    durationMs: Math.round(performance.now() - started),
+    statusCode,
+    error,
+    succeeded: error === null && statusCode !== null && statusCode >= 200 && statusCode < 300,
+  });
+  const target = await resolveDeliveryTarget(delivery.url, {
+    livemode: delivery.livemode,
+    ...(deps.resolver ? { resolver: deps.resolver } : {}),
+  });
+  if (!target.ok)
+    return done(null, target.reason === 'unresolvable' ? 'dns_failure' : 'url_refused');
+  const signature = signWebhookPayload(body, delivery.secret, Math.floor(deps.clock() / 1000));
+  const result = await deps.transport({
+    target,
+    body,
+    livemode: delivery.livemode,
+    timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    headers: {
+      'Content-Type': 'application/json',
+      'User-Agent': USER_AGENT,
+      [SIGNATURE_HEADER]: signature,
+    },
+  });
+  return done(result.statusCode, result.error);
+}

@@ -1,0 +1,49 @@
+/**
+ * Disabling an endpoint whose delivery exhausted its retries (spec: "Delivery"): its status
+ * becomes `disabled`, its other pending deliveries are given up, and a `webhook.disabled`
+ * event goes to the mode's other enabled endpoints — all in the caller's transaction.
+ */
+import type { Db } from '../db/types.js';
+import { type EventObject, emitEvent } from '../domain/events.js';
+import { toSeconds } from '../repos/rows.js';
+import { failPendingDeliveries } from '../repos/webhook-deliveries.js';
+import { getWebhook, type WebhookDoc } from '../repos/webhooks.js';
+
+/**
+ * Disables `webhookId` if it is still enabled and emits `webhook.disabled`; returns whether it
+ * did. The status flip is a compare-and-set, so when several deliveries of one endpoint run out
+ * at once (or several workers see them), exactly one of them disables it and emits the event.
+ */
+export async function disableEndpoint(tx: Db, webhookId: string, nowMs: number): Promise<boolean> {
+  const row = await tx.get<{ livemode: unknown }>('SELECT livemode FROM webhooks WHERE id = $1', [
+    webhookId,
+  ]);
+  if (!row) return false;
+  const livemode = Number(row.livemode) === 1 || row.livemode === true;
+  const current = await getWebhook<WebhookDoc & Record<string, unknown>>(tx, webhookId, livemode);
+  if (current?.status !== 'enabled') return false;
+  const updated = { ...current, status: 'disabled', updated: toSeconds(nowMs) };
+  // The repository's `updateWebhook` replaces unconditionally; this guard is what makes the
+  // flip happen once.
+  const flipped = await tx.run(
+    `UPDATE webhooks SET status = 'disabled', updated = $1, data = $2
+      WHERE id = $3 AND status = 'enabled'`,
+    [updated.updated, JSON.stringify(updated), webhookId],
+  );
+  if (flipped.changes === 0) return false;
+  await failPendingDeliveries(tx, webhookId, nowMs);
+  await emitEvent(
+    tx,
+    systemSource(livemode, () => nowMs),
+    {
+      type: 'webhook.disabled',
+      object: updated as unknown as EventObject,
+    },
+  );
+  return true;
+}
+
+/** The event source of background work: no request caused it (`request` holds nulls). */
+export function systemSource(livemode: boolean, now: () => number) {
+  return { livemode, requestId: null, idempotencyKey: null, now };
+}
