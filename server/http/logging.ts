@@ -33,17 +33,40 @@ export const REDACT_PATHS = [
 ];
 
 /**
- * Errors as logged: name, code, message and stack only. Driver errors carry more (PostgreSQL's
- * `detail` holds the offending row's values, which may be PHI), so everything else is dropped.
+ * An error message with what could be data taken out: quoted text and runs of digits. Driver
+ * and handler messages sometimes quote the values involved (`near "… WHERE family = '…'"`),
+ * which may be PHI; the shape of the message is what helps debugging, and it stays.
+ */
+export function scrubMessage(message: string): string {
+  return message
+    .replace(/"(?:[^"\\]|\\.)*"/g, '"[redacted]"')
+    .replace(/'(?:[^'\\]|\\.)*'/g, "'[redacted]'")
+    .replace(/`[^`]*`/g, '`[redacted]`')
+    .replace(/\d{3,}/g, '#');
+}
+
+/**
+ * Errors as logged: name, code, scrubbed message and stack frames only. Driver errors carry
+ * more (PostgreSQL's `detail` holds the offending row's values, which may be PHI), so
+ * everything else is dropped.
  */
 export function serializeError(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { type: typeof error };
   const code = (error as { code?: unknown }).code;
-  const out: Record<string, unknown> = {
-    type: error.name,
-    message: error.message,
-    stack: error.stack,
-  };
+  const message = scrubMessage(error.message);
+  const head = `${error.name}: ${error.message}`;
+  let stack: string | undefined;
+  if (typeof error.stack === 'string') {
+    // The stack's first line repeats the message: keep the scrubbed one, then the frames only.
+    stack = error.stack.startsWith(head)
+      ? `${error.name}: ${message}${error.stack.slice(head.length)}`
+      : error.stack
+          .split('\n')
+          .filter((line) => line.trimStart().startsWith('at '))
+          .join('\n');
+  }
+  const out: Record<string, unknown> = { type: error.name, message };
+  if (stack !== undefined) out.stack = stack;
   if (typeof code === 'string' || typeof code === 'number') out.code = code;
   if (error.cause !== undefined) out.cause = serializeError(error.cause);
   return out;

@@ -31,8 +31,11 @@ export interface TestClock {
   (): number;
 }
 
-/** A clock starting at `start` ms that moves only when told (`clock.now += 1000`). */
-export function testClock(start = Date.UTC(2026, 10, 1)): TestClock {
+/**
+ * A clock starting at `start` ms (default: the real time now, so keys created or revoked with
+ * the real clock are in its past) that moves only when told (`clock.now += 1000`).
+ */
+export function testClock(start = Date.now()): TestClock {
   const clock = (() => clock.now) as TestClock;
   clock.now = start;
   return clock;
