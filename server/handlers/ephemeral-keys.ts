@@ -1,6 +1,39 @@
-import { notImplemented } from './not-implemented.js';
+/**
+ * Ephemeral keys (api.md §8): a secret key hands a browser or app a 15-minute `ek_…` key
+ * limited to one patient of its own mode. The secret is returned only here.
+ */
+import { resourceMissing } from '../domain/serialize.js';
+import { createEphemeralKey as storeEphemeralKey } from '../repos/ephemeral-keys.js';
+import { getPatient } from '../repos/patients.js';
 import type { AppHandler } from './types.js';
 
-/** POST /v1/ephemeral_keys: stub added by `npm run generate`; replace it with the handler. */
-export const createEphemeralKey: AppHandler<'createEphemeralKey'> = async () =>
-  notImplemented('createEphemeralKey');
+/** POST /v1/ephemeral_keys */
+export const createEphemeralKey: AppHandler<'createEphemeralKey'> = async (request, ctx) => {
+  const { patient, scopes } = request.body;
+  return ctx.write(async (tx) => {
+    // Another mode's patient is as missing as an unknown id: keys never cross modes.
+    if ((await getPatient(tx, patient, ctx.livemode)) === undefined) {
+      throw resourceMissing('patient', 'patient');
+    }
+    const { key, secret } = await storeEphemeralKey(tx, {
+      livemode: ctx.livemode,
+      patientId: patient,
+      scopes,
+      nowMs: ctx.now(),
+    });
+    ctx.audit([patient, key.id]);
+    return {
+      status: 200,
+      body: {
+        id: key.id,
+        object: 'ephemeral_key',
+        livemode: key.livemode,
+        created: key.created,
+        expires: key.expiresAt ?? key.created,
+        patient,
+        scopes: [...scopes],
+        secret,
+      },
+    };
+  });
+};
