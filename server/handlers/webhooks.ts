@@ -1,21 +1,125 @@
-import { notImplemented } from './not-implemented.js';
-import type { AppHandler } from './types.js';
+/**
+ * Webhook endpoints (api.md §9, spec: Webhooks tag). The signing secret is made here and
+ * returned once, in the create response; the repository keeps it out of the stored document,
+ * so retrieve, list, update and events cannot return it. URLs pass the webhooks helper's
+ * guard (scheme per mode, no credentials or fragment, no private or loopback targets in live).
+ * Endpoint changes emit no event (the spec lists none); only the delivery worker's
+ * disabling does (`webhook.disabled`).
+ */
+import { randomBytes } from 'node:crypto';
+import type { components, Readable } from '../../generated/types.js';
+import { CURRENT_API_VERSION } from '../config.js';
+import { listEnvelope, listParams } from '../domain/list.js';
+import { checkMetadata, mergeMetadata, nowSeconds, resourceMissing } from '../domain/serialize.js';
+import { ApiError } from '../errors.js';
+import { newId } from '../ids.js';
+import * as repo from '../repos/webhooks.js';
+import { checkWebhookUrl } from '../webhooks/url-guard.js';
+import type { AppHandler, HandlerContext } from './types.js';
 
-/** GET /v1/webhooks: stub added by `npm run generate`; replace it with the handler. */
-export const listWebhooks: AppHandler<'listWebhooks'> = async () => notImplemented('listWebhooks');
+/** A webhook endpoint as the API returns it (without `secret` except on create). */
+type Webhook = Readable<components['schemas']['Webhook']>;
+type EnabledEvents = Webhook['enabled_events'];
 
-/** POST /v1/webhooks: stub added by `npm run generate`; replace it with the handler. */
-export const createWebhook: AppHandler<'createWebhook'> = async () =>
-  notImplemented('createWebhook');
+/** `whsec_` and 48 hex characters (192 random bits). */
+function newSecret(): string {
+  return `whsec_${randomBytes(24).toString('hex')}`;
+}
 
-/** GET /v1/webhooks/{id}: stub added by `npm run generate`; replace it with the handler. */
-export const retrieveWebhook: AppHandler<'retrieveWebhook'> = async () =>
-  notImplemented('retrieveWebhook');
+/** The URL as stored, or `400 parameter_invalid` naming `url` (messages name no address). */
+async function checkedUrl(raw: string, ctx: HandlerContext): Promise<string> {
+  const verdict = await checkWebhookUrl(raw, { livemode: ctx.livemode });
+  if (!verdict.ok)
+    throw new ApiError('parameter_invalid', { param: 'url', message: verdict.message });
+  return raw;
+}
 
-/** POST /v1/webhooks/{id}: stub added by `npm run generate`; replace it with the handler. */
-export const updateWebhook: AppHandler<'updateWebhook'> = async () =>
-  notImplemented('updateWebhook');
+/** `*` means every type, so listing it next to others is a contradiction the spec refuses. */
+function checkedEvents(events: EnabledEvents): EnabledEvents {
+  if (events.includes('*') && events.length > 1) {
+    throw new ApiError('parameter_invalid', {
+      param: 'enabled_events',
+      message: 'enabled_events: "*" cannot be combined with other event types.',
+    });
+  }
+  return [...events];
+}
 
-/** DELETE /v1/webhooks/{id}: stub added by `npm run generate`; replace it with the handler. */
-export const deleteWebhook: AppHandler<'deleteWebhook'> = async () =>
-  notImplemented('deleteWebhook');
+/** GET /v1/webhooks */
+export const listWebhooks: AppHandler<'listWebhooks'> = async (request, ctx) => {
+  const page = await repo.listWebhooks<Webhook>(ctx.db, {
+    ...listParams(request.query),
+    livemode: ctx.livemode,
+  });
+  return { status: 200, body: listEnvelope('/v1/webhooks', page) };
+};
+
+/** POST /v1/webhooks */
+export const createWebhook: AppHandler<'createWebhook'> = async (request, ctx) => {
+  const body = request.body;
+  // Outside the transaction: the guard may resolve the host name, which can take a while.
+  const url = await checkedUrl(body.url, ctx);
+  const enabledEvents = checkedEvents(body.enabled_events);
+  const metadata = checkMetadata(body.metadata);
+  return ctx.write(async (tx) => {
+    const now = nowSeconds(ctx);
+    const webhook: Webhook = {
+      id: newId('wh', ctx.now()),
+      object: 'webhook',
+      livemode: ctx.livemode,
+      created: now,
+      updated: now,
+      url,
+      enabled_events: enabledEvents,
+      description: body.description ?? null,
+      status: 'enabled',
+      api_version: body.api_version ?? CURRENT_API_VERSION,
+      metadata: { ...metadata },
+    };
+    const secret = newSecret();
+    await repo.insertWebhook(tx, webhook, secret);
+    return { status: 200, body: { ...webhook, secret } };
+  });
+};
+
+/** GET /v1/webhooks/{id} */
+export const retrieveWebhook: AppHandler<'retrieveWebhook'> = async (request, ctx) => {
+  const webhook = await repo.getWebhook<Webhook>(ctx.db, request.params.id, ctx.livemode);
+  if (webhook === undefined) throw resourceMissing('webhook');
+  return { status: 200, body: webhook };
+};
+
+/** POST /v1/webhooks/{id} */
+export const updateWebhook: AppHandler<'updateWebhook'> = async (request, ctx) => {
+  const { id } = request.params;
+  const body = request.body;
+  const url = body.url === undefined ? undefined : await checkedUrl(body.url, ctx);
+  const enabledEvents =
+    body.enabled_events === undefined ? undefined : checkedEvents(body.enabled_events);
+  return ctx.write(async (tx) => {
+    const stored = await repo.getWebhook<Webhook>(tx, id, ctx.livemode);
+    if (stored === undefined) throw resourceMissing('webhook');
+    const next: Webhook = {
+      ...stored,
+      ...(url === undefined ? {} : { url }),
+      ...(enabledEvents === undefined ? {} : { enabled_events: enabledEvents }),
+      ...(body.description === undefined ? {} : { description: body.description }),
+      ...(body.status === undefined ? {} : { status: body.status }),
+      metadata: mergeMetadata(stored.metadata, body.metadata),
+    };
+    if (JSON.stringify(next) === JSON.stringify(stored)) return { status: 200, body: stored };
+    next.updated = Math.max(nowSeconds(ctx), stored.updated);
+    await repo.updateWebhook(tx, next);
+    return { status: 200, body: next };
+  });
+};
+
+/** DELETE /v1/webhooks/{id} */
+export const deleteWebhook: AppHandler<'deleteWebhook'> = async (request, ctx) => {
+  const { id } = request.params;
+  return ctx.write(async (tx) => {
+    // Its deliveries go with it (foreign key ON DELETE CASCADE in the schema).
+    if (!(await repo.deleteWebhook(tx, id, ctx.livemode))) throw resourceMissing('webhook');
+    return { status: 200, body: { id, object: 'webhook', deleted: true } };
+  });
+};
