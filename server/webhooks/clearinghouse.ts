@@ -36,15 +36,21 @@ export interface Clearinghouse {
 
 type StoredClaim = ClaimDoc & AdjudicableClaim & Record<string, unknown>;
 
-/** Moves one claim one step in its own transaction; returns the step taken, or null. */
+/**
+ * Moves one claim one step in its own transaction; returns the step taken, or null. With
+ * `expectedStatus` (the status it was due in), a claim another process has moved since is
+ * left alone: its next move must wait its own delay.
+ */
 export async function advanceClaim(
   db: Db,
   claimId: string,
   nowMs: number,
+  expectedStatus?: string,
 ): Promise<ClaimStep | null> {
   return db.transaction(async (tx) => {
     const before = await getClaim<StoredClaim>(tx, claimId, false);
     if (!before) return null;
+    if (expectedStatus !== undefined && before.status !== expectedStatus) return null;
     const step = nextClaimStep(before, toSeconds(nowMs));
     if (step === null) return null;
     const after: StoredClaim = { ...before, ...step.changes, updated: toSeconds(nowMs) };
@@ -73,15 +79,14 @@ export async function dueTestClaims(
   nowMs: number,
   delayMs: number,
   limit: number,
-): Promise<string[]> {
+): Promise<Array<{ id: string; status: string }>> {
   // `updated` is in whole seconds: a claim is due once the end of its second is `delayMs` old.
   const cutoff = Math.floor((nowMs - delayMs + 1) / 1000) - 1;
-  const rows = await db.all<{ id: string }>(
-    `SELECT id FROM claims WHERE livemode = $1 AND status IN ('submitted', 'accepted')
+  return db.all<{ id: string; status: string }>(
+    `SELECT id, status FROM claims WHERE livemode = $1 AND status IN ('submitted', 'accepted')
       AND updated <= $2 ORDER BY updated, id LIMIT $3`,
     [false, cutoff, limit],
   );
-  return rows.map((row) => row.id);
 }
 
 /**
@@ -104,9 +109,9 @@ export function startClearinghouse(options: ClearinghouseOptions): Clearinghouse
       let moved = 0;
       try {
         const now = clock();
-        for (const id of await dueTestClaims(db, now, delayMs, batch)) {
+        for (const due of await dueTestClaims(db, now, delayMs, batch)) {
           try {
-            if (await advanceClaim(db, id, clock())) moved += 1;
+            if (await advanceClaim(db, due.id, clock(), due.status)) moved += 1;
           } catch (err) {
             onError('clearinghouse could not move a claim', err);
           }
