@@ -17,6 +17,7 @@ import {
 } from './json-schema.js';
 import { literal, propertyKey } from './names.js';
 import type { OperationModel, ParameterModel } from './operations.js';
+import { escapeToken } from './pointer.js';
 
 export interface RoutesOptions {
   /** Import specifier of `server/http/route-types.ts` as seen from the generated file. */
@@ -43,31 +44,56 @@ export function generateRoutes(
   const convert = (schema: unknown, direction: Direction, pointer: string) =>
     convertSchema(schema, { direction, document, componentId }, pointer);
 
+  // One typed const per entry, then an array of names: a single array literal of a thousand
+  // differently shaped objects makes tsc build their union ("too complex to represent" on
+  // GitHub's document); each const is checked against its declared type on its own.
   const lines: string[] = [
     `import type { JsonSchema, RouteDefinition } from ${literal(options.routeTypesImport)};`,
     `import type { paths, Readable, Writable } from ${literal(options.typesImport)};`,
     '',
-    '/** Every component schema, converted for Ajv; register each with `addSchema` before use. */',
-    'export const componentSchemas: readonly JsonSchema[] = [',
   ];
+  const schemaNames: string[] = [];
   const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas).sort()) {
-    const pointer = `#/components/schemas/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    const pointer = `#/components/schemas/${escapeToken(name)}`;
     const variants: (Direction | null)[] = directional.has(name) ? ['request', 'response'] : [null];
     for (const variant of variants) {
       const converted = convert(schemas[name], variant ?? 'response', pointer);
       const withId = { $id: componentSchemaId(name, variant), ...converted };
-      lines.push(`  ${JSON.stringify(withId)},`);
+      const constName = `schema${schemaNames.length}`;
+      schemaNames.push(constName);
+      lines.push(`const ${constName}: JsonSchema = ${JSON.stringify(withId)};`);
     }
   }
-  lines.push('];', '', '/** One entry per operation of the spec, in document order. */');
-  lines.push('export const routes: readonly RouteDefinition[] = [');
+  lines.push(
+    '',
+    '/** Every component schema, converted for Ajv; register each with `addSchema` before use. */',
+    `export const componentSchemas: readonly JsonSchema[] = [${nameList(schemaNames)}];`,
+    '',
+  );
+  const routeNames: string[] = [];
   for (const operation of operations) {
-    lines.push(`  ${JSON.stringify(routeDefinition(operation, convert))},`);
+    const constName = `route${routeNames.length}`;
+    routeNames.push(constName);
+    const definition = JSON.stringify(routeDefinition(operation, convert));
+    lines.push(`const ${constName}: RouteDefinition = ${definition};`);
   }
-  lines.push('];', '');
+  lines.push(
+    '',
+    '/** One entry per operation of the spec, in document order. */',
+    `export const routes: readonly RouteDefinition[] = [${nameList(routeNames)}];`,
+    '',
+  );
   lines.push(...operationTypes(operations));
   return `${lines.join('\n')}\n`;
+}
+
+/** `a, b, c` wrapped ten names to a line. */
+function nameList(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  const rows: string[] = [];
+  for (let i = 0; i < names.length; i += 10) rows.push(`  ${names.slice(i, i + 10).join(', ')},`);
+  return `\n${rows.join('\n')}\n`;
 }
 
 function routeDefinition(
