@@ -13,6 +13,8 @@ import {
   isTerminal,
   needsTime,
 } from './appointment-status.js';
+import { previousAttributes } from './events.js';
+import { mergeMetadata } from './serialize.js';
 
 /** An appointment as stored and returned (schema `Appointment`). */
 export type Appointment = Readable<components['schemas']['Appointment']>;
@@ -33,31 +35,8 @@ export interface AppointmentUpdatePlan {
 /** Fields copied from the request as they are (`null` clears the nullable ones). */
 const PLAIN_FIELDS = ['practitioner', 'appointment_type', 'reason', 'location'] as const;
 
-const MAX_METADATA_KEYS = 50;
-
 function invalid(param: string, message: string): ApiError {
   return new ApiError('parameter_invalid', { param, message });
-}
-
-/**
- * Merges a metadata update (schema `MetadataUpdate`): `null` clears, `""` removes a key, other
- * values set it; the result may hold at most 50 keys.
- */
-export function mergeMetadata(
-  current: Readonly<Record<string, string>>,
-  update: Readonly<Record<string, string>> | null | undefined,
-): Record<string, string> {
-  if (update === undefined) return { ...current };
-  if (update === null) return {};
-  const merged: Record<string, string> = { ...current };
-  for (const [key, value] of Object.entries(update)) {
-    if (value === '') delete merged[key];
-    else merged[key] = value;
-  }
-  if (Object.keys(merged).length > MAX_METADATA_KEYS) {
-    throw invalid('metadata', `Invalid value for metadata: at most ${MAX_METADATA_KEYS} keys.`);
-  }
-  return merged;
 }
 
 /** The request's fields a terminal appointment refuses (all but `status` and `metadata`). */
@@ -136,7 +115,7 @@ export function planAppointmentUpdate(
   }
   next.metadata = mergeMetadata(current.metadata, params.metadata);
 
-  const previous = changedFields(current, next);
+  const previous = previousAttributes(current, next);
   if (Object.keys(previous).length === 0) {
     return { appointment: current, previous: {}, eventType: null };
   }
@@ -147,15 +126,4 @@ export function planAppointmentUpdate(
     previous,
     eventType: cancelling ? 'appointment.cancelled' : 'appointment.updated',
   };
-}
-
-/** The old values of the top-level fields whose JSON differs. */
-function changedFields(before: Appointment, after: Appointment): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const a = before as Record<string, unknown>;
-  const b = after as Record<string, unknown>;
-  for (const key of Object.keys(b)) {
-    if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) out[key] = a[key] ?? null;
-  }
-  return out;
 }

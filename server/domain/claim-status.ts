@@ -4,6 +4,12 @@
  * simulator that moves claims on a schedule calls `nextClaimStep` and writes what it returns.
  */
 
+/**
+ * How long the test clearinghouse waits before each step (submitted → accepted → final): the
+ * "~2 seconds" of the Claims tag. `submitClaim` schedules the first step with it.
+ */
+export const CLAIM_STEP_DELAY_MS = 2000;
+
 /** Every claim status. */
 export const CLAIM_STATUSES = [
   'submitted',

@@ -1,18 +1,104 @@
-import { notImplemented } from './not-implemented.js';
-import type { AppHandler } from './types.js';
+/**
+ * Appointments (api.md §1–§3, the Appointments tag): list, create, retrieve, and update along
+ * the state machine. Ephemeral keys see and book only their own patient. Every handler records
+ * the appointment and patient ids it touched in the audit trail.
+ */
+import { buildAppointment } from '../domain/appointment-build.js';
+import { type Appointment, planAppointmentUpdate } from '../domain/appointment-update.js';
+import { emitEvent } from '../domain/events.js';
+import { listEnvelope, listParams } from '../domain/list.js';
+import { nowSeconds, resourceMissing } from '../domain/serialize.js';
+import { newId } from '../ids.js';
+import * as repo from '../repos/appointments.js';
+import { getPatient } from '../repos/patients.js';
+import type { AppHandler, HandlerContext } from './types.js';
 
-/** GET /v1/appointments: stub added by `npm run generate`; replace it with the handler. */
-export const listAppointments: AppHandler<'listAppointments'> = async () =>
-  notImplemented('listAppointments');
+/**
+ * 403 for an ephemeral key naming another patient, with a `denied` audit row first: a refused
+ * attempt at someone's records is itself worth recording.
+ */
+function assertOwnPatient(ctx: HandlerContext, patientId: string, objectIds: string[] = []): void {
+  if (ctx.key.kind === 'ephemeral' && ctx.key.patientId !== patientId) {
+    ctx.audit([...objectIds, patientId], 'denied');
+    ctx.assertPatient(patientId);
+  }
+}
 
-/** POST /v1/appointments: stub added by `npm run generate`; replace it with the handler. */
-export const createAppointment: AppHandler<'createAppointment'> = async () =>
-  notImplemented('createAppointment');
+/** The audit ids of some appointments: theirs and their patients', each once. */
+function auditIds(appointments: readonly Appointment[]): string[] {
+  const ids = new Set<string>();
+  for (const a of appointments) ids.add(a.id).add(a.patient);
+  return [...ids];
+}
 
-/** GET /v1/appointments/{id}: stub added by `npm run generate`; replace it with the handler. */
-export const retrieveAppointment: AppHandler<'retrieveAppointment'> = async () =>
-  notImplemented('retrieveAppointment');
+/** GET /v1/appointments */
+export const listAppointments: AppHandler<'listAppointments'> = async (request, ctx) => {
+  const { patient, status } = request.query;
+  if (patient !== undefined) assertOwnPatient(ctx, patient);
+  // An ephemeral key's list is implicitly its patient's, filter or not.
+  const only = ctx.key.kind === 'ephemeral' ? (ctx.key.patientId ?? undefined) : patient;
+  const page = await repo.listAppointments<Appointment>(ctx.db, {
+    ...listParams(request.query),
+    livemode: ctx.livemode,
+    ...(only === undefined ? {} : { patient: only }),
+    ...(status === undefined ? {} : { status }),
+  });
+  const ids = auditIds(page.data);
+  if (only !== undefined && !ids.includes(only)) ids.push(only);
+  ctx.audit(ids);
+  return { status: 200, body: listEnvelope('/v1/appointments', page) };
+};
 
-/** POST /v1/appointments/{id}: stub added by `npm run generate`; replace it with the handler. */
-export const updateAppointment: AppHandler<'updateAppointment'> = async () =>
-  notImplemented('updateAppointment');
+/** POST /v1/appointments */
+export const createAppointment: AppHandler<'createAppointment'> = async (request, ctx) => {
+  const body = request.body;
+  assertOwnPatient(ctx, body.patient);
+  const appointment = buildAppointment(body, {
+    id: newId('appt', ctx.now()),
+    livemode: ctx.livemode,
+    nowSeconds: nowSeconds(ctx),
+  });
+  return ctx.write(async (tx) => {
+    // The key's mode decides: a patient of the other mode does not exist for this key.
+    if ((await getPatient(tx, body.patient, ctx.livemode)) === undefined) {
+      throw resourceMissing('patient', 'patient');
+    }
+    await repo.insertAppointment(tx, appointment);
+    await emitEvent(tx, ctx, { type: 'appointment.created', object: appointment });
+    ctx.audit([appointment.id, appointment.patient]);
+    return { status: 200, body: appointment };
+  });
+};
+
+/** GET /v1/appointments/{id} */
+export const retrieveAppointment: AppHandler<'retrieveAppointment'> = async (request, ctx) => {
+  const { id } = request.params;
+  const appointment = await repo.getAppointment<Appointment>(ctx.db, id, ctx.livemode);
+  if (appointment === undefined) {
+    ctx.audit([id], 'not_found');
+    throw resourceMissing('appointment');
+  }
+  assertOwnPatient(ctx, appointment.patient, [id]);
+  ctx.audit([id, appointment.patient]);
+  return { status: 200, body: appointment };
+};
+
+/** POST /v1/appointments/{id} */
+export const updateAppointment: AppHandler<'updateAppointment'> = async (request, ctx) => {
+  const { id } = request.params;
+  return ctx.write(async (tx) => {
+    const stored = await repo.getAppointment<Appointment>(tx, id, ctx.livemode);
+    if (stored === undefined) throw resourceMissing('appointment');
+    const plan = planAppointmentUpdate(stored, request.body, nowSeconds(ctx));
+    if (plan.eventType !== null) {
+      await repo.updateAppointment(tx, plan.appointment);
+      await emitEvent(tx, ctx, {
+        type: plan.eventType,
+        object: plan.appointment,
+        previousAttributes: plan.previous,
+      });
+    }
+    ctx.audit([id, stored.patient]);
+    return { status: 200, body: plan.appointment };
+  });
+};

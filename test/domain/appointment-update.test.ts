@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   type Appointment,
   type AppointmentUpdateParams,
-  mergeMetadata,
   planAppointmentUpdate,
 } from '../../server/domain/appointment-update.js';
 import { ApiError } from '../../server/errors.js';
@@ -231,22 +230,5 @@ describe('planAppointmentUpdate: refused changes', () => {
     const error = thrown(() => planAppointmentUpdate(appointment(given), params, NOW));
     expect(error.code).toBe(code);
     expect(error.param).toBe(param);
-  });
-});
-
-describe('mergeMetadata', () => {
-  type Meta = Record<string, string>;
-  it.each<{ current: Meta; update: Meta | null | undefined; want: Meta }>([
-    { current: { a: '1' }, update: undefined, want: { a: '1' } },
-    { current: { a: '1' }, update: null, want: {} },
-    { current: { a: '1', b: '2' }, update: { a: '', c: '3' }, want: { b: '2', c: '3' } },
-    { current: {}, update: { a: 'x' }, want: { a: 'x' } },
-  ])('$current + $update → $want', ({ current, update, want }) => {
-    expect(mergeMetadata(current, update)).toEqual(want);
-  });
-
-  it('refuses more than 50 keys', () => {
-    const current = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']));
-    expect(thrown(() => mergeMetadata(current, { extra: 'v' })).param).toBe('metadata');
   });
 });
