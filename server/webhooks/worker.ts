@@ -190,7 +190,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       }
       let leased: LeasedDelivery[] = [];
       try {
-        leased = await leaseDueDeliveries(db, { workerId, nowMs: clock(), leaseMs, limit: free });
+        // A lease lost to a crash only means the delivery is due again at once, so leasing
+        // skips the fsync (SQLite synchronous=OFF, PostgreSQL synchronous_commit=off).
+        leased = await db.transaction(
+          (tx) => leaseDueDeliveries(tx, { workerId, nowMs: clock(), leaseMs, limit: free }),
+          { durable: false },
+        );
         if (leased.length > 0) {
           const facts = await batchFacts(db, leased);
           for (const delivery of leased) {

@@ -28,6 +28,8 @@ export interface Receiver {
   secrets: Map<string, string>;
   /** Status to answer per path (default 200). */
   status: (path: string) => number;
+  /** How long to wait before answering (ms, default 0). */
+  delayMs: number;
   onReceive?: (item: Received) => void;
   down(): Promise<void>;
   up(): Promise<void>;
@@ -49,6 +51,7 @@ export async function startReceiver(): Promise<Receiver> {
     received: [],
     secrets: new Map(),
     status: () => 200,
+    delayMs: 0,
     down: async () => {
       const s = server;
       server = null;
@@ -84,7 +87,8 @@ export async function startReceiver(): Promise<Receiver> {
           receiver.received.push(item);
           receiver.onReceive?.(item);
           res.statusCode = receiver.status(path);
-          res.end(RESPONSE_BODY);
+          if (receiver.delayMs > 0) setTimeout(() => res.end(RESPONSE_BODY), receiver.delayMs);
+          else res.end(RESPONSE_BODY);
         });
       });
       server.keepAliveTimeout = 30_000;

@@ -1,0 +1,289 @@
+/**
+ * `npm run bench:webhooks`: webhook delivery figures on this machine, against a receiver on
+ * 127.0.0.1 that verifies every signature with the client's `verifyWebhook`.
+ *
+ * 1. Throughput: N events are committed first (one endpoint), then one worker delivers them;
+ *    deliveries per second = N / time from worker start to the last receipt.
+ * 2. Latency: with the worker running, events are committed at a steady rate; for each, the
+ *    time from its transaction's commit to its arrival at the receiver (p50, p99).
+ *
+ * Bounded: fixed event counts, and each phase gives up after 60 s. Results go to
+ * `bench/results/webhooks.md`; nothing is asserted.
+ *
+ *   npm run bench:webhooks [-- --events 5000 --rate 200 --seconds 5 --concurrency 64 --db URL]
+ */
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { verifyWebhook } from '../client/webhook.js';
+import { connect, openDb } from '../server/db/open.js';
+import type { Db } from '../server/db/types.js';
+import { type EventObject, emitEvent } from '../server/domain/events.js';
+import { newId } from '../server/ids.js';
+import { insertWebhook } from '../server/repos/webhooks.js';
+import { startDeliveryWorker } from '../server/webhooks/worker.js';
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '5000' },
+    rate: { type: 'string', default: '200' },
+    seconds: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '64' },
+    db: { type: 'string' },
+    role: { type: 'string', default: 'bench' },
+  },
+});
+const EVENTS = Number(values.events);
+const RATE = Number(values.rate);
+const SECONDS = Number(values.seconds);
+const CONCURRENCY = Number(values.concurrency);
+const PHASE_LIMIT_MS = 60_000;
+const RESULTS = join(import.meta.dirname, 'results', 'webhooks.md');
+const TITLE = '# Webhook delivery benchmark (bench/webhooks.ts)\n';
+
+/** The results file with this run's section (`## SQLite` or `## PostgreSQL`) replaced. */
+function mergeSection(section: string): string {
+  const old = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '';
+  const heading = section.slice(0, section.indexOf('\n'));
+  const sections = old
+    .split(/^(?=## )/m)
+    .filter((part) => part.startsWith('## ') && !part.startsWith(heading));
+  sections.push(section);
+  sections.sort();
+  return `${TITLE}\n${sections.map((part) => part.trimEnd()).join('\n\n')}\n`;
+}
+
+const SECRET = `whsec_${'b'.repeat(40)}`;
+const now = () => performance.timeOrigin + performance.now();
+
+/**
+ * The receiver runs in its own process, as a real one would, so its HMAC checks and HTTP
+ * parsing do not share the worker's event loop. It reports arrivals over IPC in batches.
+ */
+function runReceiver(): void {
+  let batch: Array<[string, number]> = [];
+  let rejected = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = now();
+      const header = req.headers['patientcare-signature'];
+      const { event, error } = verifyWebhook(
+        Buffer.concat(chunks),
+        Array.isArray(header) ? header[0] : header,
+        SECRET,
+      );
+      if (error) rejected += 1;
+      else batch.push([event.id, at]);
+      res.statusCode = error ? 400 : 200;
+      res.end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  setInterval(() => {
+    if (batch.length === 0 && rejected === 0) return;
+    process.send?.({ arrivals: batch, rejected });
+    batch = [];
+    rejected = 0;
+  }, 2).unref();
+  process.on('disconnect', () => process.exit(0));
+  server.listen(0, '127.0.0.1', () => {
+    process.send?.({ port: (server.address() as AddressInfo).port });
+  });
+}
+
+if (values.role === 'receiver') {
+  runReceiver();
+} else {
+  await runBench();
+}
+
+async function runBench(): Promise<void> {
+  const arrivals = new Map<string, number>();
+  let rejected = 0;
+  let onArrival: ((ids: readonly string[]) => void) | null = null;
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', import.meta.filename, '--role', 'receiver'],
+    {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.on(
+      'message',
+      (message: { port?: number; arrivals?: Array<[string, number]>; rejected?: number }) => {
+        if (message.port !== undefined) resolve(message.port);
+        const ids: string[] = [];
+        for (const [id, at] of message.arrivals ?? []) {
+          if (!arrivals.has(id)) arrivals.set(id, at);
+          ids.push(id);
+        }
+        rejected += message.rejected ?? 0;
+        onArrival?.(ids);
+      },
+    );
+  });
+
+  const dir = mkdtempSync(join(tmpdir(), 'patient-care-bench-webhooks-'));
+  // PostgreSQL: a schema of its own, dropped afterwards, so the bench never touches other data.
+  const schema = `bench_webhooks_${process.pid}`;
+  let url = values.db ?? `sqlite:${join(dir, 'bench.db')}`;
+  if (values.db?.startsWith('postgres')) {
+    const admin = connect(values.db);
+    await admin.run(`CREATE SCHEMA ${schema}`);
+    await admin.close();
+    const parsed = new URL(values.db);
+    parsed.searchParams.set('options', `-c search_path=${schema}`);
+    url = parsed.toString();
+  }
+  const db = await openDb(url);
+  const dialect = db.dialect === 'sqlite' ? 'SQLite file (WAL, synchronous=FULL)' : 'PostgreSQL';
+
+  async function emit(db: Db): Promise<{ id: string; committedAt: number }> {
+    const object = { id: newId('pat'), object: 'patient', livemode: false };
+    const event = await db.transaction((tx) =>
+      emitEvent(
+        tx,
+        { livemode: false, requestId: null, idempotencyKey: null, now: Date.now },
+        { type: 'patient.created', object: object as unknown as EventObject },
+      ),
+    );
+    return { id: event.id, committedAt: now() };
+  }
+
+  function waitForArrivals(ids: readonly string[]): Promise<boolean> {
+    const waiting = new Set(ids.filter((id) => !arrivals.has(id)));
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        onArrival = null;
+        resolve(false);
+      }, PHASE_LIMIT_MS);
+      const check = (arrived: readonly string[]) => {
+        for (const id of arrived) waiting.delete(id);
+        if (waiting.size === 0) {
+          clearTimeout(timer);
+          onArrival = null;
+          resolve(true);
+        }
+      };
+      onArrival = check;
+      check([]);
+    });
+  }
+
+  function percentile(sorted: readonly number[], p: number): number {
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  }
+
+  const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+  try {
+    const now0 = Math.floor(Date.now() / 1000);
+    await db.transaction((tx) =>
+      insertWebhook(
+        tx,
+        {
+          id: newId('wh'),
+          object: 'webhook',
+          livemode: false,
+          created: now0,
+          updated: now0,
+          url: `http://127.0.0.1:${port}/hook`,
+          enabled_events: ['*'],
+          description: null,
+          status: 'enabled',
+          api_version: '2026-11-01',
+          metadata: {},
+        },
+        SECRET,
+      ),
+    );
+
+    // Phase 1: a backlog, delivered as fast as the worker can.
+    const backlog: string[] = [];
+    // Committed in chunks of 500 per transaction: the phase measures delivery, not emission.
+    for (let i = 0; i < EVENTS; i += 500) {
+      const chunk = await db.transaction(async (tx) => {
+        const ids: string[] = [];
+        for (let j = i; j < Math.min(EVENTS, i + 500); j++) {
+          const object = { id: newId('pat'), object: 'patient', livemode: false };
+          const event = await emitEvent(
+            tx,
+            { livemode: false, requestId: null, idempotencyKey: null, now: Date.now },
+            { type: 'patient.created', object: object as unknown as EventObject },
+          );
+          ids.push(event.id);
+        }
+        return ids;
+      });
+      backlog.push(...chunk);
+    }
+    const started = now();
+    const worker = startDeliveryWorker({ db, concurrency: CONCURRENCY, pollIntervalMs: 5 });
+    const complete = await waitForArrivals(backlog);
+    const elapsed = (now() - started) / 1000;
+    const delivered = backlog.filter((id) => arrivals.has(id)).length;
+    const throughput = delivered / elapsed;
+
+    // Phase 2: steady trickle, commit → receipt.
+    const latencies: number[] = [];
+    const trickle: Array<{ id: string; committedAt: number }> = [];
+    const total = Math.round(RATE * SECONDS);
+    const gap = 1000 / RATE;
+    const t0 = now();
+    for (let i = 0; i < total; i++) {
+      const due = t0 + i * gap;
+      const wait = due - now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      trickle.push(await emit(db));
+    }
+    const emittedFor = (now() - t0) / 1000;
+    const complete2 = await waitForArrivals(trickle.map((e) => e.id));
+    for (const e of trickle) {
+      const at = arrivals.get(e.id);
+      if (at !== undefined) latencies.push(at - e.committedAt);
+    }
+    latencies.sort((a, b) => a - b);
+    await worker.stop();
+
+    const p50 = percentile(latencies, 50);
+    const p99 = percentile(latencies, 99);
+    const command = `npm run bench:webhooks -- --events ${EVENTS} --rate ${RATE} --seconds ${SECONDS} --concurrency ${CONCURRENCY}${values.db ? ' --db <url>' : ''}`;
+    const section = `## ${db.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}
+
+Command: \`${command}\` — ${dialect}, one worker (concurrency ${CONCURRENCY}), receiver on
+127.0.0.1 in its own process verifying every signature with \`verifyWebhook\`, Node ${process.version},
+${cpus().length} CPU cores shared with other work.
+
+| figure | result | target |
+|---|---|---|
+| deliveries per second (backlog of ${EVENTS} events) | ${Math.round(throughput).toLocaleString('en-US')} /s${complete ? '' : ' (incomplete: phase limit hit)'} | ≥ 1,000 /s |
+| commit → receipt p50 (${trickle.length} events at ${RATE}/s over ${emittedFor.toFixed(1)} s) | ${ms(p50)} | ≤ 100 ms |
+| commit → receipt p99 | ${ms(p99)} | — |
+| deliveries rejected by verifyWebhook | ${rejected} | 0 |
+${complete2 ? '' : '\nThe latency phase hit its limit; some events were not received.\n'}
+Latency is measured from the moment the emitting transaction's commit returned to the
+moment the receiver had read the whole request. The worker finds new deliveries by polling
+every 5 ms (\`pollIntervalMs\`; the default is 25 ms).
+`;
+    writeFileSync(RESULTS, mergeSection(section));
+    process.stdout.write(section);
+  } finally {
+    await db.close();
+    if (values.db?.startsWith('postgres')) {
+      const admin = connect(values.db);
+      await admin.run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.close();
+    }
+    child.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
