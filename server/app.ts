@@ -58,7 +58,17 @@ async function defaultRouteTable(): Promise<{
 
 async function defaultHandlers(): Promise<HandlerTable> {
   const { handlers } = await import('./handlers/index.js');
-  return handlers;
+  return handlerEntries(handlers);
+}
+
+/**
+ * The functions of a handler map. The map is typed by `HandlerMap` where it is built; the
+ * modules it is spread from may also export constants, which are not handlers.
+ */
+export function handlerEntries(map: object): HandlerTable {
+  return Object.fromEntries(
+    Object.entries(map).filter(([, value]) => typeof value === 'function'),
+  ) as HandlerTable;
 }
 
 /** Fastify's `trustProxy` for a setting: a hop count becomes a function of the hop. */
@@ -132,6 +142,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('apiKey', null);
   app.addHook('onRequest', authenticationHook(deps));
   app.addHook('onResponse', async (request, reply) => logRequestCompleted(request, reply));
+  // During shutdown, a response still in flight closes its keep-alive connection; otherwise
+  // the idle connection left behind would hold `close()` open until the client hangs up.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
   installErrorHandling(app, deps);
   registerRoutes(app, routes, handlers, {
     ...deps,
