@@ -17,7 +17,7 @@ import { LOCAL_HOOK_URL } from './support/fixtures.js';
 let t: TestApp;
 const keys: Record<string, string> = {};
 /** A test-mode object id per id prefix (`pat`, `wh`, `evt`, …). */
-const testIds: Record<string, string> = {};
+const testIds: Record<string, string | undefined> = {};
 
 /** The id prefix a route's `{id}` takes, read from its component schema's pattern. */
 function idPrefix(route: RouteDefinition): string | undefined {
