@@ -2,12 +2,15 @@
  * Handler stubs: one per Operation Object (OpenAPI 3.0.3 §4.7.10) that has no handler yet, in
  * `server/handlers/<first-tag-kebab>.ts` (Operation `tags`, §4.7.10), plus the handler index.
  *
- * Pure: existing file texts in, new texts and a report out. ts-morph parses the files people
- * edit, to find what they export; stubs are appended as one block per file and imports added
- * once, so hand-written lines are never touched and the cost stays linear in operations (ts-morph
- * fed one node at a time is quadratic: each edit re-walks the file).
+ * Pure: existing file texts in, new texts and a report out. Reading what a module exports uses
+ * the TypeScript parser (already loaded for the types); editing a module that needs stubs uses
+ * ts-morph, loaded only then (its import alone costs about as much as generating our spec).
+ * Stubs go in as one block per file and the imports as one call, so hand-written lines are
+ * never touched and the cost stays linear in operations (ts-morph fed one node at a time is
+ * quadratic: each edit re-walks the file).
  */
-import { Project, type SourceFile, SyntaxKind } from 'ts-morph';
+import { createRequire } from 'node:module';
+import ts from 'typescript';
 import { kebabCase, literal } from './names.js';
 
 /** What the reconciliation needs to know about an operation. */
@@ -42,6 +45,10 @@ const INDEX_HEADER =
   '// Maintained by scripts/generate.ts (npm run generate): one spread per handler module.';
 const LINE_WIDTH = 100;
 const HANDLER_TYPE = /^AppHandler<\s*['"]([^'"]+)['"]\s*>$/;
+const STUB_IMPORTS = [
+  { name: 'notImplemented', from: './not-implemented.js', typeOnly: false },
+  { name: 'AppHandler', from: './types.js', typeOnly: true },
+] as const;
 
 /**
  * Adds a stub for every operation without a handler and rebuilds `index.ts`.
@@ -52,25 +59,22 @@ export function reconcileHandlers(
   operations: readonly StubOperation[],
   existing: ReadonlyMap<string, string>,
 ): StubResult {
-  const project = new Project({ useInMemoryFileSystem: true, skipLoadingLibFiles: true });
   const operationIds = new Set(operations.map((operation) => operation.operationId));
-  const modules = new Map<string, SourceFile>();
-  const exported = new Map<string, Set<string>>();
+  const modules = new Map<string, ModuleExports>();
   const report: StubReport = { added: [], orphans: [] };
 
   for (const name of [...existing.keys()].sort()) {
     if (SUPPORT_FILES.has(name) || !name.endsWith('.ts')) continue;
-    const file = project.createSourceFile(`/handlers/${name}`, existing.get(name)!);
-    modules.set(name, file);
-    const { names, annotated } = exportsOf(file);
-    exported.set(name, names);
-    for (const [exportName, operationId] of annotated) {
+    const found = exportsOf(name, existing.get(name)!);
+    modules.set(name, found);
+    for (const [exportName, operationId] of found.annotated) {
       if (!operationIds.has(operationId)) report.orphans.push({ operationId, file: name });
-      else if (exportName !== operationId)
+      else if (exportName !== operationId) {
         report.orphans.push({ operationId: exportName, file: name });
+      }
     }
   }
-  const implemented = new Set([...exported.values()].flatMap((names) => [...names]));
+  const implemented = new Set([...modules.values()].flatMap((found) => [...found.names]));
 
   const missing = new Map<string, StubOperation[]>();
   for (const operation of operations) {
@@ -85,18 +89,16 @@ export function reconcileHandlers(
   const files = new Map<string, string>();
   for (const [name, list] of missing) {
     const stubs = list.map(stubText).join('\n');
-    const source = modules.get(name);
-    if (!source) {
-      files.set(name, `${stubImports().join('\n')}\n\n${stubs}`);
-      exported.set(name, new Set(list.map((operation) => operation.operationId)));
-      continue;
-    }
-    files.set(name, appendStubs(source, stubs));
-    for (const operation of list) exported.get(name)!.add(operation.operationId);
+    const found = modules.get(name);
+    if (found) files.set(name, appendStubs(name, existing.get(name)!, found.imported, stubs));
+    else files.set(name, `${STUB_IMPORTS.map(importLine).join('\n')}\n\n${stubs}`);
+    const names = found?.names ?? new Set<string>();
+    for (const operation of list) names.add(operation.operationId);
+    modules.set(name, { names, annotated: new Map(), imported: new Set() });
   }
 
-  const handlerModules = [...exported]
-    .filter(([, names]) => [...names].some((name) => operationIds.has(name)))
+  const handlerModules = [...modules]
+    .filter(([, found]) => [...found.names].some((name) => operationIds.has(name)))
     .map(([name]) => name)
     .sort();
   const index = indexText(handlerModules);
@@ -105,69 +107,88 @@ export function reconcileHandlers(
   return { files, report };
 }
 
-/** Exported value names, and which of them are annotated `AppHandler<'operationId'>`. */
-function exportsOf(file: SourceFile): { names: Set<string>; annotated: Map<string, string> } {
-  const names = new Set<string>();
-  const annotated = new Map<string, string>();
-  for (const statement of file.getVariableStatements()) {
-    if (!statement.isExported()) continue;
-    for (const declaration of statement.getDeclarations()) {
-      names.add(declaration.getName());
-      const typeText = declaration.getTypeNode()?.getText() ?? satisfiedType(declaration);
-      const match = typeText ? HANDLER_TYPE.exec(typeText) : null;
-      if (match) annotated.set(declaration.getName(), match[1]!);
-    }
-  }
-  for (const fn of file.getFunctions()) {
-    const name = fn.getName();
-    if (fn.isExported() && name) names.add(name);
-  }
-  for (const declaration of file.getExportDeclarations()) {
-    if (declaration.getModuleSpecifier()) continue;
-    for (const specifier of declaration.getNamedExports()) {
-      names.add(specifier.getAliasNode()?.getText() ?? specifier.getName());
-    }
-  }
-  return { names, annotated };
+interface ModuleExports {
+  /** Exported value names. */
+  names: Set<string>;
+  /** Export name → operationId, for exports declared `AppHandler<'operationId'>`. */
+  annotated: Map<string, string>;
+  /** Names the module imports. */
+  imported: Set<string>;
 }
 
-/** `export const x = (async () => ...) satisfies AppHandler<'x'>` counts as annotated too. */
-function satisfiedType(declaration: { getInitializer(): unknown }): string | undefined {
-  const initializer = declaration.getInitializer() as
-    | { isKind(kind: SyntaxKind): boolean; getTypeNode?(): { getText(): string } | undefined }
-    | undefined;
-  if (!initializer?.isKind(SyntaxKind.SatisfiesExpression)) return undefined;
-  return initializer.getTypeNode?.()?.getText();
+/** What a module exports and imports, read with the TypeScript parser. */
+function exportsOf(name: string, text: string): ModuleExports {
+  const file = ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const found: ModuleExports = { names: new Set(), annotated: new Map(), imported: new Set() };
+  const exported = (node: ts.Node) =>
+    ts.canHaveModifiers(node) &&
+    (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+  for (const statement of file.statements) {
+    if (ts.isImportDeclaration(statement)) {
+      const bindings = statement.importClause?.namedBindings;
+      if (bindings && ts.isNamedImports(bindings)) {
+        for (const element of bindings.elements) found.imported.add(element.name.text);
+      }
+    } else if (ts.isVariableStatement(statement) && exported(statement)) {
+      for (const declaration of statement.declarationList.declarations) {
+        if (!ts.isIdentifier(declaration.name)) continue;
+        found.names.add(declaration.name.text);
+        const initializer = declaration.initializer;
+        // `export const x = (async () => ...) satisfies AppHandler<'x'>` counts as annotated too.
+        const typeNode =
+          declaration.type ??
+          (initializer && ts.isSatisfiesExpression(initializer) ? initializer.type : undefined);
+        const match = typeNode ? HANDLER_TYPE.exec(typeNode.getText(file)) : null;
+        if (match) found.annotated.set(declaration.name.text, match[1]!);
+      }
+    } else if (ts.isFunctionDeclaration(statement) && statement.name && exported(statement)) {
+      found.names.add(statement.name.text);
+    } else if (
+      ts.isExportDeclaration(statement) &&
+      !statement.moduleSpecifier &&
+      statement.exportClause &&
+      ts.isNamedExports(statement.exportClause)
+    ) {
+      for (const element of statement.exportClause.elements) found.names.add(element.name.text);
+    }
+  }
+  return found;
 }
 
-/** Adds the imports stubs need (when absent) and appends the stubs, in two edits. */
-function appendStubs(source: SourceFile, stubs: string): string {
-  const imported = new Set(
-    source
-      .getImportDeclarations()
-      .flatMap((declaration) => declaration.getNamedImports().map((named) => named.getName())),
-  );
-  const wanted = stubImports().filter((line) => {
-    const name = /\{ (\w+) \}/.exec(line)![1]!;
-    return !imported.has(name);
+/** Adds the missing imports (one ts-morph call) and appends the stubs (one more). */
+function appendStubs(name: string, text: string, imported: Set<string>, stubs: string): string {
+  const { Project, QuoteKind } = loadTsMorph();
+  const project = new Project({
+    useInMemoryFileSystem: true,
+    skipLoadingLibFiles: true,
+    manipulationSettings: { quoteKind: QuoteKind.Single },
   });
-  const text = source.getFullText();
-  const separator = text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
-  let result = `${text}${separator}${stubs}`;
+  const file = project.createSourceFile(`/handlers/${name}`, text);
+  const wanted = STUB_IMPORTS.filter((entry) => !imported.has(entry.name));
   if (wanted.length > 0) {
-    const imports = source.getImportDeclarations();
-    const at = imports.length > 0 ? imports[imports.length - 1]!.getEnd() : 0;
-    const insert = imports.length > 0 ? `\n${wanted.join('\n')}` : `${wanted.join('\n')}\n\n`;
-    result = result.slice(0, at) + insert + result.slice(at);
+    // Placed after the last existing import (ts-morph counts comments as statements, so an
+    // index would be off by the file's leading comments).
+    file.addImportDeclarations(
+      wanted.map((entry) => ({
+        namedImports: [entry.name],
+        moduleSpecifier: entry.from,
+        isTypeOnly: entry.typeOnly,
+      })),
+    );
   }
-  return result;
+  const current = file.getFullText();
+  const separator = current.endsWith('\n\n') ? '' : current.endsWith('\n') ? '\n' : '\n\n';
+  file.insertText(current.length, `${separator}${stubs}`);
+  return file.getFullText();
 }
 
-function stubImports(): string[] {
-  return [
-    "import { notImplemented } from './not-implemented.js';",
-    "import type { AppHandler } from './types.js';",
-  ];
+/** ts-morph, loaded on first use only; CommonJS, so `require` keeps this function synchronous. */
+function loadTsMorph(): typeof import('ts-morph') {
+  return createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
+}
+
+function importLine(entry: (typeof STUB_IMPORTS)[number]): string {
+  return `import ${entry.typeOnly ? 'type ' : ''}{ ${entry.name} } from '${entry.from}';`;
 }
 
 /** One stub, formatted as Biome formats it (one line when it fits, else broken after `=>`). */

@@ -12,16 +12,12 @@
  *
  * The document is already linted and bundled, so this calls openapi-typescript's `transformSchema`
  * directly instead of `openapiTS()`, which would lint and bundle the whole document a second
- * time (about 2 s on GitHub's document).
+ * time (about 2 s on GitHub's document); see `openapi-typescript-parts.d.ts` for the imports.
  */
-import {
-  astToString,
-  type GlobalContext,
-  type OpenAPI3,
-  resolveRef,
-  scanDiscriminators,
-  transformSchema,
-} from 'openapi-typescript';
+import type { GlobalContext, OpenAPI3 } from 'openapi-typescript';
+import { astToString } from 'openapi-typescript/dist/lib/ts.js';
+import { resolveRef, scanDiscriminators } from 'openapi-typescript/dist/lib/utils.js';
+import transformSchema from 'openapi-typescript/dist/transform/index.js';
 import type { OpenApiDocument } from './document.js';
 
 /**

@@ -95,6 +95,20 @@ describe('reconcileHandlers on fixture handler files', () => {
   });
 });
 
+describe('imports for stubs', () => {
+  it('go after the last existing import, even below a leading comment', () => {
+    const text = "// Notes.\nimport { z } from 'zod';\n\nexport const other = 1;\n";
+    const result = reconcileHandlers([operations[1]!], new Map([['patients.ts', text]]));
+    expect(result.files.get('patients.ts')!.split('\n').slice(0, 5)).toEqual([
+      '// Notes.',
+      "import { z } from 'zod';",
+      "import { notImplemented } from './not-implemented.js';",
+      "import type { AppHandler } from './types.js';",
+      '',
+    ]);
+  });
+});
+
 describe('stubText', () => {
   it('fits one line when Biome would keep it on one line, else breaks after the arrow', () => {
     const short = stubText({ operationId: 'listA', method: 'get', path: '/a', tags: [] });
