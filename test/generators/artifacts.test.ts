@@ -1,7 +1,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS: depending on the loader its default import is the plugin or the module.
+type FormatsPlugin = typeof addFormatsModule.default;
+const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
+const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
+
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '../../generators/index.js';
 import { lintConfig, loadDocument } from '../../scripts/lib/generate-load.js';

@@ -1,5 +1,11 @@
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS: depending on the loader its default import is the plugin or the module.
+type FormatsPlugin = typeof addFormatsModule.default;
+const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
+const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
+
 import { describe, expect, it } from 'vitest';
 import {
   componentSchemaId,
