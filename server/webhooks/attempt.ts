@@ -28,7 +28,8 @@ export function deliveryBody(eventJson: string, pendingWebhooks: number | undefi
   if (pendingWebhooks === undefined) return eventJson;
   // The outbox writes `pending_webhooks` as the last field; swap the number without a parse.
   const tail = /"pending_webhooks":\d+}$/;
-  if (tail.test(eventJson)) return eventJson.replace(tail, `"pending_webhooks":${pendingWebhooks}}`);
+  if (tail.test(eventJson))
+    return eventJson.replace(tail, `"pending_webhooks":${pendingWebhooks}}`);
   const event = JSON.parse(eventJson) as Record<string, unknown>;
   event.pending_webhooks = pendingWebhooks;
   return JSON.stringify(event);

@@ -87,7 +87,8 @@ export async function startReceiver(): Promise<Receiver> {
           receiver.received.push(item);
           receiver.onReceive?.(item);
           res.statusCode = receiver.status(path);
-          if (receiver.delayMs > 0) setTimeout(() => res.end(RESPONSE_BODY), receiver.delayMs);
+          if (receiver.delayMs > 0)
+            setTimeout(() => res.end(RESPONSE_BODY), receiver.delayMs).unref();
           else res.end(RESPONSE_BODY);
         });
       });
