@@ -6,6 +6,7 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { DEFAULT_HTTP_CONFIG, type HttpConfig, type RateLimitConfig } from './config.js';
 import type { Db } from './db/types.js';
+import { addCorsHeaders } from './http/cors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { authenticationHook } from './http/hooks.js';
 import { type LogSetting, loggerOptions, logRequestCompleted } from './http/logging.js';
@@ -115,6 +116,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { querystringParser: parseQueryString },
     // In-flight requests drain on close; new ones on open connections are still answered.
     return503OnClosing: false,
+    // The spec has no HEAD operations; a HEAD would run (and audit) a GET handler.
+    exposeHeadRoutes: false,
   });
 
   // JSON is the only media type: drop the text/plain parser, and read an empty JSON body as no
@@ -148,7 +151,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', async (request, reply, payload) => {
+    addCorsHeaders(request, reply);
     if (closing) reply.header('connection', 'close');
     return payload;
   });

@@ -22,6 +22,8 @@ export interface AuthenticatedKey {
   readonly rateLimit: number | null;
   /** CIDR ranges the key may be used from; empty = anywhere. */
   readonly allowedIps: readonly string[];
+  /** Browser origins a publishable or ephemeral key may be used from; empty = any. */
+  readonly allowedOrigins: readonly string[];
 }
 
 /** Kinds allowed when the spec does not say: normal operations. */
@@ -63,6 +65,7 @@ export async function identifyKey(
     patientId: stored.patientId ?? null,
     rateLimit: stored.rateLimit ?? null,
     allowedIps: stored.allowedIps,
+    allowedOrigins: stored.allowedOrigins ?? [],
   };
 }
 

@@ -10,6 +10,7 @@ import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
 import { ipAllowed } from '../keys/index.js';
 import { type AuthenticatedKey, authorize, identifyKey } from './auth.js';
+import { answerPreflight, checkOrigin } from './cors.js';
 import { keyBucket, keyRate, takeRequestToken } from './rate-limit.js';
 import type { RouteDefinition } from './route-types.js';
 import type { AuditSink, HttpStore } from './store.js';
@@ -65,10 +66,14 @@ function auditDenied(deps: HookDeps, request: FastifyRequest, key: Authenticated
  * checked against the key's IP allowlist and counted against its rate limit.
  */
 export function authenticationHook(deps: HookDeps) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  return async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<FastifyReply | undefined> => {
     reply.header('Request-Id', request.id);
     reply.header('PatientCare-Version', deps.apiVersions[0]!);
     if (routeConfig(request).public === true) return;
+    if (answerPreflight(request, reply)) return reply.send();
     const key = await identifyKey(deps.db, deps.store, request.headers.authorization, deps.clock());
     if (
       (key.kind === 'secret' || key.kind === 'restricted') &&
@@ -88,6 +93,7 @@ export function authenticationHook(deps: HookDeps) {
       deps.clock(),
     );
     request.apiKey = key;
+    checkOrigin(request, key);
   };
 }
 
