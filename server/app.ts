@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { DEFAULT_HTTP_CONFIG, type HttpConfig, type RateLimitConfig } from './config.js';
 import type { Db } from './db/types.js';
 import { addCorsHeaders } from './http/cors.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { installErrorHandling, sendError } from './http/error-handler.js';
 import { authenticationHook } from './http/hooks.js';
 import { type LogSetting, loggerOptions, logRequestCompleted } from './http/logging.js';
 import { parseQueryString } from './http/querystring.js';
@@ -104,6 +104,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const audit = options.audit ?? null;
   const db = options.db;
 
+  const deps = {
+    db,
+    store,
+    audit,
+    clock,
+    rateLimits: config.rateLimits,
+    apiVersions: config.apiVersions,
+  };
   const app = Fastify({
     logger: loggerOptions(options.logger ?? false, config.logLevel),
     // One line per request is written by `logRequestCompleted`; Fastify's would show the URL.
@@ -118,6 +126,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     // The spec has no HEAD operations; a HEAD would run (and audit) a GET handler.
     exposeHeadRoutes: false,
+    // Errors the router raises before any hook (bad percent-encoding, over-long path
+    // parameters) get the envelope too, instead of Fastify's own body.
+    frameworkErrors: (error, request, reply) => void sendError(deps, request, reply, error),
   });
 
   // JSON is the only media type: drop the text/plain parser, and read an empty JSON body as no
@@ -134,14 +145,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     parseJson(request, text, done);
   });
 
-  const deps = {
-    db,
-    store,
-    audit,
-    clock,
-    rateLimits: config.rateLimits,
-    apiVersions: config.apiVersions,
-  };
   app.decorateRequest('apiKey', null);
   app.addHook('onRequest', authenticationHook(deps));
   app.addHook('onResponse', async (request, reply) => logRequestCompleted(request, reply));

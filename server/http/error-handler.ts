@@ -19,6 +19,7 @@ const FASTIFY_CODES: Readonly<Record<string, ConstructorParameters<typeof ApiErr
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'body_invalid_json',
   FST_ERR_NOT_FOUND: 'route_missing',
   FST_ERR_BAD_URL: 'route_missing',
+  FST_ERR_MAX_PARAM_LENGTH: 'parameter_invalid',
 };
 
 /** Maps anything thrown to an `ApiError`. */

@@ -83,6 +83,38 @@ describe('bad input is the documented error, never a 500', () => {
     expect(res.body.error.code).toBe('route_missing');
   });
 
+  it("a path with broken percent-encoding → the envelope, not Fastify's body", async () => {
+    const res = await t.request({
+      method: 'GET',
+      url: '/v1/widgets/%E0%A4%A',
+      key: t.keys.secret.secret,
+    });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('route_missing');
+  });
+
+  it('an over-long path parameter → 400 parameter_invalid', async () => {
+    const res = await t.request({
+      method: 'GET',
+      url: `/v1/widgets/${'a'.repeat(300)}`,
+      key: t.keys.secret.secret,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('parameter_invalid');
+  });
+
+  it('a Content-Length that does not match the body → 400', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/v1/widgets',
+      key: t.keys.secret.secret,
+      payload: '{"name":{"family":"A"}}',
+      headers: { 'content-type': 'application/json', 'content-length': '5' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('body_invalid_json');
+  });
+
   it('an unknown route without a key → 401 (authentication comes first)', async () => {
     const res = await t.request({ method: 'GET', url: '/v1/nothing' });
     expect(res.status).toBe(401);
