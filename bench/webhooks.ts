@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { verifyWebhook } from '../client/webhook.js';
@@ -261,7 +261,7 @@ async function runBench(): Promise<void> {
 
 Command: \`${command}\` — ${dialect}, one worker (concurrency ${CONCURRENCY}), receiver on
 127.0.0.1 in its own process verifying every signature with \`verifyWebhook\`, Node ${process.version},
-${cpus().length} CPU cores shared with other work.
+${cpus().length} CPU cores shared with other work (1-min load average at the end: ${loadavg()[0]!.toFixed(1)}).
 
 | figure | result | target |
 |---|---|---|
