@@ -10,7 +10,7 @@ import { paginate } from '../repos/pagination.js';
 import type { AppHandler } from './types.js';
 
 /** Events are listed and retrievable for this long (the spec: "kept 30 days"). */
-export const EVENT_RETENTION_SECONDS = 30 * 24 * 3600;
+const EVENT_RETENTION_SECONDS = 30 * 24 * 3600;
 
 /** GET /v1/events */
 export const listEvents: AppHandler<'listEvents'> = async (request, ctx) => {

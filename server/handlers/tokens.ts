@@ -10,7 +10,7 @@ import { insertToken } from '../repos/tokens.js';
 import type { AppHandler } from './types.js';
 
 /** How long an intake token can be exchanged, in seconds (`expires` = `created` + 600). */
-export const TOKEN_TTL_SECONDS = 10 * 60;
+const TOKEN_TTL_SECONDS = 10 * 60;
 
 /** POST /v1/tokens */
 export const createToken: AppHandler<'createToken'> = async (request, ctx) => {
