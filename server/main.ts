@@ -10,6 +10,7 @@ import { AuditWriter } from './audit/index.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDb } from './db/open.js';
 import { ensureInitialTestKey } from './keys/index.js';
+import { startBackgroundWork } from './webhooks/background.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
     logger: { level: config.logLevel },
     docs: { specPath: 'spec/openapi.yaml', buildDir: 'build/docs' },
   });
+  // Webhook delivery and the test-mode clearinghouse (WORKER=off leaves them to `npm run worker`).
+  const background = startBackgroundWork({ db, log: app.log });
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -42,6 +45,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       await app.close();
+      await background.stop();
       await audit.close();
       await db.close();
       process.exit(0);
