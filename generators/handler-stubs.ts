@@ -10,8 +10,12 @@
  * quadratic: each edit re-walks the file).
  */
 import { createRequire } from 'node:module';
-import ts from 'typescript';
+import type * as TypeScript from 'typescript';
 import { kebabCase, literal } from './names.js';
+
+const require = createRequire(import.meta.url);
+/** Loaded with `require`: an ESM import of this 9 MB CommonJS module costs ~1 s (see types.ts). */
+const ts: typeof TypeScript = require('typescript');
 
 /** What the reconciliation needs to know about an operation. */
 export interface StubOperation {
@@ -120,7 +124,7 @@ interface ModuleExports {
 function exportsOf(name: string, text: string): ModuleExports {
   const file = ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   const found: ModuleExports = { names: new Set(), annotated: new Map(), imported: new Set() };
-  const exported = (node: ts.Node) =>
+  const exported = (node: TypeScript.Node) =>
     ts.canHaveModifiers(node) &&
     (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
   for (const statement of file.statements) {
@@ -184,7 +188,7 @@ function appendStubs(name: string, text: string, imported: Set<string>, stubs: s
 
 /** ts-morph, loaded on first use only; CommonJS, so `require` keeps this function synchronous. */
 function loadTsMorph(): typeof import('ts-morph') {
-  return createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
+  return require('ts-morph') as typeof import('ts-morph');
 }
 
 function importLine(entry: (typeof STUB_IMPORTS)[number]): string {

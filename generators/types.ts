@@ -12,13 +12,27 @@
  *
  * The document is already linted and bundled, so this calls openapi-typescript's `transformSchema`
  * directly instead of `openapiTS()`, which would lint and bundle the whole document a second
- * time (about 2 s on GitHub's document); see `openapi-typescript-parts.d.ts` for the imports.
+ * time (about 2 s on GitHub's document).
  */
+import { createRequire } from 'node:module';
+import type * as OpenApiTypescript from 'openapi-typescript';
 import type { GlobalContext, OpenAPI3 } from 'openapi-typescript';
-import { astToString } from 'openapi-typescript/dist/lib/ts.js';
-import { resolveRef, scanDiscriminators } from 'openapi-typescript/dist/lib/utils.js';
-import transformSchema from 'openapi-typescript/dist/transform/index.js';
 import type { OpenApiDocument } from './document.js';
+
+/**
+ * openapi-typescript's CommonJS build, part by part. Its package root also loads its own Redocly
+ * 1.x at import time (this module never uses it), and importing its ESM build makes Node run the
+ * CommonJS export scanner over TypeScript's 9 MB compiler under the tsx loader: together about a
+ * second and 80 MB on every `npm run generate`. The version is pinned exactly; the generator
+ * tests exercise these three entry points.
+ */
+const require = createRequire(import.meta.url);
+const transformSchema: typeof OpenApiTypescript.transformSchema = require('openapi-typescript/dist/transform/index.cjs');
+const {
+  resolveRef,
+  scanDiscriminators,
+}: typeof OpenApiTypescript = require('openapi-typescript/dist/lib/utils.cjs');
+const { astToString }: typeof OpenApiTypescript = require('openapi-typescript/dist/lib/ts.cjs');
 
 /**
  * `transformSchema` never reads `ctx.redoc` (only `openapiTS()` lints and bundles with it, the
