@@ -86,8 +86,12 @@ function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObje
   const branchValidators: ValidateFunction[] = Array.isArray(branches)
     ? branches.map((b) => ajv.compile(b as object))
     : [];
+  const branchFields = Array.isArray(branches)
+    ? branches.map((b) => Object.keys((resolveRefs(ajv, b).properties ?? {}) as object))
+    : [];
   return (body) => {
     if (validate(body)) return null;
+    rejectMixedBranches(branchFields, body);
     let best: readonly ErrorObject[] = validate.errors ?? [];
     if (branchValidators.length > 0) {
       let fewest = Number.POSITIVE_INFINITY;
@@ -102,6 +106,32 @@ function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObje
     }
     return [...best];
   };
+}
+
+/**
+ * A body that uses fields only one `oneOf` branch has together with fields only another has
+ * (createPatient: `token` with patient fields) is two requests in one: 400
+ * `parameters_exclusive` naming both, rather than "unknown field" from whichever branch won.
+ */
+function rejectMixedBranches(branchFields: readonly string[][], body: unknown): void {
+  if (branchFields.length < 2 || body === null || typeof body !== 'object') return;
+  const keys = Object.keys(body);
+  const owned = branchFields.map((fields, i) =>
+    keys.filter(
+      (k) => fields.includes(k) && branchFields.every((other, j) => j === i || !other.includes(k)),
+    ),
+  );
+  const used = owned
+    .map((fields, i) => ({ fields, size: branchFields[i]!.length }))
+    .filter((b) => b.fields.length > 0);
+  if (used.length < 2) return;
+  // Name the field of the smaller alternative (`token`), which is the one to drop or send alone.
+  used.sort((a, b) => a.size - b.size);
+  const [alone, others] = [used[0]!.fields[0]!, used[1]!.fields];
+  throw new ApiError('parameters_exclusive', {
+    param: alone,
+    message: `${alone} cannot be combined with ${others.join(', ')}; send one or the other.`,
+  });
 }
 
 /** Lower-cases header names in a header schema (Node gives header names in lower case). */

@@ -144,10 +144,7 @@ describe('createPatient', () => {
     await createPatient(t, test.secret, other);
   });
 
-  // Known failure, expected to fail until the HTTP layer's body validation maps "token plus
-  // patient fields" to `parameters_exclusive` as the spec says; today it answers
-  // `parameter_unknown` (token) before the handler runs. Flips to a failure when fixed.
-  it.fails('answers 400 parameters_exclusive for a token together with patient fields', async () => {
+  it('answers 400 parameters_exclusive for a token together with patient fields', async () => {
     const { t, test } = fx();
     const res = await t.request({
       method: 'POST',
@@ -155,7 +152,11 @@ describe('createPatient', () => {
       key: test.secret,
       body: { token: 'tok_01JDB2C3D4E5F6G7H8J9K0M1NP', name: { family: 'Rivera' } },
     });
-    expect(errorOf(res)).toMatchObject({ status: 400, code: 'parameters_exclusive' });
+    expect(errorOf(res)).toMatchObject({
+      status: 400,
+      code: 'parameters_exclusive',
+      param: 'token',
+    });
   });
 });
 
