@@ -147,7 +147,9 @@ function report(rows: Row[], runs: number): string {
     {
       encoding: 'utf8',
     },
-  ).trim();
+  )
+    .trim()
+    .replace('Version', 'TypeScript');
   const lines = [
     '# Generate benchmark',
     '',
