@@ -6,7 +6,7 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { DEFAULT_HTTP_CONFIG, type HttpConfig, type RateLimitConfig } from './config.js';
 import type { Db } from './db/types.js';
-import { addCorsHeaders } from './http/cors.js';
+import { addCorsHeaders, registerPreflightRoutes } from './http/cors.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
 import { authenticationHook } from './http/hooks.js';
 import { type LogSetting, loggerOptions, logRequestCompleted } from './http/logging.js';
@@ -164,6 +164,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...deps,
     validators: createValidators(componentSchemas),
   });
+  registerPreflightRoutes(app, routes);
 
   if (options.docs) {
     const { docsPlugin } = await import('./docs/plugin.js');

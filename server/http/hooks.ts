@@ -93,7 +93,12 @@ export function authenticationHook(deps: HookDeps) {
       deps.clock(),
     );
     request.apiKey = key;
-    checkOrigin(request, key);
+    try {
+      checkOrigin(request, key);
+    } catch (error) {
+      auditDenied(deps, request, key);
+      throw error;
+    }
   };
 }
 
