@@ -1,0 +1,15 @@
+/** Runs `task(i)` for i in [0, count) with at most `concurrency` in flight. */
+export async function runPool(
+  count: number,
+  concurrency: number,
+  task: (index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      await task(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+}
