@@ -1,0 +1,404 @@
+/**
+ * `npm run bench:server`: HTTP figures of the service on this machine, with autocannon in this
+ * process and each server in a process of its own:
+ *
+ * (a) a bare Fastify route answering the same JSON as (b), the reference;
+ * (b) `GET /v1/patients?limit=10` on the real service (`server/main.ts`, as `npm start` runs
+ *     it: auth, validation, rate limit raised out of the way, audit, SQLite file, info logs);
+ * (c) `POST /v1/patients` with a fresh `Idempotency-Key` on every request;
+ * (d) the service process's RSS, sampled from /proc every 100 ms under load (max).
+ *
+ * (a) and (b) alternate within each run, so both see the same machine load. Medians of the
+ * runs go to `bench/results/server.md` (or `--out`); nothing is asserted.
+ *
+ *   npm run bench:server [-- --runs 3 --seconds 10 --connections 50 --out FILE]
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    out: { type: 'string' },
+    role: { type: 'string', default: 'bench' },
+    port: { type: 'string' },
+    body: { type: 'string' },
+    // Profiling aid: extra environment for the service, e.g. `--env LOG_LEVEL=warn`.
+    env: { type: 'string', multiple: true },
+    // Profiling aid: a flag for the service's node, e.g. `--node-arg=--cpu-prof`.
+    'node-arg': { type: 'string', multiple: true },
+    only: { type: 'string' },
+  },
+});
+const RUNS = Number(values.runs);
+const SECONDS = Number(values.seconds);
+const CONNECTIONS = Number(values.connections);
+const ROOT = join(import.meta.dirname, '..');
+const OUT = values.out ?? join(import.meta.dirname, 'results', 'server.md');
+
+if (values.role === 'bare') {
+  await runBare(Number(values.port), values.body ?? '');
+} else {
+  await runBench();
+}
+
+/**
+ * (a): the least a Fastify route can do with the same payload. The list is parsed once and
+ * serialised per request (as the service does), without logging, hooks or schemas.
+ */
+async function runBare(port: number, bodyFile: string): Promise<void> {
+  const { default: Fastify } = await import('fastify');
+  const payload = JSON.parse(readFileSync(bodyFile, 'utf8')) as unknown;
+  const app = Fastify({ logger: false });
+  app.get('/v1/patients', async () => payload);
+  await app.listen({ host: '127.0.0.1', port });
+}
+
+/** A port free right now on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Resolves once `url` answers 200, polling; gives up after 60 s. */
+async function waitUntilUp(url: string, headers: Record<string, string> = {}): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url, { headers });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`server at ${url} did not come up`);
+}
+
+/** RSS of a process in bytes, from /proc (Linux); undefined elsewhere. */
+function rssOf(pid: number): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+interface Figure {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  load: number;
+  rssMax?: number;
+}
+
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function packageVersion(name: string): string {
+  const file = join(ROOT, 'node_modules', name, 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+async function runBench(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'patient-care-bench-server-'));
+  const dbPath = join(dir, 'bench.db');
+  const children: ChildProcess[] = [];
+  try {
+    // The key is made before the service starts, so the service never prints it.
+    const { openDb } = await import('../server/db/open.js');
+    const { createKey } = await import('../server/keys/index.js');
+    const setup = await openDb(`sqlite:${dbPath}`);
+    const { secret } = await createKey(setup, { kind: 'secret', livemode: false });
+    await setup.close();
+    const auth = { authorization: `Bearer ${secret}` };
+
+    const servicePort = await freePort();
+    const extraEnv = Object.fromEntries(
+      (values.env ?? []).map((pair) => [
+        pair.slice(0, pair.indexOf('=')),
+        pair.slice(pair.indexOf('=') + 1),
+      ]),
+    );
+    const service = spawn(
+      process.execPath,
+      [...(values['node-arg'] ?? []), '--import', 'tsx', 'server/main.ts'],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          DATABASE_URL: `sqlite:${dbPath}`,
+          HOST: '127.0.0.1',
+          PORT: String(servicePort),
+          // Raised so the figure is the service's, not the limiter refusing (a 429 is cheap).
+          RATE_LIMIT_TEST: '1000000',
+          LOG_LEVEL: 'info',
+          ...extraEnv,
+        },
+        // Logs go to /dev/null: written and paid for, as in production, but not read here.
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    children.push(service);
+    const base = `http://127.0.0.1:${servicePort}`;
+    await waitUntilUp(`${base}/v1/patients?limit=1`, auth);
+
+    // 12 patients with a few fields each: a page of 10 is a list of about 2.4 KB.
+    for (let i = 0; i < 12; i++) {
+      const res = await fetch(`${base}/v1/patients`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify({
+          name: { family: `Bench${i}`, given: ['Ada'] },
+          birth_date: '1980-01-02',
+        }),
+      });
+      if (res.status !== 200) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
+    }
+    const listRes = await fetch(`${base}/v1/patients?limit=10`, { headers: auth });
+    const listText = await listRes.text();
+    const bodyFile = join(dir, 'list.json');
+    writeFileSync(bodyFile, listText);
+
+    const barePort = await freePort();
+    const bare = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        import.meta.filename,
+        '--role',
+        'bare',
+        '--port',
+        String(barePort),
+        '--body',
+        bodyFile,
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+    );
+    children.push(bare);
+    await waitUntilUp(`http://127.0.0.1:${barePort}/v1/patients?limit=10`);
+    const bareText = await (
+      await fetch(`http://127.0.0.1:${barePort}/v1/patients?limit=10`)
+    ).text();
+    if (bareText !== listText) throw new Error('the bare route does not answer the same JSON');
+
+    const servicePid = service.pid!;
+    const measure = async (
+      label: string,
+      options: Partial<autocannon.Options>,
+      sampleRss: boolean,
+    ): Promise<Figure> => {
+      let rssMax = 0;
+      const timer = sampleRss
+        ? setInterval(() => {
+            rssMax = Math.max(rssMax, rssOf(servicePid) ?? 0);
+          }, 100)
+        : undefined;
+      const result = await autocannon({
+        connections: CONNECTIONS,
+        duration: SECONDS,
+        ...options,
+      } as autocannon.Options);
+      if (timer) clearInterval(timer);
+      const figure: Figure = {
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        non2xx: result.non2xx,
+        errors: result.errors + result.timeouts,
+        load: loadavg()[0]!,
+        ...(sampleRss ? { rssMax } : {}),
+      };
+      process.stdout.write(
+        `${label}: ${Math.round(figure.rps)} req/s, p50 ${figure.p50} ms, p99 ${figure.p99} ms, non-2xx ${figure.non2xx}, errors ${figure.errors}, load ${figure.load.toFixed(2)}${sampleRss ? `, RSS max ${(rssMax / 2 ** 20).toFixed(0)} MB` : ''}\n`,
+      );
+      return figure;
+    };
+
+    const loadStart = loadavg();
+    const bareRuns: Figure[] = [];
+    const getRuns: Figure[] = [];
+    const postRuns: Figure[] = [];
+    const only = values.only;
+    for (let run = 1; run <= RUNS; run++) {
+      if (only === undefined || only === 'get') {
+        bareRuns.push(
+          await measure(
+            `run ${run} bare Fastify`,
+            { url: `http://127.0.0.1:${barePort}/v1/patients?limit=10` },
+            false,
+          ),
+        );
+        getRuns.push(
+          await measure(
+            `run ${run} GET /v1/patients`,
+            { url: `${base}/v1/patients?limit=10`, headers: auth },
+            true,
+          ),
+        );
+      }
+    }
+    const postBody = JSON.stringify({
+      name: { family: 'Loadtest', given: ['Ada'] },
+      birth_date: '1980-01-02',
+      email: 'ada@example.test',
+    });
+    for (let run = 1; run <= RUNS; run++) {
+      if (only === undefined || only === 'post') {
+        postRuns.push(
+          await measure(
+            `run ${run} POST /v1/patients`,
+            {
+              url: base,
+              requests: [
+                {
+                  method: 'POST',
+                  path: '/v1/patients',
+                  headers: { ...auth, 'content-type': 'application/json' },
+                  body: postBody,
+                  // A fresh key per request: every POST is a new create, not a replay.
+                  setupRequest: (request) => ({
+                    ...request,
+                    headers: { ...request.headers, 'idempotency-key': randomUUID() },
+                  }),
+                },
+              ],
+            },
+            true,
+          ),
+        );
+      }
+    }
+    const loadEnd = loadavg();
+
+    writeReport({
+      bareRuns,
+      getRuns,
+      postRuns,
+      listBytes: Buffer.byteLength(listText),
+      loadStart,
+      loadEnd,
+    });
+  } finally {
+    for (const child of children) await stop(child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface ReportInput {
+  bareRuns: Figure[];
+  getRuns: Figure[];
+  postRuns: Figure[];
+  listBytes: number;
+  loadStart: number[];
+  loadEnd: number[];
+}
+
+function writeReport(input: ReportInput): void {
+  const { bareRuns, getRuns, postRuns } = input;
+  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`;
+  const loads = (figs: Figure[]) => figs.map((f) => f.load.toFixed(2)).join(', ');
+  const rows: string[] = [];
+  const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+  if (getRuns.length > 0) {
+    const bare = median(bareRuns.map((f) => f.rps));
+    const get = median(getRuns.map((f) => f.rps));
+    const p99 = median(getRuns.map((f) => f.p99));
+    const ratio = get / bare;
+    rows.push(
+      `| (a) bare Fastify, same JSON | ${fmt(bare)} req/s, p99 ${median(bareRuns.map((f) => f.p99))} ms | reference | — | ${loads(bareRuns)} |`,
+      `| (b) GET /v1/patients?limit=10 | ${fmt(get)} req/s (${(ratio * 100).toFixed(0)}% of (a)) | ≥ 50% of (a) | ${verdict(ratio >= 0.5)} | ${loads(getRuns)} |`,
+      `| (b) GET p99 latency | ${p99} ms (p50 ${median(getRuns.map((f) => f.p50))} ms) | < 20 ms | ${verdict(p99 < 20)} | |`,
+    );
+  }
+  if (postRuns.length > 0) {
+    const post = median(postRuns.map((f) => f.rps));
+    rows.push(
+      `| (c) POST /v1/patients, fresh Idempotency-Key | ${fmt(post)} req/s, p99 ${median(postRuns.map((f) => f.p99))} ms | ≥ 2,000 /s | ${verdict(post >= 2000)} | ${loads(postRuns)} |`,
+    );
+  }
+  const rssRuns = [...getRuns, ...postRuns];
+  if (rssRuns.length > 0) {
+    const rss = Math.max(...rssRuns.map((f) => f.rssMax ?? 0));
+    rows.push(
+      `| (d) service RSS under load (max of all samples) | ${mb(rss)} | < 200 MB | ${verdict(rss < 200 * 2 ** 20)} | |`,
+    );
+  }
+  const perRun = [
+    ...bareRuns.map((f, i) => ['(a) bare', i, f] as const),
+    ...getRuns.map((f, i) => ['(b) GET', i, f] as const),
+    ...postRuns.map((f, i) => ['(c) POST', i, f] as const),
+  ].map(
+    ([name, i, f]) =>
+      `| ${name} | ${i + 1} | ${fmt(f.rps)} | ${f.p50} | ${f.p99} | ${f.non2xx} | ${f.errors} | ${f.rssMax === undefined ? '—' : mb(f.rssMax)} | ${f.load.toFixed(2)} |`,
+  );
+  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  const args = [
+    values.runs !== '3' ? `--runs ${RUNS}` : '',
+    values.seconds !== '10' ? `--seconds ${SECONDS}` : '',
+    values.connections !== '50' ? `--connections ${CONNECTIONS}` : '',
+    ...(values.env ?? []).map((pair) => `--env ${pair}`),
+    values.only ? `--only ${values.only}` : '',
+  ].filter((a) => a !== '');
+  const command = `npm run bench:server${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
+  const report = `# Service HTTP benchmark (bench/server.ts)
+
+Command: \`${command}\` — autocannon ${packageVersion('autocannon')} in the bench process,
+${CONNECTIONS} connections, ${SECONDS} s per measurement, 127.0.0.1, ${RUNS} run(s); figures are medians of the runs
+(req/s is autocannon's mean of per-second samples). The service is \`server/main.ts\` (what
+\`npm start\` runs) in its own process on a SQLite file (WAL, synchronous=FULL), info-level logs
+written to /dev/null, \`RATE_LIMIT_TEST=1000000\` so the limiter counts every request (one
+database write each) but never refuses. The bare route runs in another process. (a) and (b)
+alternate inside each run. The list body is ${input.listBytes.toLocaleString('en-US')} bytes (10 patients).
+
+Machine: ${cpus().length} × ${cpu} (nproc ${cpus().length}, shared with other work), ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM
+(${(freemem() / 2 ** 30).toFixed(1)} GB free at the end); 1/5/15-min load average at start
+${input.loadStart.map((l) => l.toFixed(2)).join(' / ')}, at end ${input.loadEnd.map((l) => l.toFixed(2)).join(' / ')}.
+Versions: Node ${process.version}, fastify ${packageVersion('fastify')}, better-sqlite3 ${packageVersion('better-sqlite3')}, autocannon ${packageVersion('autocannon')}.
+
+| figure | result (median) | target (issue 4) | | 1-min load per run |
+|---|---|---|---|---|
+${rows.join('\n')}
+
+## Every run
+
+| measurement | run | req/s | p50 ms | p99 ms | non-2xx | errors | RSS max | 1-min load |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+${perRun.join('\n')}
+`;
+  mkdirSync(dirname(OUT), { recursive: true });
+  writeFileSync(OUT, report);
+  process.stdout.write(`\n${report}`);
+}
