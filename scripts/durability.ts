@@ -63,7 +63,7 @@ if (values.only !== 'crash') {
     const writes = Number(values.faults);
     const faultRounds = [
       { points: ['posix/io/rw/pwrite'], probability: 0.02 },
-      { points: ['posix/io/rw/pwrite'], probability: 0.1 },
+      { points: ['posix/io/rw/pwrite'], probability: 0.05 },
       { points: ['posix/io/sync/fsync', 'posix/io/sync/fdatasync'], probability: 0.2 },
     ];
     for (const round of faultRounds) {

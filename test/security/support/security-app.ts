@@ -1,0 +1,127 @@
+/**
+ * The service as the security suite attacks it: the real route table and handlers on
+ * in-memory SQLite, the app's pino output captured line by line, and keys of every kind in
+ * both modes with one patient, appointment, claim, webhook and event per mode.
+ */
+import type { FastifyInstance } from 'fastify';
+import { componentSchemas, routes } from '../../../generated/routes.js';
+import type { RouteDefinition } from '../../../server/http/route-types.js';
+import { ALL_SCOPES } from '../../../server/keys/index.js';
+import { createKey } from '../../../server/keys/store.js';
+import { buildTestApp, type TestApp, type TestAppOptions } from '../../support/app.js';
+
+export { componentSchemas, routes };
+
+/** Ids of the objects seeded in one mode, by id prefix. */
+export type SeededIds = Record<'pat' | 'pat2' | 'appt' | 'appt2' | 'clm' | 'wh' | 'evt', string>;
+
+export interface SecurityApp {
+  t: TestApp;
+  /** Every line the app logged (pino JSON). */
+  logs: string[];
+  keys: {
+    secret: string;
+    live: string;
+    publishable: string;
+    livePublishable: string;
+    /** Restricted, every scope. */
+    restrictedAll: string;
+    /** Ephemeral for `test.pat`, every ephemeral scope. */
+    ephemeral: string;
+  };
+  test: SeededIds;
+  live: SeededIds;
+  close(): Promise<void>;
+}
+
+/** A valid claim for `patient`. */
+export function claimBody(patient: string): Record<string, unknown> {
+  return {
+    patient,
+    billing_type: 'self_pay',
+    type: 'professional',
+    billing_provider: { npi: '1234567893', tax_id: '12-3456789' },
+    diagnoses: [{ sequence: 1, system: 'icd10', code: 'I10' }],
+    line_items: [
+      {
+        sequence: 1,
+        procedure_code: '99213',
+        diagnosis_sequences: [1],
+        service_date: '2026-10-30',
+        quantity: 1,
+        unit_amount: 10000,
+      },
+    ],
+    currency: 'usd',
+  };
+}
+
+async function seed(t: TestApp, key: string, hookUrl: string): Promise<SeededIds> {
+  const make = async (url: string, body: unknown): Promise<string> => {
+    const res = await t.request({ method: 'POST', url, key, body });
+    if (res.status !== 200) throw new Error(`seeding ${url} failed: ${res.text}`);
+    return res.body.id as string;
+  };
+  const pat = await make('/v1/patients', { name: { family: 'Seeded' } });
+  const pat2 = await make('/v1/patients', { name: { family: 'Other' } });
+  const appt = await make('/v1/appointments', { patient: pat, practitioner: 'Dr. Lee' });
+  const appt2 = await make('/v1/appointments', { patient: pat2, practitioner: 'Dr. Lee' });
+  const clm = await make('/v1/claims', claimBody(pat));
+  const wh = await make('/v1/webhooks', { url: hookUrl, enabled_events: ['*'] });
+  const events = await t.request({ method: 'GET', url: '/v1/events', key });
+  const evt = events.body.data[0].id as string;
+  return { pat, pat2, appt, appt2, clm, wh, evt };
+}
+
+/** Builds the app, keys and seeded objects. */
+export async function buildSecurityApp(options: TestAppOptions = {}): Promise<SecurityApp> {
+  const logs: string[] = [];
+  const t = await buildTestApp({
+    logger: { level: 'debug', stream: { write: (line: string) => void logs.push(line) } },
+    ...options,
+  });
+  const key = async (opts: Parameters<typeof createKey>[1]) =>
+    (await createKey(t.db, { nowMs: t.clock.now, ...opts })).secret;
+  const secret = await key({ kind: 'secret', livemode: false });
+  const live = await key({ kind: 'secret', livemode: true });
+  const test = await seed(t, secret, 'http://127.0.0.1:9/hooks');
+  const liveIds = await seed(t, live, 'https://93.184.215.14/hooks');
+  const ek = await t.request({
+    method: 'POST',
+    url: '/v1/ephemeral_keys',
+    key: secret,
+    body: {
+      patient: test.pat,
+      scopes: ['patients:read', 'appointments:read', 'appointments:write'],
+    },
+  });
+  return {
+    t,
+    logs,
+    keys: {
+      secret,
+      live,
+      publishable: await key({ kind: 'publishable', livemode: false }),
+      livePublishable: await key({ kind: 'publishable', livemode: true }),
+      restrictedAll: await key({ kind: 'restricted', livemode: false, scopes: [...ALL_SCOPES] }),
+      ephemeral: ek.body.secret as string,
+    },
+    test,
+    live: liveIds,
+    close: () => t.close(),
+  };
+}
+
+/** The id prefix a route's `{id}` takes (`pat`, `appt`, …), read from its schema's pattern. */
+export function idPrefix(route: RouteDefinition): string | undefined {
+  const ref = (route.schemas.params?.properties as Record<string, { $ref?: string }> | undefined)
+    ?.id?.$ref;
+  if (ref === undefined) return undefined;
+  const schema = componentSchemas.find((s) => s.$id === ref);
+  return /^\^([a-z]+)_/.exec(String(schema?.pattern))?.[1];
+}
+
+/** The app of `t`, for raw `inject` calls the response checker would refuse. */
+export function rawApp(app: SecurityApp): FastifyInstance {
+  return app.t.app;
+}
