@@ -13,9 +13,11 @@ const BUSY_TIMEOUT_MS = 5000;
  * a file (its folder is created) or `:memory:`.
  *
  * better-sqlite3 is synchronous; this adapter makes it async and keeps interleaved requests
- * apart: one writer connection guarded by a FIFO lock (a transaction holds it from
- * `BEGIN IMMEDIATE` to `COMMIT`, across awaits), and, for files, a second read-only
- * connection so plain reads never wait for a transaction and never see uncommitted rows.
+ * apart: one writer connection guarded by a FIFO lock (a transaction holds it across its
+ * awaits), and, for files, a second read-only connection so plain reads never wait for a
+ * transaction and never see uncommitted rows. Transactions are group-committed (see
+ * `SqliteDb.transaction`): with fsync costing milliseconds, one `COMMIT` per request would cap
+ * writes at the disk's fsync rate, and each fsync blocks the event loop.
  */
 export function openSqlite(path: string): SqliteDb {
   const memory = path === ':memory:' || path === '';
@@ -27,6 +29,26 @@ export function openSqlite(path: string): SqliteDb {
   return new SqliteDb(writer, memory ? undefined : path);
 }
 
+/**
+ * Most transactions committed by one `COMMIT`. A batch normally closes at the end of the event
+ * loop turn it was opened in; this bounds it when requests keep arriving within one turn.
+ */
+const MAX_BATCH = 256;
+
+/** A transaction's caller, waiting for the `COMMIT` of the batch it ran in. */
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** One SQLite transaction on the writer holding the work of several `transaction` calls. */
+interface Batch {
+  /** Opened with `synchronous=FULL` (any durable unit) or `OFF` (only non-durable units). */
+  readonly durable: boolean;
+  readonly waiters: Waiter[];
+  units: number;
+}
+
 export class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const;
   readonly #writer: StatementCache;
@@ -36,6 +58,9 @@ export class SqliteDb implements Db {
   #closed = false;
   // The writer's current synchronous mode: FULL (durable) as opened.
   #durable = true;
+  /** The open batch (a `BEGIN IMMEDIATE` not yet committed), if any. */
+  #batch: Batch | undefined;
+  #commitScheduled = false;
 
   constructor(writer: Database.Database, readerPath: string | undefined) {
     this.#writer = new StatementCache(writer);
@@ -45,60 +70,149 @@ export class SqliteDb implements Db {
   async get<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined> {
     const reader = this.#readerFor(sql);
     if (reader) return reader.get<T>(sql, params);
-    return this.#exclusive(() => this.#writer.get<T>(sql, params));
+    // On the writer (memory databases, writes with RETURNING): a unit of its own, answered
+    // once its batch commits, so it never hands out rows that could still be rolled back.
+    return this.transaction(async (tx) => tx.get<T>(sql, params));
   }
 
   async all<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
     const reader = this.#readerFor(sql);
     if (reader) return reader.all<T>(sql, params);
-    return this.#exclusive(() => this.#writer.all<T>(sql, params));
+    return this.transaction(async (tx) => tx.all<T>(sql, params));
   }
 
   async run(sql: string, params?: SqlParams): Promise<RunResult> {
-    return this.#exclusive(() => this.#writer.run(sql, params));
+    return this.transaction(async (tx) => tx.run(sql, params));
   }
 
+  /**
+   * Group commit. Each call is a unit: it runs alone on the writer (FIFO lock, held across its
+   * awaits) inside a savepoint of the open batch transaction, so a unit that throws rolls back
+   * alone. The batch commits once the event loop turn that opened it has run every unit that
+   * arrived (`setImmediate`), or at `MAX_BATCH` units; durable units resolve only after that
+   * `COMMIT` returned (synchronous=FULL), so one fsync acknowledges every write in the batch.
+   * Non-durable units (`durable: false`) resolve at their savepoint's release: they may be
+   * lost with a crash or with a failing batch, which is their contract.
+   */
   async transaction<T>(fn: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T> {
     this.#assertOpen();
     await this.#lock.acquire();
     const durable = options?.durable !== false;
-    const tx = new SqliteTx(this.#writer, 1);
+    let committed: Promise<void> | undefined;
+    let result: T;
     try {
-      this.#setDurable(durable);
-      this.#writer.run('BEGIN IMMEDIATE');
+      this.#assertOpen();
+      const batch = this.#openBatch(durable);
+      const tx = new SqliteTx(this.#writer, 1);
+      this.#writer.run('SAVEPOINT unit');
       try {
-        const result = await fn(tx);
-        this.#writer.run('COMMIT');
-        return result;
+        result = await fn(tx);
+        this.#writer.run('RELEASE unit');
       } catch (err) {
-        if (this.#writer.connection.inTransaction) this.#writer.run('ROLLBACK');
+        this.#rollbackUnit(batch);
         throw err;
+      } finally {
+        tx.end();
       }
+      batch.units += 1;
+      if (durable) {
+        committed = new Promise<void>((resolve, reject) => batch.waiters.push({ resolve, reject }));
+      }
+      if (batch.units >= MAX_BATCH) this.#commit();
+      else this.#scheduleCommit();
     } finally {
-      tx.end();
       this.#lock.release();
     }
+    if (committed) await committed;
+    return result;
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#lock.acquire();
     this.#closed = true;
-    this.#reader?.connection.close();
-    this.#writer.connection.close();
-    this.#lock.release();
-  }
-
-  /** Runs a statement on the writer outside any transaction, waiting for the lock if taken. */
-  async #exclusive<T>(fn: () => T): Promise<T> {
-    this.#assertOpen();
-    if (!this.#lock.tryAcquire()) await this.#lock.acquire();
     try {
-      this.#setDurable(true);
-      return fn();
+      this.#commit();
     } finally {
+      this.#reader?.connection.close();
+      this.#writer.connection.close();
       this.#lock.release();
     }
+  }
+
+  /** The batch a unit joins; opens one (BEGIN IMMEDIATE) if none fits. Lock held. */
+  #openBatch(durable: boolean): Batch {
+    const open = this.#batch;
+    // A non-durable batch commits without fsync, so a durable unit may not join it; commit
+    // it first (cheap: nothing to wait for) and open a durable one.
+    if (open && (open.durable || !durable)) return open;
+    if (open) this.#commit();
+    this.#setDurable(durable);
+    this.#writer.run('BEGIN IMMEDIATE');
+    const batch: Batch = { durable, waiters: [], units: 0 };
+    this.#batch = batch;
+    return batch;
+  }
+
+  /** Undoes a failed unit's savepoint; if SQLite rolled the whole batch back, fails it. */
+  #rollbackUnit(batch: Batch): void {
+    try {
+      if (this.#writer.connection.inTransaction) {
+        this.#writer.run('ROLLBACK TO unit');
+        this.#writer.run('RELEASE unit');
+        return;
+      }
+    } catch {
+      // The savepoint is gone with the transaction: handled below.
+    }
+    // Some errors (SQLITE_FULL, IOERR, …) end the transaction: the earlier units' work is
+    // gone too, and their callers must hear it rather than be acknowledged.
+    this.#failBatch(
+      batch,
+      new Error('the batch transaction was rolled back by a failing statement'),
+    );
+  }
+
+  #failBatch(batch: Batch, error: unknown): void {
+    if (this.#batch === batch) this.#batch = undefined;
+    if (this.#writer.connection.inTransaction) {
+      try {
+        this.#writer.run('ROLLBACK');
+      } catch {
+        // Nothing more can be undone; the callers below get the original error.
+      }
+    }
+    for (const waiter of batch.waiters) waiter.reject(error);
+  }
+
+  #scheduleCommit(): void {
+    if (this.#commitScheduled) return;
+    this.#commitScheduled = true;
+    // After the I/O callbacks of this loop turn: requests that arrived together join one batch.
+    setImmediate(() => {
+      this.#commitScheduled = false;
+      void this.#lock.acquire().then(() => {
+        try {
+          if (!this.#closed) this.#commit();
+        } finally {
+          this.#lock.release();
+        }
+      });
+    });
+  }
+
+  /** Commits the open batch, then tells its waiters. Lock held. */
+  #commit(): void {
+    const batch = this.#batch;
+    if (!batch) return;
+    try {
+      this.#writer.run('COMMIT');
+    } catch (err) {
+      this.#failBatch(batch, err);
+      return;
+    }
+    this.#batch = undefined;
+    for (const waiter of batch.waiters) waiter.resolve();
   }
 
   // Reads go to the read-only connection (files only): WAL lets it see the last commit
@@ -122,9 +236,9 @@ export class SqliteDb implements Db {
   }
 
   /**
-   * Switches the writer between `synchronous=FULL` and `OFF` only when the next commit
-   * needs the other mode, so a run of non-durable commits (rate limits) pays no pragma.
-   * Called with the lock held, outside any transaction.
+   * Switches the writer between `synchronous=FULL` and `OFF` only when the next batch needs
+   * the other mode, so a run of non-durable batches (rate limits) pays no pragma. Called with
+   * the lock held, outside any transaction (SQLite refuses the change inside one).
    */
   #setDurable(durable: boolean): void {
     if (this.#durable === durable) return;
