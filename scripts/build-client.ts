@@ -45,7 +45,7 @@ const INDEX_ENTRY = `${HEADER}
  * The Patient-Care API client, safe for browsers and servers. Webhook verification needs
  * Node's crypto and lives in the \`${PACKAGE_NAME}/webhooks\` entry.
  */
-import type { components } from './generated/types.js';
+import type { components, Readable, Writable } from './generated/types.js';
 
 export * from './client/index.js';
 export {
@@ -57,9 +57,19 @@ export {
   operations,
   type PatientCareClient,
 } from './generated/client.js';
-export type { components, operations as OperationTypes, paths } from './generated/types.js';
-/** Every schema of the spec by name, e.g. \`Schemas['Patient']\`. */
-export type Schemas = components['schemas'];
+export type {
+  components,
+  operations as OperationTypes,
+  paths,
+  Readable,
+  Writable,
+} from './generated/types.js';
+
+type Named = components['schemas'];
+/** Every schema of the spec as the API returns it, e.g. \`Schemas['Patient']\`. */
+export type Schemas = { [Name in keyof Named]: Readable<Named[Name]> };
+/** Every schema as a request takes it (readOnly fields left out), e.g. \`RequestSchemas['PatientCreateParams']\`. */
+export type RequestSchemas = { [Name in keyof Named]: Writable<Named[Name]> };
 `;
 
 /** The server entry: webhook signatures (Node-only). */
