@@ -20,8 +20,10 @@
  * an origin list would add nothing. (A list stored on an ephemeral key is still honoured.)
  *
  * Secret and restricted keys are refused from browsers: any request with an `Origin` header
- * and such a key is `403 secret_key_required`, before a handler runs. That refusal is readable
- * by the page, so its developer learns why; no success response of a server key ever is.
+ * of another origin and such a key is `403 secret_key_required`, before a handler runs. That
+ * refusal is readable by the page, so its developer learns why; no success response of a
+ * server key ever is. The service's own pages (the docs explorer, same origin) are exempt: a
+ * developer pastes a test key there on purpose, and no other site can send that `Origin`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
@@ -38,10 +40,16 @@ interface PreflightConfig {
   corsMethods?: readonly string[];
 }
 
-/** The page's origin; `null` (sandboxed frames, `file:`) is a browser origin like any other. */
+/**
+ * The origin of the page that made a cross-origin request, or undefined for requests from
+ * servers and apps (no `Origin`) and from this service's own pages (the docs explorer, where
+ * `Origin` is the API's own origin). `null` (sandboxed frames, `file:` pages) is a browser
+ * origin like any other.
+ */
 function originOf(request: FastifyRequest): string | undefined {
   const origin = request.headers.origin;
-  return typeof origin === 'string' && origin !== '' ? origin : undefined;
+  if (typeof origin !== 'string' || origin === '') return undefined;
+  return origin === `${request.protocol}://${request.host}` ? undefined : origin;
 }
 
 /** Whether a key kind is one browsers may hold. */

@@ -233,6 +233,17 @@ describe('server keys from a browser', () => {
     expect(res.body.error.code).toBe('secret_key_required');
   });
 
+  it("the service's own pages (docs explorer: Origin is the API's origin) may use one", async () => {
+    const res = await t.request({
+      method: 'GET',
+      url: '/v1/widgets',
+      key: t.keys.secret.secret,
+      headers: { origin: 'http://api.clinic.example:4010', host: 'api.clinic.example:4010' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   it('without an Origin header, a server key works and gets no CORS headers', async () => {
     const res = await t.request({ method: 'GET', url: '/v1/widgets', key: t.keys.secret.secret });
     expect(res.status).toBe(200);
