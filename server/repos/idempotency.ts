@@ -49,13 +49,24 @@ const SCOPE = 'key_id = $1 AND livemode = $2 AND idempotency_key = $3';
 export async function beginIdempotent(db: Db, input: BeginInput): Promise<BeginResult> {
   const scope = [input.keyId, input.livemode, input.idempotencyKey];
   for (let round = 0; round < 5; round++) {
-    const inserted = await db.run(
-      `INSERT INTO idempotency_keys (key_id, livemode, idempotency_key, request_hash, state,
-        created_at, locked_at) VALUES ($1, $2, $3, $4, 'running', $5, $5)
-        ON CONFLICT (key_id, livemode, idempotency_key) DO NOTHING`,
-      [...scope, input.requestHash, input.nowMs],
+    // The claim commits without its own fsync: the write it precedes commits durably later
+    // on the same log (SQLite WAL, PostgreSQL WAL), which flushes this earlier commit too, so
+    // an acknowledged write never lacks its claim; a claim lost in a crash answered nothing.
+    const inserted = await db.transaction(
+      (tx) =>
+        tx.run(
+          `INSERT INTO idempotency_keys (key_id, livemode, idempotency_key, request_hash, state,
+            created_at, locked_at) VALUES ($1, $2, $3, $4, 'running', $5, $5)
+            ON CONFLICT (key_id, livemode, idempotency_key) DO NOTHING`,
+          [...scope, input.requestHash, input.nowMs],
+        ),
+      { durable: false },
     );
     if (inserted.changes === 1) return { state: 'started' };
+    // The record in the way may sit in a group commit that has not landed (SQLite): an empty
+    // durable transaction resolves once everything before it committed, so the read below
+    // sees it, and never replays a response that is not yet on disk. Only retries pay this.
+    await db.transaction(async () => {});
 
     const row = await db.get<Row>(`SELECT * FROM idempotency_keys WHERE ${SCOPE}`, scope);
     if (!row) continue; // deleted (abandoned) in between: try to insert again
