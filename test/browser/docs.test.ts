@@ -6,11 +6,10 @@
  *
  * Skipped, with a notice, only where /usr/bin/chromium is missing (`.ci/run` installs it).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { openDb } from '../../server/db/open.js';
@@ -19,19 +18,17 @@ import { bundleSpec } from '../../server/docs/spec-bundle.js';
 import { handlers } from '../../server/handlers/index.js';
 import type { HandlerTable } from '../../server/http/register-routes.js';
 import { createKey } from '../../server/keys/store.js';
+import {
+  haveChromium,
+  type LaunchedChromium,
+  launchChromium,
+  warnIfNoChromium,
+} from './support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SPEC = resolve('spec/openapi.yaml');
 const OUTPUT = resolve('test/output');
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
-const haveChromium = existsSync(CHROMIUM);
-
-if (!haveChromium) {
-  console.warn(
-    `[test/browser/docs] SKIPPED: ${CHROMIUM} not found. Install it with ` +
-      '`apt-get install -y chromium` to run the docs browser test.',
-  );
-}
+warnIfNoChromium('test/browser/docs');
 
 interface SpecOperation {
   method: string;
@@ -93,7 +90,7 @@ describe.skipIf(!haveChromium)('docs and explorer in headless Chromium', () => {
   let app: FastifyInstance;
   let origin: string;
   let secret: string;
-  let profile: string;
+  let browser: LaunchedChromium;
   let context: BrowserContext;
   let page: Page;
   const requested: string[] = [];
@@ -105,22 +102,8 @@ describe.skipIf(!haveChromium)('docs and explorer in headless Chromium', () => {
     app = await startService(db, secret);
     origin = await app.listen({ host: '127.0.0.1', port: 0 });
     mkdirSync(OUTPUT, { recursive: true });
-    profile = mkdtempSync(join(tmpdir(), 'pc-docs-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
+    context = browser.context;
     // Every request of every page, including ones the CSP then blocks.
     context.on('request', (request) => {
       requested.push(request.url());
@@ -132,10 +115,9 @@ describe.skipIf(!haveChromium)('docs and explorer in headless Chromium', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await app?.close();
     await db?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('shows every operation of the spec in /docs', async () => {
