@@ -38,7 +38,7 @@ describe.skipIf(!fiu)('disk faults under libfiu [sqlite]', () => {
       console.log(formatFaultFigures(figures));
       expect(figures.problems).toEqual([]);
       expect(figures.failed).toBeGreaterThan(0);
-    expect(figures.acknowledged).toBeGreaterThan(0);
+      expect(figures.acknowledged).toBeGreaterThan(0);
       expect(figures.lostAfterFault).toBe(0);
       expect(figures.lostAfterRestart).toBe(0);
       expect(figures.servedAfterFault).toBe(figures.servedAfterFaultOf);

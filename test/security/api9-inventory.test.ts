@@ -148,8 +148,8 @@ function registered(): string[] {
     const m = /^(.*?)── (\S+) \(([^)]+)\)$/.exec(line);
     if (!m) continue;
     const depth = Math.floor(m[1]!.length / 4);
-    stack[depth] = (depth === 0 ? '' : stack[depth - 1]) + m[2];
-    for (const method of m[3]!.split(', ')) out.push(`${method} ${stack[depth]}`);
+    stack[depth] = `${depth === 0 ? '' : (stack[depth - 1] ?? '')}${m[2] ?? ''}`;
+    for (const method of (m[3] ?? '').split(', ')) out.push(`${method} ${stack[depth]}`);
   }
   return out;
 }
