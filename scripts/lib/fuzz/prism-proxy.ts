@@ -1,0 +1,63 @@
+/**
+ * `prism proxy` without the CLI's log printer: the same Prism packages and the same settings
+ * the CLI's proxy command uses (request and response validation, security checks, no
+ * `--errors`, no CORS), but the log goes to stdout as pino's JSON lines.
+ *
+ * Why not the CLI itself: it pipes its JSON log through a pretty-printer that re-parses each
+ * line with `jsonrepair`, and for some requests (generated bodies with unusual Unicode) that
+ * fails and the line is replaced by "Invalid JSON and unable to correct" — losing the
+ * "Request received" line, and with it possibly a `Violation`. A checker that can silently
+ * drop violations is no checker, so the fuzzer reads Prism's own JSON instead.
+ *
+ * Usage: node --import tsx scripts/lib/fuzz/prism-proxy.ts <spec> <upstream> <port>
+ */
+import { createRequire } from 'node:module';
+
+// Prism's packages come with `@stoplight/prism-cli` (pinned at 5.14.x); resolve them from it,
+// so the versions are the CLI's own wherever npm placed them.
+const cli = createRequire(
+  createRequire(import.meta.url).resolve('@stoplight/prism-cli/package.json'),
+);
+
+interface PrismServer {
+  listen(port: number, host: string): Promise<string>;
+}
+const { createLogger } = cli('@stoplight/prism-core') as {
+  createLogger(
+    name: string,
+    options: object,
+    destination: NodeJS.WritableStream,
+  ): {
+    child(bindings: object): unknown;
+  };
+};
+const { getHttpOperationsFromSpec } = cli('@stoplight/prism-http') as {
+  getHttpOperationsFromSpec(document: string): Promise<unknown[]>;
+};
+const { createServer } = cli('@stoplight/prism-http-server') as {
+  createServer(operations: unknown[], options: object): PrismServer;
+};
+
+const [document, upstream, port] = process.argv.slice(2);
+if (document === undefined || upstream === undefined || port === undefined) {
+  process.stderr.write('usage: prism-proxy.ts <spec> <upstream> <port>\n');
+  process.exit(2);
+}
+
+const logger = createLogger('CLI', { level: 'info' }, process.stdout);
+const operations = await getHttpOperationsFromSpec(document);
+const server = createServer(operations, {
+  cors: false,
+  config: {
+    validateRequest: true,
+    validateResponse: true,
+    checkSecurity: true,
+    errors: false,
+    isProxy: true,
+    upstream: new URL(upstream),
+    upstreamProxy: undefined,
+    mock: { dynamic: false },
+  },
+  components: { logger: logger.child({ name: 'HTTP SERVER' }) },
+});
+await server.listen(Number(port), '127.0.0.1');

@@ -1,0 +1,212 @@
+/**
+ * Query strings, path parameters and headers of fuzz cases: valid ones generated from the
+ * route's schemas, and broken ones (one parameter at a time) judged by the Ajv oracle on their
+ * text form, since these parts travel as text.
+ */
+import fc from 'fast-check';
+import type { RouteDefinition } from '../../../server/http/route-types.js';
+import { malformedIds } from './ids.js';
+import { arbitraryFor } from './schema-arbitrary.js';
+import type { Schema, SchemaRegistry } from './schema-registry.js';
+import { Picks, reference } from './valid-rules.js';
+import type { World } from './world.js';
+
+/** A query as text: `name=value`, repeated names as arrays, `deepObject` as one nested level. */
+export type QueryText = Record<string, string | string[] | Record<string, string>>;
+
+/** `limit=5&created[gt]=1` (brackets left readable, values percent-encoded). */
+export function serializeQuery(query: QueryText): string {
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (Array.isArray(value)) {
+      for (const v of value) parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(v)}`);
+    } else if (typeof value === 'object') {
+      for (const [sub, v] of Object.entries(value)) {
+        parts.push(
+          `${encodeURIComponent(name)}[${encodeURIComponent(sub)}]=${encodeURIComponent(v)}`,
+        );
+      }
+    } else parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  }
+  return parts.join('&');
+}
+
+function asText(value: unknown): QueryText {
+  const out: QueryText = {};
+  for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+    if (v !== null && typeof v === 'object') {
+      out[name] = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
+    } else out[name] = String(v);
+  }
+  return out;
+}
+
+/** Which prefix a list's ids (cursors) carry, from the cursor parameter's schema pattern. */
+function idPrefix(schema: Schema | undefined, registry: SchemaRegistry): string | undefined {
+  if (schema === undefined) return undefined;
+  const pattern = registry.resolve(schema).pattern;
+  return typeof pattern === 'string' ? /^\^([a-z]+)_/.exec(pattern)?.[1] : undefined;
+}
+
+const IDS_BY_PREFIX: Readonly<Record<string, keyof World>> = {
+  pat: 'patients',
+  appt: 'appointments',
+  clm: 'claims',
+  wh: 'webhooks',
+  evt: 'events',
+};
+
+/** Real ids of the set-up phase for an id prefix. */
+export function worldIds(world: World, prefix: string | undefined): readonly string[] {
+  const key = prefix === undefined ? undefined : IDS_BY_PREFIX[prefix];
+  return key === undefined ? [] : world[key];
+}
+
+/** Valid query strings for `route` (empty string when it has none). */
+export function validQuery(
+  route: RouteDefinition,
+  registry: SchemaRegistry,
+  world: World,
+): fc.Arbitrary<string> {
+  const schema = route.schemas.querystring;
+  if (schema === undefined) return fc.constant('');
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  const cursorPrefix = idPrefix(properties.starting_after, registry);
+  return fc
+    .tuple(arbitraryFor(schema, registry), fc.array(fc.nat(), { minLength: 4, maxLength: 4 }))
+    .map(([value, draws]) => {
+      const query = { ...(value as Record<string, unknown>) };
+      const picks = new Picks(draws);
+      // §5: the two cursors are exclusive; a random well-formed cursor is still a position.
+      if (query.starting_after !== undefined && query.ending_before !== undefined) {
+        delete query[picks.oneIn(2) ? 'starting_after' : 'ending_before'];
+      }
+      for (const cursor of ['starting_after', 'ending_before'] as const) {
+        if (query[cursor] !== undefined) {
+          query[cursor] = reference(worldIds(world, cursorPrefix), cursorPrefix ?? 'x', picks).id;
+        }
+      }
+      if (query.patient !== undefined) query.patient = reference(world.patients, 'pat', picks).id;
+      return serializeQuery(asText(query));
+    });
+}
+
+const BAD_VALUES = ['', 'abc', '-1', '0', '101', '1.5', '1e3', 'true', 'null', '%', 'é', '😀'];
+
+/** Query strings broken in one parameter, with the fault named. */
+export function brokenQuery(
+  route: RouteDefinition,
+  registry: SchemaRegistry,
+  world: World,
+): fc.Arbitrary<{ query: string; why: string }> | undefined {
+  const schema = route.schemas.querystring;
+  if (schema === undefined) return undefined;
+  const names = Object.keys((schema.properties ?? {}) as object);
+  const cursorPrefix = idPrefix(
+    (schema.properties as Record<string, Schema>).starting_after,
+    registry,
+  );
+  const someId = worldIds(world, cursorPrefix)[0] ?? `${cursorPrefix}_00000000000000000000000000`;
+  const badIds = malformedIds(someId, cursorPrefix ?? 'x');
+  const bad = fc.oneof(
+    fc.constantFrom(...BAD_VALUES, ...badIds, 'x'.repeat(4000)),
+    fc.string({ unit: 'grapheme', maxLength: 20 }),
+  );
+  const single = fc.tuple(fc.constantFrom(...names), bad).map(([name, value]) => {
+    const query: QueryText =
+      name === 'created'
+        ? { created: { [value === '' ? 'gt' : 'lte']: value } }
+        : { [name]: value };
+    return { query, why: `query ${name}=${JSON.stringify(value.slice(0, 40))}` };
+  });
+  const shaped = fc.constantFrom<{ query: QueryText; why: string }>(
+    { query: { zzz_unknown: '1' }, why: 'unknown query parameter' },
+    { query: { limit: ['1', '2'] }, why: 'limit given twice' },
+    { query: { created: { between: '1' } }, why: 'unknown created[between]' },
+    { query: { created: '5' }, why: 'created as a scalar, not deepObject' },
+    { query: { created: { gt: '-1' } }, why: 'created[gt] below 0' },
+    { query: { 'limit[x]': '1' }, why: 'limit as an object' },
+  );
+  const judged = fc
+    .oneof(single, shaped)
+    .filter(({ query }) => !registry.validText(schema, query))
+    .map(({ query, why }) => ({ query: serializeQuery(query), why }));
+  if (!names.includes('ending_before')) return judged;
+  // Valid for the schema, refused by the design (§5: the cursors are exclusive).
+  const exclusive = fc.constant({
+    query: serializeQuery({ starting_after: someId, ending_before: someId }),
+    why: 'starting_after and ending_before together',
+  });
+  return fc.oneof({ arbitrary: judged, weight: 5 }, { arbitrary: exclusive, weight: 1 });
+}
+
+/** Malformed path ids for a route with `{id}`, judged by the params schema. */
+export function brokenPathIds(
+  route: RouteDefinition,
+  registry: SchemaRegistry,
+  world: World,
+): fc.Arbitrary<{ id: string; why: string }> | undefined {
+  const schema = route.schemas.params;
+  if (schema === undefined) return undefined;
+  const idSchema = ((schema.properties ?? {}) as Record<string, Schema>).id;
+  const prefix = idPrefix(idSchema, registry) ?? 'x';
+  const someId = worldIds(world, prefix)[0] ?? `${prefix}_00000000000000000000000000`;
+  return fc
+    .oneof(
+      fc.constantFrom(...malformedIds(someId, prefix)),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
+    )
+    .filter((id) => !registry.validText(schema, { id }))
+    .map((id) => ({ id, why: `malformed path id ${JSON.stringify(id.slice(0, 40))}` }));
+}
+
+/** Valid optional headers: the current version, and on POSTs a unique Idempotency-Key. */
+export function validHeaders(route: RouteDefinition): fc.Arbitrary<Record<string, string>> {
+  const post = route.method === 'POST';
+  return fc
+    .record(
+      {
+        version: fc.constant('2026-11-01'),
+        key: fc.stringMatching(/^[\x21-\x7E]{1,40}$/),
+      },
+      { requiredKeys: [] },
+    )
+    .map(({ version, key }) => {
+      const headers: Record<string, string> = {};
+      if (version !== undefined) headers['PatientCare-Version'] = version;
+      if (post && key !== undefined) headers['Idempotency-Key'] = `${key}-${nextKey()}`;
+      return headers;
+    });
+}
+
+let keys = 0;
+function nextKey(): string {
+  return `fz${(++keys).toString(36)}`;
+}
+
+/** Headers broken one way, judged by the route's header schema. */
+export function brokenHeaders(
+  route: RouteDefinition,
+  registry: SchemaRegistry,
+): fc.Arbitrary<{ headers: Record<string, string>; why: string }> | undefined {
+  const schema = route.schemas.headers;
+  if (schema === undefined) return undefined;
+  const options: { name: string; value: string }[] = [
+    ...['2026-11-02', 'latest', '2020-01-01', '1', ''].map((value) => ({
+      name: 'patientcare-version',
+      value,
+    })),
+  ];
+  if (route.method === 'POST') {
+    for (const value of ['k'.repeat(256), 'has space', 'caf\u00e9', '']) {
+      options.push({ name: 'idempotency-key', value });
+    }
+  }
+  return fc
+    .constantFrom(...options)
+    .filter(({ name, value }) => !registry.validText(schema, { [name]: value }))
+    .map(({ name, value }) => ({
+      headers: { [name]: value },
+      why: `header ${name}: ${JSON.stringify(value.slice(0, 20))}${value.length > 20 ? '…' : ''}`,
+    }));
+}

@@ -1,0 +1,104 @@
+/**
+ * The set-up phase (real objects for valid cases to name) and the fresh objects single cases
+ * ask for. Sent straight to the service; any failure here stops the run, since every later
+ * verdict would rest on it.
+ */
+import { send } from './http.js';
+import type { Service } from './service.js';
+import { type FreshKind, SETUP_HOOK_URL, setupPatient, type World } from './world.js';
+
+let made = 0;
+
+async function post(service: Service, path: string, body: unknown, key = service.secret) {
+  const res = await send(service.baseUrl, {
+    method: 'POST',
+    url: path,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const id = (res.body as { id?: unknown } | undefined)?.id;
+  if (res.status !== 200 || typeof id !== 'string') {
+    throw new Error(`set-up POST ${path} failed: ${res.status} ${res.text.slice(0, 500)}`);
+  }
+  return id;
+}
+
+/** A time span a day from now, in unix seconds. */
+function span(): { start: number; end: number } {
+  const start = Math.floor(Date.now() / 1000) + 86_400;
+  return { start, end: start + 1800 };
+}
+
+/** Creates the shared objects: 3 patients, an appointment each, 2 claims, 2 webhooks. */
+export async function buildWorld(service: Service): Promise<World> {
+  const world: World = { patients: [], appointments: [], claims: [], webhooks: [], events: [] };
+  for (let n = 0; n < 3; n++) {
+    const patient = await post(service, '/v1/patients', setupPatient(++made));
+    world.patients.push(patient);
+    world.appointments.push(
+      await post(service, '/v1/appointments', { patient, practitioner: 'Dr Fuzz', ...span() }),
+    );
+  }
+  for (let n = 0; n < 2; n++) {
+    world.claims.push(
+      await post(service, '/v1/claims', {
+        patient: world.patients[n],
+        ...(n === 0 ? { appointment: world.appointments[0] } : {}),
+        billing_type: 'self_pay',
+        type: 'professional',
+        billing_provider: { npi: '1234567893', tax_id: '12-3456789' },
+        diagnoses: [{ sequence: 1, system: 'icd10', code: 'E11.9' }],
+        line_items: [
+          {
+            sequence: 1,
+            procedure_code: '99213',
+            diagnosis_sequences: [1],
+            service_date: '2020-01-02',
+            quantity: 1,
+            unit_amount: 12500,
+          },
+        ],
+        currency: 'usd',
+      }),
+    );
+    world.webhooks.push(
+      await post(service, '/v1/webhooks', { url: SETUP_HOOK_URL, enabled_events: ['*'] }),
+    );
+  }
+  const events = await send(service.baseUrl, {
+    method: 'GET',
+    url: '/v1/events?limit=5',
+    headers: { Authorization: `Bearer ${service.secret}` },
+  });
+  for (const event of (events.body as { data?: { id: string }[] }).data ?? []) {
+    world.events.push(event.id);
+  }
+  return world;
+}
+
+/** Makes the fresh object a case asked for and returns its id. */
+export async function makeFresh(service: Service, world: World, kind: FreshKind): Promise<string> {
+  const patient = world.patients[0];
+  switch (kind) {
+    case 'patient':
+      return post(service, '/v1/patients', setupPatient(++made));
+    case 'appointment-pending':
+      return post(service, '/v1/appointments', { patient, practitioner: 'Dr Fuzz', ...span() });
+    case 'appointment-booked':
+      return post(service, '/v1/appointments', {
+        patient,
+        practitioner: 'Dr Fuzz',
+        confirm: true,
+        ...span(),
+      });
+    case 'webhook':
+      return post(service, '/v1/webhooks', { url: SETUP_HOOK_URL, enabled_events: ['*'] });
+    case 'token':
+      return post(
+        service,
+        '/v1/tokens',
+        { type: 'patient_intake', patient: setupPatient(++made) },
+        service.publishable,
+      );
+  }
+}
