@@ -30,6 +30,8 @@ export const operations = {
   listEvents: { method: 'get', path: '/v1/events', operationId: 'listEvents', list: true, cursor: { in: 'query', name: 'starting_after' } },
   /** List patients */
   listPatients: { method: 'get', path: '/v1/patients', operationId: 'listPatients', list: true, cursor: { in: 'query', name: 'starting_after' } },
+  /** List an endpoint's deliveries */
+  listWebhookDeliveries: { method: 'get', path: '/v1/webhooks/{id}/deliveries', operationId: 'listWebhookDeliveries', list: true, cursor: { in: 'query', name: 'starting_after' } },
   /** List webhook endpoints */
   listWebhooks: { method: 'get', path: '/v1/webhooks', operationId: 'listWebhooks', list: true, cursor: { in: 'query', name: 'starting_after' } },
   /** Retrieve an appointment */

@@ -288,6 +288,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example wh_01JD6W7X8Y9Z0A1B2C3D4E5F6G
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description One entry per event sent (or still to be sent) to the endpoint, newest first, each with
+         *     every attempt oldest first: when it started, how long it took, the receiver's HTTP status
+         *     code, or an error class when no status came back (`timeout`, `connection_refused`,
+         *     `connection_reset`, `host_unreachable`, `dns_failure`, `tls_error`, `url_refused`,
+         *     `endpoint_disabled`, `network_error`). Response bodies are never stored. Deliveries are
+         *     kept as long as their event (30 days). Use it to see why an endpoint was disabled.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -1365,6 +1396,96 @@ export interface components {
             data: components["schemas"]["Webhook"][];
         };
         /**
+         * @description A webhook delivery's id.
+         * @example whd_01JD6W9A0B1C2D3E4F5G6H7J8K
+         */
+        WebhookDeliveryId: string;
+        /**
+         * @description One try at delivering an event to an endpoint.
+         * @example {
+         *       "attempt": 1,
+         *       "created": 1793570100,
+         *       "duration_ms": 84,
+         *       "status_code": 200,
+         *       "error": null,
+         *       "succeeded": true
+         *     }
+         */
+        WebhookDeliveryAttempt: {
+            /** @description 1 for the first try. */
+            attempt: number;
+            created: components["schemas"]["Timestamp"];
+            /** @description From connecting to the end of the response (at most the 10 s timeout). */
+            duration_ms: number;
+            /** @description The receiver's HTTP status, or null when none came back. */
+            status_code: number | null;
+            /** @description Why no status came back (`timeout`, `connection_refused`, ...), else null. */
+            error: string | null;
+            /** @description True for a 2xx within the timeout. */
+            succeeded: boolean;
+        };
+        /**
+         * @description One event's delivery to one endpoint, with its attempts oldest first.
+         * @example {
+         *       "id": "whd_01JD6W9A0B1C2D3E4F5G6H7J8K",
+         *       "object": "webhook_delivery",
+         *       "livemode": false,
+         *       "webhook": "wh_01JD6W7X8Y9Z0A1B2C3D4E5F6G",
+         *       "event": "evt_01JD6W8Y9Z0A1B2C3D4E5F6G7H",
+         *       "event_type": "claim.paid",
+         *       "created": 1793570100,
+         *       "status": "pending",
+         *       "attempt_count": 1,
+         *       "next_attempt": 1793570115,
+         *       "attempts": [
+         *         {
+         *           "attempt": 1,
+         *           "created": 1793570100,
+         *           "duration_ms": 10000,
+         *           "status_code": null,
+         *           "error": "timeout",
+         *           "succeeded": false
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookDelivery: {
+            id: components["schemas"]["WebhookDeliveryId"];
+            /** @enum {string} */
+            object: "webhook_delivery";
+            livemode: boolean;
+            webhook: components["schemas"]["WebhookId"];
+            event: components["schemas"]["EventId"];
+            event_type: components["schemas"]["EventType"];
+            created: components["schemas"]["Timestamp"];
+            /**
+             * @description `pending` while tries remain, `succeeded` after a 2xx, `failed` after the last try
+             *     (the endpoint is then disabled) or when the endpoint was disabled before it was sent.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            attempt_count: number;
+            /** @description Unix seconds of the next try while `pending`, else null. */
+            next_attempt: number | null;
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /**
+         * @description A page of an endpoint's deliveries, newest first.
+         * @example {
+         *       "object": "list",
+         *       "url": "/v1/webhooks/wh_01JD6W7X8Y9Z0A1B2C3D4E5F6G/deliveries",
+         *       "has_more": false,
+         *       "data": []
+         *     }
+         */
+        WebhookDeliveryList: {
+            /** @enum {string} */
+            object: "list";
+            url: string;
+            has_more: boolean;
+            data: components["schemas"]["WebhookDelivery"][];
+        };
+        /**
          * @description The object the event is about, as the API returns it, chosen by its `object` field.
          * @example {
          *       "id": "appt_01JD8A2B3C4D5E6F7G8H9J0K1M",
@@ -2256,6 +2377,16 @@ export interface components {
          * @example wh_01JD6W7X8Y9Z0A1B2C3D4E5F6G
          */
         WebhookEndingBefore: components["schemas"]["WebhookId"];
+        /**
+         * @description Cursor for the next (older) page; exclusive with `ending_before`.
+         * @example whd_01JD6W9A0B1C2D3E4F5G6H7J8K
+         */
+        DeliveryStartingAfter: components["schemas"]["WebhookDeliveryId"];
+        /**
+         * @description Cursor for the previous (newer) page; exclusive with `starting_after`.
+         * @example whd_01JD6W9A0B1C2D3E4F5G6H7J8K
+         */
+        DeliveryEndingBefore: components["schemas"]["WebhookDeliveryId"];
         /**
          * @description Cursor for the next (older) page; exclusive with `ending_before`.
          * @example evt_01JDA1B2C3D4E5F6G7H8J9K0MN
@@ -3575,6 +3706,105 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DeletedWebhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 25
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor for the next (older) page; exclusive with `ending_before`.
+                 * @example whd_01JD6W9A0B1C2D3E4F5G6H7J8K
+                 */
+                starting_after?: components["parameters"]["DeliveryStartingAfter"];
+                /**
+                 * @description Cursor for the previous (newer) page; exclusive with `starting_after`.
+                 * @example whd_01JD6W9A0B1C2D3E4F5G6H7J8K
+                 */
+                ending_before?: components["parameters"]["DeliveryEndingBefore"];
+            };
+            header?: {
+                /**
+                 * @description The dated API version to use. Without it, the current version. Echoed in the
+                 *     response. An unknown version is `400 parameter_invalid`.
+                 * @example 2026-11-01
+                 */
+                "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example wh_01JD6W7X8Y9Z0A1B2C3D4E5F6G
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "PatientCare-Version": components["headers"]["PatientCare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "url": "/v1/webhooks/wh_01JD6W7X8Y9Z0A1B2C3D4E5F6G/deliveries",
+                     *       "has_more": false,
+                     *       "data": [
+                     *         {
+                     *           "id": "whd_01JD6W9A0B1C2D3E4F5G6H7J8K",
+                     *           "object": "webhook_delivery",
+                     *           "livemode": false,
+                     *           "webhook": "wh_01JD6W7X8Y9Z0A1B2C3D4E5F6G",
+                     *           "event": "evt_01JD6W8Y9Z0A1B2C3D4E5F6G7H",
+                     *           "event_type": "claim.paid",
+                     *           "created": 1793570100,
+                     *           "status": "succeeded",
+                     *           "attempt_count": 2,
+                     *           "next_attempt": null,
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "created": 1793570100,
+                     *               "duration_ms": 10000,
+                     *               "status_code": null,
+                     *               "error": "timeout",
+                     *               "succeeded": false
+                     *             },
+                     *             {
+                     *               "attempt": 2,
+                     *               "created": 1793570115,
+                     *               "duration_ms": 84,
+                     *               "status_code": 200,
+                     *               "error": null,
+                     *               "succeeded": true
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
             400: components["responses"]["BadRequest"];

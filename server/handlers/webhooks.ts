@@ -14,6 +14,7 @@ import { checkMetadata, mergeMetadata, nowSeconds, resourceMissing } from '../do
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import * as repo from '../repos/webhooks.js';
+import { listWebhookDeliveries as listDeliveries } from '../webhooks/deliveries.js';
 import { checkWebhookUrl } from '../webhooks/url-guard.js';
 import type { AppHandler, HandlerContext } from './types.js';
 
@@ -122,4 +123,18 @@ export const deleteWebhook: AppHandler<'deleteWebhook'> = async (request, ctx) =
     if (!(await repo.deleteWebhook(tx, id, ctx.livemode))) throw resourceMissing('webhook');
     return { status: 200, body: { id, object: 'webhook', deleted: true } };
   });
+};
+
+/** GET /v1/webhooks/{id}/deliveries */
+export const listWebhookDeliveries: AppHandler<'listWebhookDeliveries'> = async (request, ctx) => {
+  const { id } = request.params;
+  // Another mode's endpoint is as missing as an unknown one.
+  const webhook = await repo.getWebhook<Webhook>(ctx.db, id, ctx.livemode);
+  if (webhook === undefined) throw resourceMissing('webhook');
+  const page = await listDeliveries(ctx.db, {
+    ...listParams(request.query),
+    webhookId: id,
+    livemode: ctx.livemode,
+  });
+  return { status: 200, body: listEnvelope(`/v1/webhooks/${id}/deliveries`, page) };
 };

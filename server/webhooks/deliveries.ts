@@ -1,9 +1,9 @@
 /**
  * What an endpoint's owner may see of its deliveries: one summary per event sent to it, with
- * every attempt's time, latency, status code and error class — never a response body. The
- * spec has no deliveries sub-resource yet; `deliveries.openapi.yaml` beside this file is the
- * proposed `GET /v1/webhooks/{id}/deliveries` that would serve this shape.
+ * every attempt's time, latency, status code and error class — never a response body. Served by
+ * `GET /v1/webhooks/{id}/deliveries` (listWebhookDeliveries).
  */
+import type { components } from '../../generated/types.js';
 import type { Db } from '../db/types.js';
 import { type ListParams, type Page, paginate } from '../repos/pagination.js';
 import { bool, numOrNull, toSeconds } from '../repos/rows.js';
@@ -28,7 +28,7 @@ export interface WebhookDelivery {
   livemode: boolean;
   webhook: string;
   event: string;
-  event_type: string;
+  event_type: components['schemas']['EventType'];
   created: number;
   status: 'pending' | 'succeeded' | 'failed';
   attempt_count: number;
@@ -64,7 +64,7 @@ export async function listWebhookDeliveries(
       livemode: bool(row.livemode),
       webhook: String(row.webhook_id),
       event: String(row.event_id),
-      event_type: String(row.type),
+      event_type: String(row.type) as WebhookDelivery['event_type'],
       created: toSeconds(Number(row.created_at)),
       status: String(row.status) as WebhookDelivery['status'],
       attempt_count: Number(row.attempts),

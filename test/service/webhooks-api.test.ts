@@ -4,6 +4,7 @@ import {
   errorOf,
   LOCAL_HOOK_URL,
   PUBLIC_HOOK_URL,
+  patientFields,
   useService,
 } from './support/fixtures.js';
 
@@ -218,5 +219,63 @@ describe('retrieve, list and delete', () => {
       key: test.secret,
     });
     expect(get.status).toBe(404);
+  });
+});
+
+describe('listWebhookDeliveries', () => {
+  it('lists one pending delivery per event sent to the endpoint, newest first, paged', async () => {
+    const { t, test } = fx();
+    const hook = await createHook(test.secret);
+    const other = await createHook(test.secret, { enabled_events: ['claim.paid'] });
+    for (let i = 1; i <= 3; i++) await createPatient(t, test.secret, patientFields(i));
+    const events = await t.request({ method: 'GET', url: '/v1/events', key: test.secret });
+    const eventIds = events.body.data.map((e: { id: string }) => e.id);
+
+    const url = `/v1/webhooks/${hook.body.id}/deliveries`;
+    const page = await t.request({ method: 'GET', url: `${url}?limit=2`, key: test.secret });
+    expect(page.status).toBe(200);
+    expect(page.body).toMatchObject({ object: 'list', url, has_more: true });
+    expect(page.body.data.map((d: { event: string }) => d.event)).toEqual(eventIds.slice(0, 2));
+    expect(page.body.data[0]).toMatchObject({
+      object: 'webhook_delivery',
+      livemode: false,
+      webhook: hook.body.id,
+      event_type: 'patient.created',
+      status: 'pending',
+      attempt_count: 0,
+      attempts: [],
+    });
+    const rest = await t.request({
+      method: 'GET',
+      url: `${url}?starting_after=${page.body.data[1].id}`,
+      key: test.secret,
+    });
+    expect(rest.body.data.map((d: { event: string }) => d.event)).toEqual(eventIds.slice(2));
+    expect(rest.body.has_more).toBe(false);
+
+    // Not subscribed to patient events: nothing to deliver.
+    const none = await t.request({
+      method: 'GET',
+      url: `/v1/webhooks/${other.body.id}/deliveries`,
+      key: test.secret,
+    });
+    expect(none.body.data).toEqual([]);
+  });
+
+  it('answers 404 for an unknown endpoint and for one of the other mode', async () => {
+    const { t, test, live } = fx();
+    const hook = await createHook(test.secret);
+    const cross = await t.request({
+      method: 'GET',
+      url: `/v1/webhooks/${hook.body.id}/deliveries`,
+      key: live.secret,
+    });
+    expect(errorOf(cross)).toEqual({ status: 404, code: 'resource_missing', param: 'id' });
+    const unknown = await t.request({
+      method: 'GET',
+      url: '/v1/webhooks/wh_01JD6W7X8Y9Z0A1B2C3D4E5F6G/deliveries',
+      key: test.secret,
+    });
+    expect(errorOf(unknown)).toEqual({ status: 404, code: 'resource_missing', param: 'id' });
   });
 });
