@@ -97,6 +97,8 @@ export function requestFor(
       return get(`/v1/webhooks/${ids.wh}`);
     case 'updateWebhook':
       return post(`/v1/webhooks/${ids.wh}`, { description: 'updated' });
+    case 'listWebhookDeliveries':
+      return get(`/v1/webhooks/${ids.wh}/deliveries`);
     case 'deleteWebhook':
       return { method: 'DELETE', url: `/v1/webhooks/${hook}`, role: 'secret' };
     case 'listEvents':
