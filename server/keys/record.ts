@@ -26,10 +26,14 @@ export interface ApiKeyRecord {
 /** Whether a key may be used at `nowMs`. */
 export type KeyState = 'active' | 'expired' | 'revoked';
 
-/** The state of a key at a moment: revoked wins over expired. */
+/**
+ * The state of a key at a moment: revoked wins over expired. Revocation takes effect at once
+ * whatever the caller's clock says (`revokedAt` only records when), so a key revoked "in the
+ * same second" or by a host whose clock runs ahead is never still usable.
+ */
 export function keyState(key: ApiKeyRecord, nowMs: number = Date.now()): KeyState {
   const now = Math.floor(nowMs / 1000);
-  if (key.revokedAt !== null && key.revokedAt <= now) return 'revoked';
+  if (key.revokedAt !== null) return 'revoked';
   if (key.expiresAt !== null && key.expiresAt <= now) return 'expired';
   return 'active';
 }
