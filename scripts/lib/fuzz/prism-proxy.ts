@@ -7,10 +7,12 @@
  * line with `jsonrepair`, and for some requests (generated bodies with unusual Unicode) that
  * fails and the line is replaced by "Invalid JSON and unable to correct" — losing the
  * "Request received" line, and with it possibly a `Violation`. A checker that can silently
- * drop violations is no checker, so the fuzzer reads Prism's own JSON instead.
+ * drop violations is no checker, so the fuzzer reads Prism's own JSON instead. One Prism bug
+ * is worked around below (`sl-violations`).
  *
  * Usage: node --import tsx scripts/lib/fuzz/prism-proxy.ts <spec> <upstream> <port>
  */
+import { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 
 // Prism's packages come with `@stoplight/prism-cli` (pinned at 5.14.x); resolve them from it,
@@ -36,6 +38,23 @@ const { getHttpOperationsFromSpec } = cli('@stoplight/prism-http') as {
 };
 const { createServer } = cli('@stoplight/prism-http-server') as {
   createServer(operations: unknown[], options: object): PrismServer;
+};
+
+/**
+ * Prism 5.14.2 bug worked around: it copies its violation messages, which quote property names
+ * and paths from the request (`metadata.<key>`), into an `sl-violations` response header with
+ * `setHeader`; a name outside Latin-1 makes Node throw "Invalid character in header content"
+ * outside any handler, and the whole proxy exits. Here that one header's non-ASCII characters
+ * are written as JSON `\uXXXX` escapes (the header stays the same JSON); every other header,
+ * and Prism's validation and log, are untouched.
+ */
+const setHeader = ServerResponse.prototype.setHeader;
+ServerResponse.prototype.setHeader = function patchedSetHeader(name, value) {
+  const safe =
+    String(name).toLowerCase() === 'sl-violations' && typeof value === 'string'
+      ? value.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      : value;
+  return setHeader.call(this, name, safe);
 };
 
 const [document, upstream, port] = process.argv.slice(2);

@@ -1,13 +1,29 @@
 /**
  * The fuzz figure as text: cases per operation, failures, and each failure with its curl.
  */
-import type { FuzzReport } from './run.js';
+import type { FuzzFailure, FuzzReport } from './run.js';
 
-/** Failures printed in full; the rest are counted (they are usually one bug many times). */
-const PRINTED = 40;
+/** The error message of a failure's answer, for grouping (the same bug answers alike). */
+function answerMessage(response: string): string {
+  try {
+    const error = (JSON.parse(response) as { error?: { message?: string } }).error;
+    return error?.message ?? '';
+  } catch {
+    return '';
+  }
+}
 
-/** The report as lines of text. */
-export function formatReport(report: FuzzReport): string {
+/** What makes failures "the same": operation, first problem (digits dropped), error message. */
+function signature(f: FuzzFailure): string {
+  const problem = (f.problems[0] ?? '').replace(/\d+/g, 'N');
+  return `${f.operationId}: ${problem} ${answerMessage(f.response)}`.trim();
+}
+
+/**
+ * The report as lines of text: the figure, failures grouped by signature (counted), then each
+ * failure with its curl command, at most `printLimit` of them (default: all).
+ */
+export function formatReport(report: FuzzReport, printLimit = Number.POSITIVE_INFINITY): string {
   const lines: string[] = [];
   const width = Math.max(...report.operations.map((o) => o.operationId.length), 9);
   lines.push(`Contract fuzz: seed ${report.seed}, ${report.runs} cases per operation`);
@@ -24,7 +40,15 @@ export function formatReport(report: FuzzReport): string {
       `Prism 5.14 proxy: ${report.prism.requests} requests checked; ${report.prism.unflaggedInvalid} broken requests it did not flag (info only)`,
     );
   } else lines.push('Prism: not run');
-  for (const f of report.failures.slice(0, PRINTED)) {
+  const groups = new Map<string, number>();
+  for (const f of report.failures) groups.set(signature(f), (groups.get(signature(f)) ?? 0) + 1);
+  if (groups.size > 0) {
+    lines.push('', `Failures by kind (${groups.size}):`);
+    for (const [kind, count] of [...groups].sort((a, b) => b[1] - a[1])) {
+      lines.push(`  ${String(count).padStart(4)} × ${kind}`);
+    }
+  }
+  for (const f of report.failures.slice(0, printLimit)) {
     lines.push('');
     lines.push(
       `FAIL ${f.operationId} case #${f.index} (${f.valid ? 'valid' : f.why}) → ${f.status}`,
@@ -33,7 +57,7 @@ export function formatReport(report: FuzzReport): string {
     lines.push(`  response: ${f.response.replace(/\s+/g, ' ').slice(0, 300)}`);
     lines.push(`  reproduce: ${f.curl}`);
   }
-  if (failed > PRINTED) lines.push(`… and ${failed - PRINTED} more failures`);
+  if (failed > printLimit) lines.push(`… and ${failed - printLimit} more failures`);
   lines.push('');
   lines.push(`fuzz: ${cases - failed} passed, ${failed} failed (${report.seconds.toFixed(1)} s)`);
   return lines.join('\n');

@@ -196,12 +196,16 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   }
 }
 
-/** Whether Prism's logged path is the path of `url` (Prism may log it decoded). */
+/**
+ * Whether Prism's logged path is the path of `url`. Prism logs the WHATWG-parsed pathname
+ * (dot segments resolved: an id of `..` is logged as its parent), sometimes decoded.
+ */
 function samePath(logged: string, url: string): boolean {
   const path = url.split('?')[0]!;
-  if (logged === path) return true;
+  const parsed = new URL(path, 'http://prism.invalid').pathname;
+  if (logged === path || logged === parsed) return true;
   try {
-    return logged === decodeURIComponent(path);
+    return logged === decodeURIComponent(path) || logged === decodeURIComponent(parsed);
   } catch {
     return false;
   }
@@ -242,7 +246,11 @@ async function prismVerdict(
   let matched = align(prism.requests(), records);
   const deadline = Date.now() + 15_000;
   for (let n = 0; matched.at(-1) === undefined && Date.now() < deadline; n++) {
-    await send(prism.baseUrl, { method: 'GET', url: `/fuzz-log-flush/${n}`, headers: {} });
+    await send(prism.baseUrl, { method: 'GET', url: `/fuzz-log-flush/${n}`, headers: {} }).catch(
+      (error: Error) => {
+        throw new Error(`Prism stopped answering (${error.message}):\n${prism.log().slice(-3000)}`);
+      },
+    );
     await new Promise((r) => setTimeout(r, 100));
     matched = align(prism.requests(), records);
   }

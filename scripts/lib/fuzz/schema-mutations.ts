@@ -19,6 +19,12 @@ export interface Broken {
 
 type Path = readonly (string | number)[];
 
+/** One way to break one node; `kind` groups them so every kind gets its share of cases. */
+interface Site {
+  kind: string;
+  arbitrary: fc.Arbitrary<Broken>;
+}
+
 /** One MiB and a bit: more than the service's body limit, so it must never be accepted. */
 export const HUGE_LENGTH = 1024 * 1024 + 1024;
 
@@ -64,6 +70,10 @@ function effective(schema: Schema, value: unknown, registry: SchemaRegistry): Sc
   return node;
 }
 
+function add(out: Site[], kind: string, arbitrary: fc.Arbitrary<Broken>): void {
+  out.push({ kind, arbitrary });
+}
+
 /** Fault arbitraries for one node and, recursively, its children. */
 function sites(
   schema: Schema,
@@ -71,7 +81,7 @@ function sites(
   value: unknown,
   path: Path,
   registry: SchemaRegistry,
-  out: fc.Arbitrary<Broken>[],
+  out: Site[],
 ): void {
   const node = effective(schema, value, registry);
   if (node === undefined) return;
@@ -79,10 +89,17 @@ function sites(
   const put = (v: unknown, why: string): Broken => ({ value: setAt(root, path, v), why });
 
   const wrong = WRONG_TYPES.filter((w) => jsonType(w) !== jsonType(value));
-  out.push(fc.constantFrom(...wrong).map((w) => put(w, `wrong type at ${name}: ${jsonType(w)}`)));
+  out.push({
+    kind: 'type',
+    arbitrary: fc
+      .constantFrom(...wrong)
+      .map((w) => put(w, `wrong type at ${name}: ${jsonType(w)}`)),
+  });
 
   if (Array.isArray(node.enum)) {
-    out.push(
+    add(
+      out,
+      'enum',
       fc
         .oneof(fc.string({ maxLength: 12 }), fc.constant(String(value).toUpperCase()))
         .map((s) => put(s, `value outside the enum at ${name}`)),
@@ -98,16 +115,12 @@ function sites(
 
 type Put = (v: unknown, why: string) => Broken;
 
-function stringSites(
-  node: Schema,
-  value: string,
-  name: string,
-  put: Put,
-  out: fc.Arbitrary<Broken>[],
-): void {
+function stringSites(node: Schema, value: string, name: string, put: Put, out: Site[]): void {
   if (typeof node.maxLength === 'number') {
     const over = node.maxLength + 1;
-    out.push(
+    add(
+      out,
+      'maxLength',
       fc
         .constantFrom('x', 'é', '😀')
         .map((c) => put(c.repeat(over), `${name} one longer than maxLength ${node.maxLength}`)),
@@ -115,10 +128,16 @@ function stringSites(
   }
   if (typeof node.minLength === 'number' && node.minLength > 0) {
     const under = 'y'.repeat(node.minLength - 1);
-    out.push(fc.constant(put(under, `${name} one shorter than minLength ${node.minLength}`)));
+    add(
+      out,
+      'minLength',
+      fc.constant(put(under, `${name} one shorter than minLength ${node.minLength}`)),
+    );
   }
   if (typeof node.pattern === 'string') {
-    out.push(
+    add(
+      out,
+      'pattern',
       fc
         .oneof(
           fc.string({ unit: 'grapheme', maxLength: 30 }),
@@ -131,25 +150,41 @@ function stringSites(
   }
   const bad = typeof node.format === 'string' ? BAD_FORMATS[node.format] : undefined;
   if (bad !== undefined) {
-    out.push(fc.constantFrom(...bad).map((s) => put(s, `${name} not a valid ${node.format}`)));
+    add(
+      out,
+      'format',
+      fc.constantFrom(...bad).map((s) => put(s, `${name} not a valid ${node.format}`)),
+    );
   }
   // Larger than the body limit: 413 (or 400) is fine, acceptance or a crash is not.
-  out.push(
+  add(
+    out,
+    'huge',
     fc
       .constantFrom('A', 'ü', '𝄞')
       .map((c) => put(c.repeat(HUGE_LENGTH), `huge string (> 1 MiB) at ${name}`)),
   );
 }
 
-function numberSites(node: Schema, name: string, put: Put, out: fc.Arbitrary<Broken>[]): void {
+function numberSites(node: Schema, name: string, put: Put, out: Site[]): void {
   if (typeof node.minimum === 'number') {
-    out.push(fc.constant(put(node.minimum - 1, `${name} below minimum ${node.minimum}`)));
+    add(
+      out,
+      'minimum',
+      fc.constant(put(node.minimum - 1, `${name} below minimum ${node.minimum}`)),
+    );
   }
   if (typeof node.maximum === 'number') {
-    out.push(fc.constant(put(node.maximum + 1, `${name} above maximum ${node.maximum}`)));
+    add(
+      out,
+      'maximum',
+      fc.constant(put(node.maximum + 1, `${name} above maximum ${node.maximum}`)),
+    );
   }
   if (node.type === 'integer') {
-    out.push(
+    add(
+      out,
+      'integer',
       fc
         .constantFrom(0.5, 1.000001, 2 ** 64, -(2 ** 64))
         .map((n) => put(n, `${name} not an int64 integer: ${n}`)),
@@ -164,22 +199,28 @@ function arraySites(
   path: Path,
   registry: SchemaRegistry,
   put: Put,
-  out: fc.Arbitrary<Broken>[],
+  out: Site[],
 ): void {
   const name = pathName(path);
   if (typeof node.maxItems === 'number' && value.length > 0) {
     const over = Array.from({ length: node.maxItems + 1 }, (_, i) => value[i % value.length]);
-    out.push(fc.constant(put(over, `${name} with maxItems + 1 (${node.maxItems + 1}) items`)));
+    add(
+      out,
+      'maxItems',
+      fc.constant(put(over, `${name} with maxItems + 1 (${node.maxItems + 1}) items`)),
+    );
   }
   if (typeof node.minItems === 'number' && node.minItems > 0) {
-    out.push(
+    add(
+      out,
+      'minItems',
       fc.constant(
         put(value.slice(0, node.minItems - 1), `${name} below minItems ${node.minItems}`),
       ),
     );
   }
   if (node.uniqueItems === true && value.length > 0) {
-    out.push(fc.constant(put([...value, value[0]], `${name} with a duplicate item`)));
+    add(out, 'unique', fc.constant(put([...value, value[0]], `${name} with a duplicate item`)));
   }
   if (node.items !== undefined) {
     value.forEach((item, i) => {
@@ -194,18 +235,24 @@ function objectSites(
   root: unknown,
   path: Path,
   registry: SchemaRegistry,
-  out: fc.Arbitrary<Broken>[],
+  out: Site[],
 ): void {
   const properties = (node.properties ?? {}) as Record<string, Schema>;
   const required = (node.required ?? []) as string[];
   for (const field of required) {
     if (field in value) {
       const broken = { value: setAt(root, [...path, field], undefined, true) };
-      out.push(fc.constant({ ...broken, why: `missing required ${pathName([...path, field])}` }));
+      add(
+        out,
+        'missing',
+        fc.constant({ ...broken, why: `missing required ${pathName([...path, field])}` }),
+      );
     }
   }
   if (node.additionalProperties === false) {
-    out.push(
+    add(
+      out,
+      'unknown',
       fc
         .tuple(fc.string({ minLength: 1, maxLength: 20 }), fc.jsonValue({ maxDepth: 1 }))
         .filter(([key]) => !(key in properties) && key !== '__proto__')
@@ -218,7 +265,9 @@ function objectSites(
   if (typeof node.maxProperties === 'number') {
     const many: Record<string, string> = {};
     for (let i = 0; i <= node.maxProperties; i++) many[`key_${i}`] = 'v';
-    out.push(
+    add(
+      out,
+      'maxProperties',
       fc.constant({
         value: setAt(root, path, many),
         why: `${pathName(path)} with maxProperties + 1 keys`,
@@ -247,9 +296,21 @@ export function brokenArbitrary(
 ): fc.Arbitrary<Broken> {
   return valid
     .chain((value) => {
-      const out: fc.Arbitrary<Broken>[] = [];
+      const out: Site[] = [];
       sites(schema, value, value, [], registry, out);
-      return fc.oneof(...out);
+      // A kind first, then a node: every node can take a wrong type or a huge string, and
+      // picking nodes first would leave the rarer faults (unknown field, enum) few cases.
+      const kinds = new Map<string, fc.Arbitrary<Broken>[]>();
+      for (const site of out) {
+        kinds.set(site.kind, [...(kinds.get(site.kind) ?? []), site.arbitrary]);
+      }
+      return fc.oneof(
+        ...[...kinds].map(([kind, arbitraries]) => ({
+          arbitrary: fc.oneof(...arbitraries),
+          // Huge bodies are slow to send and all answer 413 alike: fewer of them.
+          weight: kind === 'huge' ? 1 : 3,
+        })),
+      );
     })
     .filter((broken) => !registry.valid(schema, broken.value));
 }
