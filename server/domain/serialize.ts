@@ -28,13 +28,15 @@ const METADATA_KEY_MAX = 40;
 const METADATA_KEYS_MAX = 50;
 
 /**
- * Checks the rules JSON Schema cannot state: keys of 1–40 characters. `param` is the field
- * name (`metadata`). Returns the metadata unchanged, or `{}` when absent.
+ * Checks the rules OpenAPI 3.0 cannot state: keys of 1–40 characters, counted as JSON Schema
+ * counts `maxLength` (code points, so an emoji is one character, not two UTF-16 units).
+ * `param` is the field name (`metadata`). Returns the metadata unchanged, or `{}` when absent.
  */
 export function checkMetadata(metadata: Metadata | null | undefined, param = 'metadata'): Metadata {
   const out = metadata ?? {};
   for (const key of Object.keys(out)) {
-    if (key.length === 0 || key.length > METADATA_KEY_MAX) {
+    const characters = [...key].length;
+    if (characters === 0 || characters > METADATA_KEY_MAX) {
       throw new ApiError('parameter_invalid', {
         param,
         message: `Metadata keys must be 1 to ${METADATA_KEY_MAX} characters long.`,
