@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffSpecs } from '../../scripts/lib/breaking/diff-specs.js';
-import { displayPointer, loadSpec } from '../../scripts/lib/breaking/load-spec.js';
+import { displayPointer, loadSpec, type ReadText } from '../../scripts/lib/breaking/load-spec.js';
 import { api, body, obj, ok, summarize } from './helpers.js';
 
 const str = { type: 'string' };
@@ -142,6 +142,31 @@ describe('loadSpec (split files)', () => {
       items: { $ref: '#/x-bundled/schemas~1patient.yaml/Patient' },
     });
     expect(schema.Patient.properties.link).toEqual({ $ref: '#/components/schemas/Patient' });
+  });
+
+  it('bundles a Markdown description as its text, and a guide edit is not breaking', () => {
+    const withGuide = (guide: string): ReadText => {
+      const texts: Record<string, string> = {
+        'spec/openapi.yaml': [
+          'openapi: 3.0.3',
+          'info: {title: T, version: "2026-11-01"}',
+          'tags:',
+          '  - {name: Errors, description: {$ref: "./guides/errors.md"}}',
+          'paths: {}',
+        ].join('\n'),
+        'spec/guides/errors.md': guide,
+      };
+      return (p) => texts[p];
+    };
+    const base = loadSpec('spec/openapi.yaml', withGuide('`code` tells what went wrong.\n'));
+    expect((base['x-bundled'] as Record<string, unknown>)['guides/errors.md']).toBe(
+      '`code` tells what went wrong.\n',
+    );
+    const head = loadSpec(
+      'spec/openapi.yaml',
+      withGuide('# Errors\n\n- `code`: what went wrong\n'),
+    );
+    expect(diffSpecs(base, head).filter((c) => c.breaking)).toEqual([]);
   });
 
   it('diffs across split files, cycles included, and shows the file in the pointer', () => {

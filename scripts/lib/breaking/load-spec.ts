@@ -16,7 +16,9 @@ export const BUNDLE_KEY = 'x-bundled';
  * schemas keep their cycles instead of being inlined forever. `read` abstracts the source: the
  * working tree, or `git show <rev>:<path>` for a base revision.
  *
- * @throws Error when the entry file or a referenced file is missing or is not YAML/JSON.
+ * Other files (Markdown descriptions) are bundled as their text.
+ *
+ * @throws Error when the entry file or a referenced YAML/JSON file is missing or invalid.
  */
 export function loadSpec(entry: string, read: ReadText): OpenApiDocument {
   const entryDir = posix.dirname(entry);
@@ -27,6 +29,9 @@ export function loadSpec(entry: string, read: ReadText): OpenApiDocument {
   const parseFile = (file: string): unknown => {
     const text = read(file);
     if (text === undefined) throw new Error(`${file} not found`);
+    // A `$ref` to Markdown (a `description` kept in `spec/guides/*.md`) is text, as Redocly
+    // reads it; only YAML and JSON files are documents.
+    if (!/\.(ya?ml|json)$/i.test(file)) return text;
     try {
       return parse(text);
     } catch (err) {
