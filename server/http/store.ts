@@ -33,10 +33,7 @@ export interface HttpStore {
   findKeyBySecret(db: Db, secret: string): Promise<ApiKeyRecord | undefined>;
   takeToken(db: Db, input: TakeTokenInput): Promise<TakeTokenResult>;
   beginIdempotent(db: Db, input: BeginInput): Promise<BeginResult>;
-  completeIdempotent(
-    tx: Db,
-    input: IdempotencyScope & { status: number; body: unknown },
-  ): Promise<void>;
+  completeIdempotent(tx: Db, input: BeginInput & { status: number; body: unknown }): Promise<void>;
   abandonIdempotent(db: Db, input: IdempotencyScope): Promise<void>;
   /** Records a write's audit row inside the write's transaction. */
   recordAudit(tx: Db, entry: AuditEntry): Promise<unknown>;

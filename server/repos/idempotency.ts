@@ -114,17 +114,45 @@ async function takeOver(
  * Stores the response of a started request. Call with the transaction of the write it
  * answers, so the write and its stored response commit together or not at all. `body` may
  * be the JSON text already sent, or a value to serialise.
+ *
+ * It does not rely on the claim of `beginIdempotent` still being there: that claim commits
+ * without waiting for its own fsync, and a failed group commit (a disk error) can drop it
+ * after the caller went ahead. So the response is an upsert — the record is written whole if
+ * the claim vanished — and throws `IdempotencyConflictError` when the key meanwhile holds
+ * another request's record, rolling this write back rather than acknowledging a second one.
  */
 export async function completeIdempotent(
   tx: Db,
-  input: IdempotencyScope & { status: number; body: unknown },
+  input: BeginInput & { status: number; body: unknown },
 ): Promise<void> {
   const bodyText = typeof input.body === 'string' ? input.body : JSON.stringify(input.body ?? null);
-  await tx.run(
-    `UPDATE idempotency_keys SET state = 'completed', status = $4, body = $5
-      WHERE ${SCOPE} AND state = 'running'`,
-    [input.keyId, input.livemode, input.idempotencyKey, input.status, bodyText],
+  const result = await tx.run(
+    `INSERT INTO idempotency_keys (key_id, livemode, idempotency_key, request_hash, state,
+        status, body, created_at, locked_at)
+      VALUES ($1, $2, $3, $4, 'completed', $5, $6, $7, $7)
+      ON CONFLICT (key_id, livemode, idempotency_key) DO UPDATE
+        SET state = 'completed', status = excluded.status, body = excluded.body
+        WHERE idempotency_keys.state = 'running'
+          AND idempotency_keys.request_hash = excluded.request_hash`,
+    [
+      input.keyId,
+      input.livemode,
+      input.idempotencyKey,
+      input.requestHash,
+      input.status,
+      bodyText,
+      input.nowMs,
+    ],
   );
+  if (result.changes !== 1) throw new IdempotencyConflictError();
+}
+
+/** The key was completed by another request while this one ran: this write must not commit. */
+export class IdempotencyConflictError extends Error {
+  constructor() {
+    super('idempotency key completed by another request');
+    this.name = 'IdempotencyConflictError';
+  }
 }
 
 /** Releases a started key whose request failed before writing, so a retry can run. */

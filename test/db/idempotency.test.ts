@@ -4,12 +4,15 @@ import {
   beginIdempotent,
   completeIdempotent,
   IDEMPOTENCY_TTL_MS,
+  IdempotencyConflictError,
   STALE_RUNNING_MS,
 } from '../../server/repos/idempotency.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
 const T0 = 1_800_000_000_000;
 const scope = { keyId: 'key_01M80HGE0X35Z1D63FQN94B405', livemode: false, idempotencyKey: 'k-1' };
+/** What `completeIdempotent` gets besides the response: the request's claim arguments. */
+const claim = { ...scope, requestHash: 'h1', nowMs: T0 };
 
 await describeEachDatabase('idempotency records', (dialect) => {
   const ctx = useTestDb(dialect);
@@ -20,7 +23,7 @@ await describeEachDatabase('idempotency records', (dialect) => {
     expect(await begin()).toEqual({ state: 'started' });
     expect(await begin()).toEqual({ state: 'in_use' });
     await ctx.db.transaction((tx) =>
-      completeIdempotent(tx, { ...scope, status: 201, body: { id: 'pat_1', object: 'patient' } }),
+      completeIdempotent(tx, { ...claim, status: 201, body: { id: 'pat_1', object: 'patient' } }),
     );
     const replay = await begin('h1', T0 + 1000);
     expect(replay).toMatchObject({
@@ -55,7 +58,7 @@ await describeEachDatabase('idempotency records', (dialect) => {
     expect(await begin()).toEqual({ state: 'started' });
     await ctx.db
       .transaction(async (tx) => {
-        await completeIdempotent(tx, { ...scope, status: 200, body: '{}' });
+        await completeIdempotent(tx, { ...claim, status: 200, body: '{}' });
         throw new Error('write failed');
       })
       .catch(() => {});
@@ -74,9 +77,40 @@ await describeEachDatabase('idempotency records', (dialect) => {
   it('forgets a completed response after 24 h', async () => {
     await begin();
     await ctx.db.transaction((tx) =>
-      completeIdempotent(tx, { ...scope, status: 200, body: '{"a":1}' }),
+      completeIdempotent(tx, { ...claim, status: 200, body: '{"a":1}' }),
     );
     expect(await begin('h2', T0 + IDEMPOTENCY_TTL_MS - 1)).toEqual({ state: 'reused' });
     expect(await begin('h2', T0 + IDEMPOTENCY_TTL_MS)).toEqual({ state: 'started' });
+  });
+
+  it('stores the response even when the claim vanished (a failed group commit dropped it)', async () => {
+    await begin();
+    await ctx.db.run('DELETE FROM idempotency_keys'); // the claim's batch never reached disk
+    await ctx.db.transaction((tx) =>
+      completeIdempotent(tx, { ...claim, status: 200, body: { id: 'pat_2' } }),
+    );
+    expect(await begin('h1', T0 + 1000)).toMatchObject({
+      state: 'replay',
+      status: 200,
+      body: { id: 'pat_2' },
+    });
+  });
+
+  it('rolls the write back when another request completed the key meanwhile', async () => {
+    await begin();
+    await ctx.db.run('DELETE FROM idempotency_keys');
+    // Without a claim in the way, a second request with the same key started and finished.
+    expect(await begin()).toEqual({ state: 'started' });
+    await ctx.db.transaction((tx) =>
+      completeIdempotent(tx, { ...claim, status: 200, body: { id: 'pat_first' } }),
+    );
+    await ctx.db.run('CREATE TABLE IF NOT EXISTS probe_writes (id TEXT)');
+    const second = ctx.db.transaction(async (tx) => {
+      await tx.run('INSERT INTO probe_writes (id) VALUES ($1)', ['pat_second']);
+      await completeIdempotent(tx, { ...claim, status: 200, body: { id: 'pat_second' } });
+    });
+    await expect(second).rejects.toThrow(IdempotencyConflictError);
+    expect(await ctx.db.all('SELECT id FROM probe_writes')).toEqual([]);
+    expect(await begin('h1', T0 + 1000)).toMatchObject({ body: { id: 'pat_first' } });
   });
 });
