@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Mutex } from './mutex.js';
+import { SqliteStateDb, type StateDb, statePathFor } from './sqlite-state.js';
 import { StatementCache } from './sqlite-statements.js';
 import type { Db, RunResult, SqlParams, TransactionOptions } from './types.js';
 
@@ -26,7 +27,7 @@ export function openSqlite(path: string): SqliteDb {
   writer.pragma('journal_mode = WAL');
   writer.pragma('synchronous = FULL');
   writer.pragma('foreign_keys = ON');
-  return new SqliteDb(writer, memory ? undefined : path);
+  return new SqliteDb(writer, memory ? undefined : path, statePathFor(memory ? ':memory:' : path));
 }
 
 /**
@@ -61,10 +62,23 @@ export class SqliteDb implements Db {
   /** The open batch (a `BEGIN IMMEDIATE` not yet committed), if any. */
   #batch: Batch | undefined;
   #commitScheduled = false;
+  readonly #statePath: string;
+  #state: SqliteStateDb | undefined;
 
-  constructor(writer: Database.Database, readerPath: string | undefined) {
+  constructor(writer: Database.Database, readerPath: string | undefined, statePath = ':memory:') {
     this.#writer = new StatementCache(writer);
     this.#readerPath = readerPath;
+    this.#statePath = statePath;
+  }
+
+  /**
+   * The state file beside this database (see `SqliteStateDb`): where rate-limit buckets live
+   * on SQLite, so updating one never takes this database's write lock. Opened on first use.
+   */
+  get state(): StateDb {
+    this.#assertOpen();
+    this.#state ??= new SqliteStateDb(this.#statePath);
+    return this.#state;
   }
 
   async get<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined> {
@@ -135,6 +149,7 @@ export class SqliteDb implements Db {
       this.#commit();
     } finally {
       this.#reader?.connection.close();
+      this.#state?.close();
       this.#writer.connection.close();
       this.#lock.release();
     }

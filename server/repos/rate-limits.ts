@@ -1,3 +1,5 @@
+import { SqliteDb } from '../db/sqlite.js';
+import type { StateDb } from '../db/sqlite-state.js';
 import type { Db } from '../db/types.js';
 
 export interface TakeTokenInput {
@@ -44,21 +46,34 @@ const TAKE_SQL = `INSERT INTO rate_limit_buckets (bucket_key, tokens, allowed, u
   RETURNING tokens, allowed`;
 
 /**
+ * Where the buckets live: on SQLite the state file beside the database (own write lock,
+ * `synchronous=OFF`, see `SqliteStateDb`), so a request's bucket update never queues behind
+ * or joins the main database's group commits; on PostgreSQL the database itself.
+ */
+function bucketDb(db: Db): StateDb | undefined {
+  return db instanceof SqliteDb ? db.state : undefined;
+}
+
+/**
  * Takes one token from a bucket kept in the database, so limits hold across restarts and
- * across server processes. The commit skips the fsync (`durable: false`): losing the last
- * few bucket updates in a crash is harmless, and a request must not pay for a disk flush.
+ * across server processes. The commit skips the fsync: losing the last few bucket updates in
+ * a crash is harmless, and a request must not pay for a disk flush. On SQLite the one
+ * statement runs in autocommit on the state file; on PostgreSQL in a `durable: false`
+ * transaction (`synchronous_commit = off`).
  */
 export async function takeToken(db: Db, input: TakeTokenInput): Promise<TakeTokenResult> {
-  const row = await db.transaction(
-    (tx) =>
-      tx.get<{ tokens: number; allowed: number }>(TAKE_SQL, [
-        input.bucketKey,
-        input.capacity,
-        input.refillPerSecond,
-        Math.trunc(input.nowMs),
-      ]),
-    { durable: false },
-  );
+  const params = [
+    input.bucketKey,
+    input.capacity,
+    input.refillPerSecond,
+    Math.trunc(input.nowMs),
+  ] as const;
+  const state = bucketDb(db);
+  const row = state
+    ? state.get<{ tokens: number; allowed: number }>(TAKE_SQL, params)
+    : await db.transaction((tx) => tx.get<{ tokens: number; allowed: number }>(TAKE_SQL, params), {
+        durable: false,
+      });
   const tokens = Number(row?.tokens ?? 0);
   const allowed = Number(row?.allowed ?? 0) === 1;
   return bucketFigures(tokens, allowed, input.capacity, input.refillPerSecond);
@@ -85,5 +100,7 @@ export function bucketFigures(
 
 /** Forgets buckets untouched since `beforeMs` (they would be full again anyway). */
 export async function purgeIdleBuckets(db: Db, beforeMs: number): Promise<number> {
-  return (await db.run('DELETE FROM rate_limit_buckets WHERE updated_at < $1', [beforeMs])).changes;
+  const sql = 'DELETE FROM rate_limit_buckets WHERE updated_at < $1';
+  const state = bucketDb(db);
+  return state ? state.run(sql, [beforeMs]).changes : (await db.run(sql, [beforeMs])).changes;
 }
