@@ -6,7 +6,7 @@
  */
 
 import { buildApp } from './app.js';
-import { AuditWriter } from './audit/index.js';
+import { openAuditWriter } from './audit/index.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDb } from './db/open.js';
 import { ensureInitialTestKey } from './keys/index.js';
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     // Printed once: only its hash is stored, so this is the one chance to copy it.
     process.stdout.write(`Created the first test secret key (shown once, keep it): ${secret}\n`);
   }
-  const audit = new AuditWriter(db, {
+  const audit = openAuditWriter(db, {
     onError: (err) => app.log.error({ err }, 'audit batch failed; will retry'),
   });
   const app = await buildApp({

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { DbError } from './errors.js';
 import { Mutex } from './mutex.js';
 import { SqliteStateDb, type StateDb, statePathFor } from './sqlite-state.js';
 import { StatementCache } from './sqlite-statements.js';
@@ -23,7 +24,8 @@ const BUSY_TIMEOUT_MS = 5000;
 export function openSqlite(path: string): SqliteDb {
   const memory = path === ':memory:' || path === '';
   if (!memory) mkdirSync(dirname(path), { recursive: true });
-  const writer = new Database(memory ? ':memory:' : path, { timeout: BUSY_TIMEOUT_MS });
+  // No busy timeout on the writer: `#beginImmediate` waits for the lock asynchronously.
+  const writer = new Database(memory ? ':memory:' : path, { timeout: 0 });
   writer.pragma('journal_mode = WAL');
   writer.pragma('synchronous = FULL');
   writer.pragma('foreign_keys = ON');
@@ -71,6 +73,11 @@ export class SqliteDb implements Db {
     this.#statePath = statePath;
   }
 
+  /** The database file, or undefined for an in-memory database. */
+  get filePath(): string | undefined {
+    return this.#readerPath;
+  }
+
   /**
    * The state file beside this database (see `SqliteStateDb`): where rate-limit buckets live
    * on SQLite, so updating one never takes this database's write lock. Opened on first use.
@@ -116,7 +123,7 @@ export class SqliteDb implements Db {
     let result: T;
     try {
       this.#assertOpen();
-      const batch = this.#openBatch(durable);
+      const batch = await this.#openBatch(durable);
       const tx = new SqliteTx(this.#writer, 1);
       this.#writer.run('SAVEPOINT unit');
       try {
@@ -156,17 +163,37 @@ export class SqliteDb implements Db {
   }
 
   /** The batch a unit joins; opens one (BEGIN IMMEDIATE) if none fits. Lock held. */
-  #openBatch(durable: boolean): Batch {
+  async #openBatch(durable: boolean): Promise<Batch> {
     const open = this.#batch;
     // A non-durable batch commits without fsync, so a durable unit may not join it; commit
     // it first (cheap: nothing to wait for) and open a durable one.
     if (open && (open.durable || !durable)) return open;
     if (open) this.#commit();
     this.#setDurable(durable);
-    this.#writer.run('BEGIN IMMEDIATE');
+    await this.#beginImmediate();
     const batch: Batch = { durable, waiters: [], units: 0 };
     this.#batch = batch;
     return batch;
+  }
+
+  /**
+   * `BEGIN IMMEDIATE`, waiting without blocking the event loop while another connection (the
+   * read-audit thread, another process) holds the write lock. The writer's own busy timeout
+   * is 0: SQLite's busy handler sleeps on the calling thread, which here is the event loop.
+   */
+  async #beginImmediate(): Promise<void> {
+    const deadline = performance.now() + BUSY_TIMEOUT_MS;
+    for (let wait = 0.5; ; wait = Math.min(wait * 2, 4)) {
+      try {
+        this.#writer.run('BEGIN IMMEDIATE');
+        return;
+      } catch (err) {
+        if (!(err instanceof DbError && err.code === 'busy') || performance.now() > deadline) {
+          throw err;
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
 
   /** Undoes a failed unit's savepoint; if SQLite rolled the whole batch back, fails it. */

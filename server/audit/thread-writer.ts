@@ -1,0 +1,206 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { newId } from '../ids.js';
+import { type AuditEntry, checkAuditEntry } from './entry.js';
+import type { AuditWriterOptions } from './writer.js';
+
+/** One audit row as the thread stores it: everything computed on the main thread. */
+interface ThreadRow {
+  id: string;
+  at: number;
+  keyId: string | null;
+  operationId: string;
+  requestId: string | null;
+  clientIp: string | null;
+  outcome: string;
+  objectIds: string[];
+  objectIdsJson: string;
+}
+
+type Reply = { type: 'done'; ms: number } | { type: 'failed'; message: string };
+
+// The thread's code, plain JavaScript run with `eval` so it loads the same way under tsx, a
+// bundle or a test runner. Same statements as `insertAudit` (server/audit/record.ts).
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs, fileMustExist: true });
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = FULL');
+db.pragma('foreign_keys = ON');
+const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+const insertObject = db.prepare('INSERT INTO audit_objects (object_id, audit_id) VALUES (?, ?)');
+const store = db.transaction((rows) => {
+  for (const r of rows) {
+    insertLog.run(r.id, r.at, r.keyId, r.operationId, r.requestId, r.clientIp, r.outcome, r.objectIdsJson);
+    for (const objectId of r.objectIds) insertObject.run(objectId, r.id);
+  }
+});
+parentPort.on('message', (message) => {
+  if (message === 'close') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  const started = performance.now();
+  try {
+    store.immediate(message);
+    parentPort.postMessage({ type: 'done', ms: performance.now() - started });
+  } catch (err) {
+    parentPort.postMessage({ type: 'failed', message: String(err && err.message) });
+  }
+});
+`;
+
+/**
+ * Group-commits read audit entries from a worker thread with its own connection to the
+ * SQLite file, so the batch's inserts and its fsync (`synchronous=FULL`) run beside the event
+ * loop instead of stopping it. Same contract as `AuditWriter`: `push` queues (checked at
+ * once), a batch is handed to the thread every `intervalMs` (default 5 ms) and committed
+ * there in one transaction; `flush()` resolves once everything pushed before it is
+ * committed; `close()` flushes and stops the thread.
+ *
+ * One batch is in flight at a time, and the next is sent no sooner than the last commit took
+ * (so the thread holds the database's write lock at most about half the time; the main
+ * connection waits for it without blocking the event loop, see `SqliteDb`). An entry is on
+ * disk within about `intervalMs` plus two commit times of its `push`.
+ */
+export class ThreadAuditWriter {
+  readonly #worker: Worker;
+  readonly #intervalMs: number;
+  readonly #maxBatch: number;
+  readonly #maxQueue: number;
+  readonly #onError: (err: unknown) => void;
+  #queue: ThreadRow[] = [];
+  #inFlight: ThreadRow[] | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #lastCommitMs = 0;
+  #closed = false;
+  #exited = false;
+  /** Settled when the batch in flight is answered. */
+  #answered: Array<() => void> = [];
+  /** Entries refused because the queue was full or the writer closed. */
+  dropped = 0;
+
+  /** `path`: the SQLite file (already migrated) the main connection uses. */
+  constructor(path: string, options: AuditWriterOptions = {}) {
+    this.#intervalMs = options.intervalMs ?? 5;
+    this.#maxBatch = options.maxBatch ?? 2000;
+    this.#maxQueue = options.maxQueue ?? 20_000;
+    this.#onError = options.onError ?? (() => {});
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    this.#worker = new Worker(THREAD_SOURCE, {
+      eval: true,
+      workerData: { path, driver, busyTimeoutMs: 5000 },
+      // A small heap: the thread holds one batch at a time, and its isolate counts in RSS.
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 48 },
+    });
+    // Pending entries alone must not keep a finished process alive; close() flushes.
+    this.#worker.unref();
+    this.#worker.on('message', (reply: Reply) => this.#onReply(reply));
+    this.#worker.on('error', (err) => {
+      this.#onError(err);
+      this.#onReply({ type: 'failed', message: err.message });
+    });
+    this.#worker.on('exit', () => {
+      this.#exited = true;
+      if (this.#inFlight) this.#onReply({ type: 'failed', message: 'audit thread exited' });
+    });
+  }
+
+  /** Entries waiting to be committed (queued or in flight). */
+  get pending(): number {
+    return this.#queue.length + (this.#inFlight?.length ?? 0);
+  }
+
+  /**
+   * Queues an entry (checked now, so a bad one throws here, at its source). Returns false
+   * when it was refused: the writer is closed or the queue is full.
+   */
+  push(entry: AuditEntry): boolean {
+    checkAuditEntry(entry);
+    if (this.#closed || this.#exited || this.pending >= this.#maxQueue) {
+      this.dropped++;
+      return false;
+    }
+    const at = entry.at ?? Date.now();
+    const objectIds = [...new Set(entry.objectIds)];
+    this.#queue.push({
+      id: newId('aud', at),
+      at,
+      keyId: entry.keyId,
+      operationId: entry.operationId,
+      requestId: entry.requestId,
+      clientIp: entry.clientIp,
+      outcome: entry.outcome,
+      objectIds,
+      objectIdsJson: JSON.stringify(objectIds),
+    });
+    this.#schedule();
+    return true;
+  }
+
+  /** Resolves once every entry pushed before the call is committed (or failed to). */
+  async flush(): Promise<void> {
+    this.#clearTimer();
+    for (;;) {
+      if (this.#inFlight) await new Promise<void>((resolve) => this.#answered.push(resolve));
+      if (this.#queue.length === 0 || this.#exited) return;
+      const before = this.#queue.length;
+      this.#send();
+      await new Promise<void>((resolve) => this.#answered.push(resolve));
+      // A failing database would otherwise spin here; the entries stay queued.
+      if (this.#queue.length >= before) return;
+    }
+  }
+
+  /** Flushes, refuses further entries and stops the thread. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.flush();
+    if (this.#exited) return;
+    const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
+    this.#worker.postMessage('close');
+    await exited;
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined || this.#inFlight) return;
+    const delay = Math.max(this.#intervalMs, this.#lastCommitMs);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#send();
+    }, delay);
+    this.#timer.unref();
+  }
+
+  #clearTimer(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #send(): void {
+    if (this.#inFlight || this.#queue.length === 0 || this.#exited) return;
+    const batch = this.#queue.splice(0, this.#maxBatch);
+    this.#inFlight = batch;
+    this.#worker.postMessage(batch);
+  }
+
+  #onReply(reply: Reply): void {
+    const batch = this.#inFlight;
+    if (!batch) return;
+    this.#inFlight = undefined;
+    if (reply.type === 'done') {
+      this.#lastCommitMs = reply.ms;
+    } else {
+      this.#queue = [...batch, ...this.#queue].slice(0, this.#maxQueue);
+      // Back off: the next attempt waits this long (a locked or failing database).
+      this.#lastCommitMs = 100;
+      this.#onError(new Error(`audit batch failed: ${reply.message}`));
+    }
+    const waiting = this.#answered;
+    this.#answered = [];
+    for (const resolve of waiting) resolve();
+    if (this.#queue.length > 0 && !this.#closed) this.#schedule();
+  }
+}
