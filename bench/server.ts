@@ -3,8 +3,8 @@
  * process and each server in a process of its own:
  *
  * (a) a bare Fastify route answering the same JSON as (b), the reference;
- * (b) `GET /v1/patients?limit=10` on the real service (`server/main.ts`, as `npm start` runs
- *     it: auth, validation, rate limit raised out of the way, audit, SQLite file, info logs);
+ * (b) `GET /v1/patients?limit=10` on the real service (`server/main.ts` bundled into
+ *     `build/server/main.js`, as `npm start` runs it: auth, validation, rate limit raised out of the way, audit, SQLite file, info logs);
  * (c) `POST /v1/patients` with a fresh `Idempotency-Key` on every request;
  * (d) the service process's RSS, sampled from /proc every 100 ms under load (max).
  *
@@ -14,7 +14,7 @@
  *   npm run bench:server [-- --runs 3 --seconds 10 --connections 50 --out FILE]
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -101,6 +101,19 @@ function rssOf(pid: number): number | undefined {
   }
 }
 
+/** CPU time (user + system, all threads) a process has used, in ms, from /proc (Linux). */
+function cpuMsOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at index 2 (state).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the file, in clock ticks (100 per second).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve();
@@ -117,6 +130,8 @@ interface Figure {
   errors: number;
   load: number;
   rssMax?: number;
+  /** Service CPU time (all its threads) per answered request, in µs; less noisy than req/s. */
+  cpuUsPerRequest?: number;
 }
 
 function median(xs: readonly number[]): number {
@@ -150,9 +165,15 @@ async function runBench(): Promise<void> {
         pair.slice(pair.indexOf('=') + 1),
       ]),
     );
+    // What `npm start` runs: its `prestart` bundles server/main.ts into build/server/main.js.
+    const built = spawnSync('npm', ['run', '--silent', 'prestart'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+    if (built.status !== 0) throw new Error('npm run prestart (the service bundle) failed');
     const service = spawn(
       process.execPath,
-      [...(values['node-arg'] ?? []), '--import', 'tsx', 'server/main.ts'],
+      [...(values['node-arg'] ?? []), 'build/server/main.js'],
       {
         cwd: ROOT,
         env: {
@@ -225,12 +246,19 @@ async function runBench(): Promise<void> {
             rssMax = Math.max(rssMax, rssOf(servicePid) ?? 0);
           }, 100)
         : undefined;
+      const cpuBefore = sampleRss ? cpuMsOf(servicePid) : undefined;
       const result = await autocannon({
         connections: CONNECTIONS,
         duration: SECONDS,
         ...options,
       } as autocannon.Options);
       if (timer) clearInterval(timer);
+      const cpuAfter = sampleRss ? cpuMsOf(servicePid) : undefined;
+      const answered = result.requests.total;
+      const cpuUs =
+        cpuBefore !== undefined && cpuAfter !== undefined && answered > 0
+          ? ((cpuAfter - cpuBefore) * 1000) / answered
+          : undefined;
       const figure: Figure = {
         rps: result.requests.average,
         p50: result.latency.p50,
@@ -239,9 +267,10 @@ async function runBench(): Promise<void> {
         errors: result.errors + result.timeouts,
         load: loadavg()[0]!,
         ...(sampleRss ? { rssMax } : {}),
+        ...(cpuUs !== undefined ? { cpuUsPerRequest: cpuUs } : {}),
       };
       process.stdout.write(
-        `${label}: ${Math.round(figure.rps)} req/s, p50 ${figure.p50} ms, p99 ${figure.p99} ms, non-2xx ${figure.non2xx}, errors ${figure.errors}, load ${figure.load.toFixed(2)}${sampleRss ? `, RSS max ${(rssMax / 2 ** 20).toFixed(0)} MB` : ''}\n`,
+        `${label}: ${Math.round(figure.rps)} req/s, p50 ${figure.p50} ms, p99 ${figure.p99} ms, non-2xx ${figure.non2xx}, errors ${figure.errors}, load ${figure.load.toFixed(2)}${sampleRss ? `, RSS max ${(rssMax / 2 ** 20).toFixed(0)} MB` : ''}${cpuUs !== undefined ? `, service CPU ${cpuUs.toFixed(0)} µs/req` : ''}\n`,
       );
       return figure;
     };
@@ -362,7 +391,7 @@ function writeReport(input: ReportInput): void {
     ...postRuns.map((f, i) => ['(c) POST', i, f] as const),
   ].map(
     ([name, i, f]) =>
-      `| ${name} | ${i + 1} | ${fmt(f.rps)} | ${f.p50} | ${f.p99} | ${f.non2xx} | ${f.errors} | ${f.rssMax === undefined ? '—' : mb(f.rssMax)} | ${f.load.toFixed(2)} |`,
+      `| ${name} | ${i + 1} | ${fmt(f.rps)} | ${f.p50} | ${f.p99} | ${f.non2xx} | ${f.errors} | ${f.rssMax === undefined ? '—' : mb(f.rssMax)} | ${f.cpuUsPerRequest === undefined ? '—' : Math.round(f.cpuUsPerRequest)} | ${f.load.toFixed(2)} |`,
   );
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
   const args = [
@@ -377,8 +406,8 @@ function writeReport(input: ReportInput): void {
 
 Command: \`${command}\` — autocannon ${packageVersion('autocannon')} in the bench process,
 ${CONNECTIONS} connections, ${SECONDS} s per measurement, 127.0.0.1, ${RUNS} run(s); figures are medians of the runs
-(req/s is autocannon's mean of per-second samples). The service is \`server/main.ts\` (what
-\`npm start\` runs) in its own process on a SQLite file (WAL, synchronous=FULL), info-level logs
+(req/s is autocannon's mean of per-second samples). The service is \`server/main.ts\` bundled
+by \`npm start\`'s \`prestart\` into \`build/server/main.js\` and run with node, in its own process on a SQLite file (WAL, synchronous=FULL), info-level logs
 written to /dev/null, \`RATE_LIMIT_TEST=1000000\` so the limiter counts every request (one
 database write each) but never refuses. The bare route runs in another process. (a) and (b)
 alternate inside each run. The list body is ${input.listBytes.toLocaleString('en-US')} bytes (10 patients).
@@ -394,8 +423,8 @@ ${rows.join('\n')}
 
 ## Every run
 
-| measurement | run | req/s | p50 ms | p99 ms | non-2xx | errors | RSS max | 1-min load |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| measurement | run | req/s | p50 ms | p99 ms | non-2xx | errors | RSS max | service CPU µs/req | 1-min load |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 ${perRun.join('\n')}
 `;
   mkdirSync(dirname(OUT), { recursive: true });

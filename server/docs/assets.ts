@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -6,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const require = createRequire(import.meta.url);
-const here = dirname(fileURLToPath(import.meta.url));
+// Beside this module, or, when it runs bundled into build/server/ (`npm start`), in the source tree.
+const moduleDir = dirname(fileURLToPath(import.meta.url));
+const here = existsSync(join(moduleDir, 'public'))
+  ? moduleDir
+  : join(moduleDir, '..', '..', 'server', 'docs');
 
 function packageDir(name: string): string {
   return dirname(require.resolve(`${name}/package.json`));
