@@ -1,0 +1,83 @@
+/**
+ * The read-audit writer `npm start` uses on a SQLite file: batches committed by a worker
+ * thread with its own connection. Checked against the same database the service reads.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type AuditEntry,
+  accessHistory,
+  openAuditWriter,
+  ThreadAuditWriter,
+} from '../../server/audit/index.js';
+import { openDb } from '../../server/db/open.js';
+import type { Db } from '../../server/db/types.js';
+import { newId } from '../../server/ids.js';
+
+function read(patientId: string): AuditEntry {
+  return {
+    keyId: newId('key'),
+    operationId: 'retrievePatient',
+    objectIds: [patientId],
+    requestId: newId('req'),
+    clientIp: '127.0.0.1',
+    outcome: 'success',
+  };
+}
+
+describe('ThreadAuditWriter (SQLite file)', () => {
+  let dir: string;
+  let db: Db;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'audit-thread-'));
+    db = await openDb(`sqlite:${join(dir, 'pc.db')}`);
+  });
+  afterEach(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is the writer chosen for a SQLite file', async () => {
+    const writer = openAuditWriter(db);
+    expect(writer).toBeInstanceOf(ThreadAuditWriter);
+    await writer.close();
+  });
+
+  it('commits every pushed entry, in batches, visible to the main connection after flush', async () => {
+    const writer = openAuditWriter(db, { intervalMs: 2 });
+    const patients = Array.from({ length: 5 }, () => newId('pat'));
+    for (let i = 0; i < 1000; i++) expect(writer.push(read(patients[i % 5]!))).toBe(true);
+    await writer.flush();
+    expect(writer.pending).toBe(0);
+    const [{ n } = { n: 0 }] = await db.all<{ n: number }>('SELECT COUNT(*) AS n FROM audit_log');
+    expect(Number(n)).toBe(1000);
+    const history = await accessHistory(db, patients[0]!, { limit: 500 });
+    expect(history).toHaveLength(200);
+    await writer.close();
+  });
+
+  it('keeps the main connection writable while it commits', async () => {
+    const writer = openAuditWriter(db, { intervalMs: 1 });
+    await db.run('CREATE TABLE probe (n INTEGER)');
+    const writes: Promise<unknown>[] = [];
+    for (let i = 0; i < 200; i++) {
+      writer.push(read(newId('pat')));
+      writes.push(db.transaction((tx) => tx.run('INSERT INTO probe (n) VALUES ($1)', [i])));
+    }
+    await Promise.all(writes);
+    await writer.flush();
+    expect(await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM probe')).toEqual({ n: 200 });
+    expect(await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM audit_log')).toEqual({ n: 200 });
+    await writer.close();
+  });
+
+  it('refuses entries after close, and refuses PHI-looking values at push', async () => {
+    const writer = openAuditWriter(db);
+    expect(() => writer.push({ ...read(newId('pat')), objectIds: ['Anna Smith'] })).toThrow();
+    await writer.close();
+    expect(writer.push(read(newId('pat')))).toBe(false);
+  });
+});
