@@ -82,6 +82,8 @@ export async function sendError(
   }
   for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
   reply.header('Request-Id', request.id);
+  reply.header('Cache-Control', 'no-store');
+  reply.header('X-Content-Type-Options', 'nosniff');
   if (!reply.hasHeader('patientcare-version'))
     reply.header('PatientCare-Version', deps.apiVersions[0]!);
   return reply

@@ -61,7 +61,8 @@ function auditDenied(deps: HookDeps, request: FastifyRequest, key: Authenticated
 }
 
 /**
- * Global `onRequest`: every response gets `Request-Id` and `PatientCare-Version`; every
+ * Global `onRequest`: every response gets `Request-Id` and `PatientCare-Version` (API responses
+ * also `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`); every
  * non-public request (unknown routes included, so probing paths needs a key) is authenticated,
  * checked against the key's IP allowlist and counted against its rate limit.
  */
@@ -73,6 +74,10 @@ export function authenticationHook(deps: HookDeps) {
     reply.header('Request-Id', request.id);
     reply.header('PatientCare-Version', deps.apiVersions[0]!);
     if (routeConfig(request).public === true) return;
+    // API answers carry PHI: no shared or browser cache may keep them, and no browser may
+    // sniff them into something other than JSON.
+    reply.header('Cache-Control', 'no-store');
+    reply.header('X-Content-Type-Options', 'nosniff');
     if (answerPreflight(request, reply)) return reply.send();
     const key = await identifyKey(deps.db, deps.store, request.headers.authorization, deps.clock());
     if (

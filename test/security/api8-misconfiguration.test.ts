@@ -73,7 +73,26 @@ describe.each(routes.map((r) => [r.operationId, r] as const))('%s', (op, route) 
       expect(res.headers['x-powered-by']).toBeUndefined();
       expect(res.headers.server).toBeUndefined();
       expect(String(res.headers['content-type'])).toMatch(/^application\/json; charset=utf-8$/);
+      // Answers may carry PHI: never cached, never sniffed.
+      expect(res.headers['cache-control'], name).toBe('no-store');
+      expect(res.headers['x-content-type-options'], name).toBe('nosniff');
     }
+  });
+
+  it('a valid call is not cacheable either', async () => {
+    const req = requestFor(op, s.test);
+    const key = req.role === 'publishable' ? s.keys.publishable : s.keys.secret;
+    const res = await s.t.app.inject({
+      method: route.method as HttpMethod,
+      url: req.url,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(req.body === undefined ? {} : { payload: JSON.stringify(req.body) }),
+    });
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 
   it('secret and restricted keys from a browser origin → 403 secret_key_required, never a readable success', async () => {
