@@ -10,11 +10,14 @@ import { openAuditWriter } from './audit/index.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDb } from './db/open.js';
 import { ensureInitialTestKey } from './keys/index.js';
+import { releaseAbandonedClaims } from './repos/idempotency.js';
 import { startBackgroundWork } from './webhooks/background.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = await openDb(config.databaseUrl);
+  // One server per SQLite file: claims still `running` belong to a process that died.
+  if (db.dialect === 'sqlite') await releaseAbandonedClaims(db);
   const secret = await ensureInitialTestKey(db);
   if (secret !== null) {
     // Printed once: only its hash is stored, so this is the one chance to copy it.

@@ -164,6 +164,18 @@ export async function abandonIdempotent(db: Db, input: IdempotencyScope): Promis
   ]);
 }
 
+/**
+ * Frees every `running` claim: for a server starting on a SQLite file, which only it serves,
+ * they are all left by a process that died mid-request. Their writes never committed (a
+ * write commits together with its stored response), so a retry may run at once instead of
+ * meeting 409 `idempotency_key_in_use` until the claim is 60 s stale. Not for PostgreSQL,
+ * where other live processes own running claims. Returns how many were freed.
+ */
+export async function releaseAbandonedClaims(db: Db): Promise<number> {
+  const result = await db.run("DELETE FROM idempotency_keys WHERE state = 'running'");
+  return result.changes;
+}
+
 /** Deletes records past their 24 h; returns how many. */
 export async function purgeExpiredIdempotency(db: Db, nowMs: number): Promise<number> {
   const result = await db.run('DELETE FROM idempotency_keys WHERE created_at <= $1', [

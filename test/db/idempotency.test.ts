@@ -5,6 +5,7 @@ import {
   completeIdempotent,
   IDEMPOTENCY_TTL_MS,
   IdempotencyConflictError,
+  releaseAbandonedClaims,
   STALE_RUNNING_MS,
 } from '../../server/repos/idempotency.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
@@ -112,5 +113,28 @@ await describeEachDatabase('idempotency records', (dialect) => {
     await expect(second).rejects.toThrow(IdempotencyConflictError);
     expect(await ctx.db.all('SELECT id FROM probe_writes')).toEqual([]);
     expect(await begin('h1', T0 + 1000)).toMatchObject({ body: { id: 'pat_first' } });
+  });
+
+  it('frees running claims left by a dead process, keeping completed responses', async () => {
+    await begin();
+    await beginIdempotent(ctx.db, {
+      ...scope,
+      idempotencyKey: 'k-2',
+      requestHash: 'h1',
+      nowMs: T0,
+    });
+    await ctx.db.transaction((tx) =>
+      completeIdempotent(tx, { ...claim, idempotencyKey: 'k-2', status: 200, body: '{}' }),
+    );
+    expect(await releaseAbandonedClaims(ctx.db)).toBe(1);
+    expect(await begin('h1', T0 + 1000)).toEqual({ state: 'started' });
+    expect(
+      await beginIdempotent(ctx.db, {
+        ...scope,
+        idempotencyKey: 'k-2',
+        requestHash: 'h1',
+        nowMs: T0 + 1000,
+      }),
+    ).toMatchObject({ state: 'replay', status: 200 });
   });
 });
