@@ -1,6 +1,6 @@
 import type { Db } from '../db/types.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
-import { parseData } from './rows.js';
+import { getDoc, parseData } from './rows.js';
 
 /** The fields of a stored appointment this repository indexes; the rest is kept as given. */
 export interface AppointmentDoc {
@@ -64,11 +64,7 @@ export async function getAppointment<T = AppointmentDoc>(
   id: string,
   livemode: boolean,
 ): Promise<T | undefined> {
-  const row = await db.get('SELECT data FROM appointments WHERE id = $1 AND livemode = $2', [
-    id,
-    livemode,
-  ]);
-  return row ? parseData<T>(row) : undefined;
+  return getDoc<T>(db, 'appointments', id, livemode);
 }
 
 /** Appointments newest first, optionally for one patient and/or in one status. */

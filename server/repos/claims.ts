@@ -1,6 +1,6 @@
 import type { Db } from '../db/types.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
-import { parseData } from './rows.js';
+import { getDoc, parseData } from './rows.js';
 
 /** The fields of a stored claim this repository indexes; the rest is kept as given. */
 export interface ClaimDoc {
@@ -79,11 +79,7 @@ export async function getClaim<T = ClaimDoc>(
   id: string,
   livemode: boolean,
 ): Promise<T | undefined> {
-  const row = await db.get('SELECT data FROM claims WHERE id = $1 AND livemode = $2', [
-    id,
-    livemode,
-  ]);
-  return row ? parseData<T>(row) : undefined;
+  return getDoc<T>(db, 'claims', id, livemode);
 }
 
 /** Claims newest first, optionally for one patient and/or in one status. */

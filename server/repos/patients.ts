@@ -2,7 +2,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { Db } from '../db/types.js';
 import { ConflictError } from './errors.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
-import { parseData } from './rows.js';
+import { getDoc, parseData } from './rows.js';
 import type { SqlParams } from './sql-params.js';
 import { normalizeEmail, normalizeName, prefixUpperBound } from './text-match.js';
 
@@ -101,11 +101,7 @@ export async function getPatient<T = PatientDoc>(
   id: string,
   livemode: boolean,
 ): Promise<T | undefined> {
-  const row = await db.get('SELECT data FROM patients WHERE id = $1 AND livemode = $2', [
-    id,
-    livemode,
-  ]);
-  return row ? parseData<T>(row) : undefined;
+  return getDoc<T>(db, 'patients', id, livemode);
 }
 
 /** Patients newest first, filtered only on non-PHI fields (`created`, `active`). */

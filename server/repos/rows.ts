@@ -1,3 +1,5 @@
+import type { Db } from '../db/types.js';
+
 /** Parses a row's JSON `data` column back into the object that was stored. */
 export function parseData<T>(row: Record<string, unknown>): T {
   return JSON.parse(String(row.data)) as T;
@@ -16,4 +18,24 @@ export function numOrNull(value: unknown): number | null {
 /** Unix seconds for a millisecond clock reading. */
 export function toSeconds(ms: number): number {
   return Math.floor(ms / 1000);
+}
+
+/** Tables that store one object per row as `data` JSON, keyed by `id` and `livemode`. */
+export type DocTable = 'patients' | 'appointments' | 'claims' | 'webhooks';
+
+/**
+ * The stored object `id` of `table` in that mode, or `undefined` (also when it belongs to
+ * the other mode). The SQL text is fixed per table, so each keeps one prepared statement.
+ */
+export async function getDoc<T>(
+  db: Db,
+  table: DocTable,
+  id: string,
+  livemode: boolean,
+): Promise<T | undefined> {
+  const row = await db.get(`SELECT data FROM ${table} WHERE id = $1 AND livemode = $2`, [
+    id,
+    livemode,
+  ]);
+  return row ? parseData<T>(row) : undefined;
 }

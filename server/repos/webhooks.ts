@@ -1,6 +1,6 @@
 import type { Db } from '../db/types.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
-import { parseData } from './rows.js';
+import { getDoc, parseData } from './rows.js';
 
 /** The fields of a stored webhook endpoint this repository reads; the rest is kept as given. */
 export interface WebhookDoc {
@@ -84,11 +84,7 @@ export async function getWebhook<T = WebhookDoc>(
   id: string,
   livemode: boolean,
 ): Promise<T | undefined> {
-  const row = await db.get('SELECT data FROM webhooks WHERE id = $1 AND livemode = $2', [
-    id,
-    livemode,
-  ]);
-  return row ? parseData<T>(row) : undefined;
+  return getDoc<T>(db, 'webhooks', id, livemode);
 }
 
 /** The stored endpoint with its secret, for signing. */

@@ -8,18 +8,7 @@ import {
   initialStatus,
   isTerminal,
 } from '../../server/domain/appointment-status.js';
-import { ApiError } from '../../server/errors.js';
-
-/** Runs `fn` and returns the ApiError it throws (fails the test when it does not throw one). */
-function thrown(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
+import { thrown } from '../support/thrown.js';
 
 // The spec's table, written out independently of the module's own table.
 const ALLOWED: Record<AppointmentStatus, AppointmentStatus[]> = {

@@ -4,7 +4,7 @@ import {
   type AppointmentUpdateParams,
   planAppointmentUpdate,
 } from '../../server/domain/appointment-update.js';
-import { ApiError } from '../../server/errors.js';
+import { thrown } from '../support/thrown.js';
 
 const NOW = 1_800_000_000;
 const START = 1_800_100_000;
@@ -30,16 +30,6 @@ function appointment(overrides: Partial<Appointment> = {}): Appointment {
     metadata: {},
     ...overrides,
   };
-}
-
-function thrown(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
 }
 
 const NO_TIME = { status: 'proposed', start: null, end: null } as const;

@@ -7,17 +7,7 @@ import {
   luhnCheckDigit,
   priceLineItems,
 } from '../../server/domain/claim-rules.js';
-import { ApiError } from '../../server/errors.js';
-
-function thrown(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
+import { thrown } from '../support/thrown.js';
 
 function claim(overrides: Partial<ClaimCreateParams> = {}): ClaimCreateParams {
   return {
