@@ -3,6 +3,7 @@
  * parameters and a page into `{object: "list", url, has_more, data}`. Used by every list
  * handler so they page alike.
  */
+import type { JsonText } from '../http/route-types.js';
 import type { CreatedRange, ListParams, Page } from '../repos/pagination.js';
 
 /** The list parameters every list operation's query shares, as the spec names them. */
@@ -43,4 +44,27 @@ export function listParams(query: ListQuery | undefined): ListParams {
  */
 export function listEnvelope<T, Url extends string>(url: Url, page: Page<T>): ListEnvelope<T, Url> {
   return { object: 'list', url, has_more: page.hasMore, data: page.data };
+}
+
+/** A stored object as it left `JSON.stringify`: its id (for the audit) and its JSON text. */
+export interface StoredJson {
+  readonly id: string;
+  readonly json: string;
+}
+
+/**
+ * The same list object as `listEnvelope`, as JSON text spliced from the stored documents'
+ * own JSON: the page is sent without parsing each document and serialising it again. Key
+ * order and content match `JSON.stringify(listEnvelope(url, page))` for the parsed page.
+ *
+ * @example listEnvelopeText('/v1/patients', { data: [{ id, json }], hasMore: false })
+ */
+export function listEnvelopeText<T, Url extends string>(
+  url: Url,
+  page: Page<StoredJson>,
+): JsonText<ListEnvelope<T, Url>> {
+  let data = '';
+  for (const [i, item] of page.data.entries()) data += i === 0 ? item.json : `,${item.json}`;
+  const text = `{"object":"list","url":${JSON.stringify(url)},"has_more":${page.hasMore},"data":[${data}]}`;
+  return text as JsonText<ListEnvelope<T, Url>>;
 }

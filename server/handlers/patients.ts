@@ -6,7 +6,7 @@
 
 import type { Db } from '../db/types.js';
 import { type EventObject, emitEvent, previousAttributes } from '../domain/events.js';
-import { listEnvelope, listParams } from '../domain/list.js';
+import { listEnvelope, listEnvelopeText, listParams } from '../domain/list.js';
 import {
   applyPatientUpdate,
   buildPatient,
@@ -60,13 +60,14 @@ async function fieldsFromToken(
 
 /** GET /v1/patients */
 export const listPatients: AppHandler<'listPatients'> = async (request, ctx) => {
-  const page = await repo.listPatients<Patient>(ctx.db, {
+  // Stored patients are already their API JSON: the page is spliced, not parsed and re-sent.
+  const page = await repo.listPatientsJson(ctx.db, {
     ...listParams(request.query),
     livemode: ctx.livemode,
     ...(request.query.active === undefined ? {} : { active: request.query.active }),
   });
   ctx.audit(page.data.map((p) => p.id));
-  return { status: 200, body: listEnvelope('/v1/patients', page) };
+  return { status: 200, body: listEnvelopeText<Patient, '/v1/patients'>('/v1/patients', page) };
 };
 
 /** POST /v1/patients */

@@ -75,11 +75,21 @@ export interface HandlerRequest<Params, Query, Body, Headers> {
   readonly headers: Headers;
 }
 
+declare const jsonTextOf: unique symbol;
+
+/**
+ * JSON text already serialised from a `T`, sent as it is (no parse and stringify on the way
+ * out). Only code that builds the text from parts known to be `T`'s JSON (stored documents
+ * written with `JSON.stringify`) should make one: the brand is a promise the compiler cannot
+ * check. Test suites validate every response body against the spec, spliced or not.
+ */
+export type JsonText<T> = string & { readonly [jsonTextOf]: T };
+
 /** What a handler returns: one of the statuses the spec lists, with that status's body type. */
 export type HandlerReply<Responses> = {
   [Status in keyof Responses]: {
     readonly status: Status extends `${infer N extends number}` ? N : Status;
-    readonly body: Responses[Status];
+    readonly body: Responses[Status] | JsonText<Responses[Status]>;
     readonly headers?: Readonly<Record<string, string>>;
   };
 }[keyof Responses];

@@ -2,7 +2,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { Db } from '../db/types.js';
 import { ConflictError } from './errors.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
-import { getDoc, parseData } from './rows.js';
+import { getDoc, parseData, storedJson } from './rows.js';
 import type { SqlParams } from './sql-params.js';
 import { normalizeEmail, normalizeName, prefixUpperBound } from './text-match.js';
 
@@ -104,17 +104,23 @@ export async function getPatient<T = PatientDoc>(
   return getDoc<T>(db, 'patients', id, livemode);
 }
 
-/** Patients newest first, filtered only on non-PHI fields (`created`, `active`). */
-export function listPatients<T = PatientDoc>(db: Db, params: PatientListParams): Promise<Page<T>> {
+/**
+ * Patients newest first, filtered only on non-PHI fields (`created`, `active`), as their stored
+ * JSON text with their ids: the list reply is spliced from it without re-serialising.
+ */
+export function listPatientsJson(
+  db: Db,
+  params: PatientListParams,
+): Promise<Page<{ id: string; json: string }>> {
   return paginate(db, {
     from: 'patients',
-    select: 'data',
+    select: 'id, data',
     filters: [
       (p) => `livemode = ${p.add(params.livemode)}`,
       (p) => (params.active === undefined ? undefined : `active = ${p.add(params.active)}`),
     ],
     list: params,
-    map: parseData<T>,
+    map: storedJson,
   });
 }
 

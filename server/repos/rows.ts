@@ -5,6 +5,11 @@ export function parseData<T>(row: Record<string, unknown>): T {
   return JSON.parse(String(row.data)) as T;
 }
 
+/** A row's `id` and its `data` JSON text as stored (for lists sent without re-serialising). */
+export function storedJson(row: Record<string, unknown>): { id: string; json: string } {
+  return { id: String(row.id), json: String(row.data) };
+}
+
 /** 0/1 integer column → boolean; the schema stores booleans as integers in both engines. */
 export function bool(value: unknown): boolean {
   return value === 1 || value === true || value === '1';

@@ -1,7 +1,7 @@
 import { beforeEach, expect, it } from 'vitest';
 import { newId } from '../../server/ids.js';
 import { clampLimit } from '../../server/repos/pagination.js';
-import { insertPatient, listPatients } from '../../server/repos/patients.js';
+import { insertPatient, listPatientsJson } from '../../server/repos/patients.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
 await describeEachDatabase('cursor pagination', (dialect) => {
@@ -21,8 +21,8 @@ await describeEachDatabase('cursor pagination', (dialect) => {
     });
   });
 
-  const page = async (params: Omit<Parameters<typeof listPatients>[1], 'livemode'>) => {
-    const result = await listPatients(ctx.db, { livemode: false, ...params });
+  const page = async (params: Omit<Parameters<typeof listPatientsJson>[1], 'livemode'>) => {
+    const result = await listPatientsJson(ctx.db, { livemode: false, ...params });
     return { ids: result.data.map((p) => p.id), hasMore: result.hasMore };
   };
   const newestFirst = () => [...ids].reverse();
@@ -56,7 +56,7 @@ await describeEachDatabase('cursor pagination', (dialect) => {
     const open = await page({ limit: 100, created: { gt: 1_800_000_022 } });
     expect(open.ids).toEqual([ids[24], ids[23]]);
     expect((await page({ limit: 100, created: { lte: 1_800_000_000 } })).ids).toEqual([ids[0]]);
-    expect((await listPatients(ctx.db, { livemode: true })).data).toHaveLength(1);
+    expect((await listPatientsJson(ctx.db, { livemode: true })).data).toHaveLength(1);
   });
 
   it('defaults to 10 and clamps limits to 1..100', async () => {

@@ -4,7 +4,7 @@ import { ConflictError } from '../../server/repos/errors.js';
 import {
   getPatient,
   insertPatient,
-  listPatients,
+  listPatientsJson,
   type PatientDoc,
   searchPatients,
   updatePatient,
@@ -127,9 +127,11 @@ await describeEachDatabase('patients repository', (dialect) => {
     const newer = patient({ identifiers: [], active: false });
     await tx((t) => insertPatient(t, older));
     await tx((t) => insertPatient(t, newer));
-    const all = await listPatients(ctx.db, { livemode: false });
+    const all = await listPatientsJson(ctx.db, { livemode: false });
     expect(all.data.map((p) => p.id)).toEqual([newer.id, older.id]);
-    const active = await listPatients(ctx.db, { livemode: false, active: true });
+    // The stored text is the object as written, ready to be spliced into a list reply.
+    expect(all.data.map((p) => JSON.parse(p.json) as unknown)).toEqual([newer, older]);
+    const active = await listPatientsJson(ctx.db, { livemode: false, active: true });
     expect(active.data.map((p) => p.id)).toEqual([older.id]);
   });
 });
