@@ -1,5 +1,6 @@
 /** API keys: formats, hashing, storage, allowlists (the package boundary other code imports). */
 export { ipAllowed, parseCidr, validateAllowlist } from './allowlist.js';
+export { forgetCachedKeys, KEY_CACHE_TTL_MS } from './cache.js';
 export { generateSecret, type KeyKind, parseSecret, secretHint } from './format.js';
 export { hashSecret } from './hash.js';
 export { ensureInitialTestKey } from './initial-key.js';

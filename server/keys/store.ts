@@ -1,6 +1,7 @@
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
 import { validateAllowlist } from './allowlist.js';
+import { cachedKeyLookup, forgetCachedKeys, keyCacheNow } from './cache.js';
 import { generateSecret, type KeyKind, parseSecret, secretHint } from './format.js';
 import { hashSecret } from './hash.js';
 import { type ApiKeyRecord, toKeyRecord } from './record.js';
@@ -76,16 +77,28 @@ export async function createKey(
 /**
  * The key a request presents, found by hash, or `undefined` (unknown, or not a key's shape —
  * then without touching the database). Expired and revoked keys are returned too, so the
- * caller can answer `api_key_expired`; check them with `keyState`.
+ * caller can answer `api_key_expired`; check them with `keyState` on every use.
+ *
+ * A key found in the last `KEY_CACHE_TTL_MS` (1 s) comes from this process's cache without a
+ * database read (see cache.ts): a change made by another process is seen within that time,
+ * one made through this module at once. `nowMs` is the cache's monotonic clock (tests pass
+ * their own); the record returned is frozen, as other requests share it.
  */
-export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyRecord | undefined> {
+export async function findKeyBySecret(
+  db: Db,
+  secret: string,
+  nowMs: number = keyCacheNow(),
+): Promise<ApiKeyRecord | undefined> {
   const parsed = parseSecret(secret);
   if (!parsed) return undefined;
-  const row = await db.get('SELECT * FROM api_keys WHERE secret_hash = $1', [hashSecret(secret)]);
-  if (!row) return undefined;
-  const key = toKeyRecord(row);
-  // The prefix is part of what was hashed, so this only fails on a corrupted row.
-  return key.kind === parsed.kind && key.livemode === parsed.livemode ? key : undefined;
+  const hash = hashSecret(secret);
+  return cachedKeyLookup(db, hash, nowMs, async () => {
+    const row = await db.get('SELECT * FROM api_keys WHERE secret_hash = $1', [hash]);
+    if (!row) return undefined;
+    const key = toKeyRecord(row);
+    // The prefix is part of what was hashed, so this only fails on a corrupted row.
+    return key.kind === parsed.kind && key.livemode === parsed.livemode ? key : undefined;
+  });
 }
 
 /** A key by id, or `undefined`. */
@@ -107,13 +120,22 @@ export async function listKeys(
   return rows.map(toKeyRecord);
 }
 
-/** Revokes a key from now on; false when there is no such key or it was already revoked. */
+/**
+ * Revokes a key from now on; false when there is no such key or it was already revoked.
+ * Requests to this process refuse it at once; other processes within `KEY_CACHE_TTL_MS`.
+ */
 export async function revokeKey(db: Db, id: string, nowMs: number = Date.now()): Promise<boolean> {
-  const result = await db.run(
-    'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
-    [Math.floor(nowMs / 1000), id],
-  );
-  return result.changes > 0;
+  try {
+    const result = await db.run(
+      'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
+      [Math.floor(nowMs / 1000), id],
+    );
+    return result.changes > 0;
+  } finally {
+    // After the write (so no request can read the old row again and keep it), and after a
+    // failed one too: a lost connection may have hidden a commit.
+    forgetCachedKeys();
+  }
 }
 
 function checkOptions(options: CreateKeyOptions): {
