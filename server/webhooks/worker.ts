@@ -190,12 +190,16 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       }
       let leased: LeasedDelivery[] = [];
       try {
-        // A lease lost to a crash only means the delivery is due again at once, so leasing
-        // skips the fsync (SQLite synchronous=OFF, PostgreSQL synchronous_commit=off).
-        leased = await db.transaction(
-          (tx) => leaseDueDeliveries(tx, { workerId, nowMs: clock(), leaseMs, limit: free }),
-          { durable: false },
-        );
+        const lease = (on: Db) =>
+          leaseDueDeliveries(on, { workerId, nowMs: clock(), leaseMs, limit: free });
+        // PostgreSQL: one statement, one round trip; its commit waits for the WAL flush,
+        // which costs less than the BEGIN, SET LOCAL synchronous_commit and COMMIT round trips
+        // it saves. SQLite: a lease lost to a crash only means the delivery is due again at
+        // once, so leasing skips the fsync (synchronous=OFF).
+        leased =
+          db.dialect === 'postgres'
+            ? await lease(db)
+            : await db.transaction(lease, { durable: false });
         if (leased.length > 0) {
           const facts = await batchFacts(db, leased);
           for (const delivery of leased) {
