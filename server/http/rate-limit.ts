@@ -1,12 +1,14 @@
 /**
  * Rate limits (api.md §7): a token bucket per key in the database (so every server process
- * shares it), holding one second's worth of requests. Every response carries the
- * `RateLimit-*` headers; an empty bucket answers 429 with `Retry-After`.
+ * shares it), holding one second's worth of requests; each process leases tokens from it in
+ * small batches. Every response carries the `RateLimit-*` headers; an empty bucket answers
+ * 429 with `Retry-After`.
  */
 import type { FastifyReply } from 'fastify';
 import type { RateLimitConfig } from '../config.js';
 import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
+import type { TakeTokenResult } from '../repos/rate-limits.js';
 import type { AuthenticatedKey } from './auth.js';
 import type { HttpStore } from './store.js';
 
@@ -22,10 +24,62 @@ export function hasRateLimitHeaders(reply: FastifyReply): boolean {
 }
 
 /**
+ * Tokens a process leases from a bucket at once: a twentieth (5%) of it, so a lease is
+ * refilled in 50 ms. Limits under 40/s lease 1, i.e. every request asks the database.
+ */
+export function leaseSize(rps: number): number {
+  return Math.max(1, Math.floor(rps / LEASE_FRACTION));
+}
+
+const LEASE_FRACTION = 20;
+
+/** Buckets with a lease kept per database; past it the least recently leased is dropped. */
+const MAX_LEASED_BUCKETS = 10_000;
+
+/** This process's lease on one bucket. */
+interface Lease {
+  rps: number;
+  takenAtMs: number;
+  /** How long the lease may be spent: the time the bucket takes to refill it (≤ 50 ms). */
+  lifeMs: number;
+  /** Leased tokens not yet spent. */
+  left: number;
+  /** The shared bucket's tokens right after the lease was taken. */
+  bucketAfter: number;
+  /** The database take in flight for this bucket; requests finding no token wait for it. */
+  pending: Promise<TakeTokenResult> | undefined;
+}
+
+// Per Db object, so separate databases (tests, several apps in one process) never share.
+const leasesByDb = new WeakMap<Db, Map<string, Lease>>();
+
+/**
  * Takes one token from `bucketKey`, sets the headers, and throws `rate_limited` when the bucket
  * is empty.
+ *
+ * Most requests spend a token of this process's lease and touch no database: the lease is
+ * taken from the shared bucket in one statement (`leaseSize` tokens or what is left), spent
+ * here, and dropped unspent once older than its refill time. Dropped or lost (restart) tokens
+ * count as spent, so all processes together never admit more than the bucket granted.
+ * Returns nothing when served from the lease, a promise when it asked the database.
  */
-export async function takeRequestToken(
+export function takeRequestToken(
+  db: Db,
+  store: Pick<HttpStore, 'takeToken'>,
+  reply: FastifyReply,
+  bucketKey: string,
+  rps: number,
+  nowMs: number,
+): Promise<void> | undefined {
+  const size = leaseSize(rps);
+  if (size === 1) return takeOne(db, store, reply, bucketKey, rps, nowMs);
+  const lease = leasesOf(db).get(bucketKey);
+  if (lease !== undefined && spend(lease, reply, rps, nowMs)) return undefined;
+  return renewLease(db, store, reply, bucketKey, rps, nowMs, size);
+}
+
+/** No lease: one token straight from the bucket, as every request did before leases. */
+async function takeOne(
   db: Db,
   store: Pick<HttpStore, 'takeToken'>,
   reply: FastifyReply,
@@ -39,6 +93,101 @@ export async function takeRequestToken(
     refillPerSecond: rps,
     nowMs,
   });
+  answerFromBucket(reply, result);
+}
+
+/** Most times a request waits for another's lease before taking one itself. */
+const MAX_WAITS = 8;
+
+async function renewLease(
+  db: Db,
+  store: Pick<HttpStore, 'takeToken'>,
+  reply: FastifyReply,
+  bucketKey: string,
+  rps: number,
+  nowMs: number,
+  size: number,
+): Promise<void> {
+  const leases = leasesOf(db);
+  let lease = leases.get(bucketKey);
+  // One take in flight per bucket serves the requests arriving meanwhile; each taking its own
+  // lease would overwrite (and waste) the others'. A refused take is not shared: each request
+  // then asks the bucket itself, as it would without leases.
+  for (let waits = 0; lease?.pending !== undefined && waits < MAX_WAITS; waits++) {
+    const other = await lease.pending.catch(() => undefined);
+    if (other === undefined || !other.allowed) break;
+    if (spend(lease, reply, rps, nowMs)) return;
+  }
+  if (lease === undefined) {
+    lease = { rps, takenAtMs: 0, lifeMs: 0, left: 0, bucketAfter: 0, pending: undefined };
+  }
+  // Re-inserted so the map's order is least recently leased first.
+  leases.delete(bucketKey);
+  leases.set(bucketKey, lease);
+  if (leases.size > MAX_LEASED_BUCKETS) leases.delete(leases.keys().next().value!);
+  const pending = store.takeToken(db, {
+    bucketKey,
+    capacity: rps,
+    refillPerSecond: rps,
+    nowMs,
+    count: size,
+  });
+  lease.pending = pending;
+  let result: TakeTokenResult;
+  try {
+    result = await pending;
+  } finally {
+    if (lease.pending === pending) lease.pending = undefined;
+  }
+  if (result.granted > 0) {
+    // Replaces any older lease; its unspent tokens are dropped (counted as spent).
+    lease.rps = rps;
+    lease.takenAtMs = nowMs;
+    lease.lifeMs = (result.granted * 1000) / rps;
+    lease.left = result.granted - 1;
+    lease.bucketAfter = result.tokens;
+    setHeaders(reply, rps, result.tokens + lease.left);
+    return;
+  }
+  answerFromBucket(reply, result);
+}
+
+/** Spends a token of `lease` if it has one, is fresh and is for this rate. */
+function spend(lease: Lease, reply: FastifyReply, rps: number, nowMs: number): boolean {
+  if (lease.left < 1 || lease.rps !== rps) return false;
+  // A request may read the clock a little before the one that took the lease; a clock that
+  // jumped back further does not keep a lease alive.
+  const age = nowMs - lease.takenAtMs;
+  if (age >= lease.lifeMs || age <= -lease.lifeMs) {
+    lease.left = 0;
+    return false;
+  }
+  lease.left -= 1;
+  setHeaders(reply, rps, lease.bucketAfter + lease.left);
+  return true;
+}
+
+function leasesOf(db: Db): Map<string, Lease> {
+  let leases = leasesByDb.get(db);
+  if (leases === undefined) {
+    leases = new Map();
+    leasesByDb.set(db, leases);
+  }
+  return leases;
+}
+
+/**
+ * Headers of a request admitted from a lease (so `rps` ≥ 40), `tokens` being the bucket's as
+ * the lease was taken plus the lease's unspent ones.
+ */
+function setHeaders(reply: FastifyReply, rps: number, tokens: number): void {
+  reply.header('RateLimit-Limit', String(rps));
+  reply.header('RateLimit-Remaining', String(Math.max(0, Math.floor(tokens))));
+  reply.header('RateLimit-Reset', String(Math.max(0, Math.ceil((rps - tokens) / rps))));
+}
+
+/** Headers from the bucket's own figures; throws `rate_limited` when it refused. */
+function answerFromBucket(reply: FastifyReply, result: TakeTokenResult): void {
   const reset = Math.max(0, Math.ceil(result.resetSeconds));
   reply.header('RateLimit-Limit', String(result.limit));
   reply.header('RateLimit-Remaining', String(Math.max(0, Math.floor(result.remaining))));

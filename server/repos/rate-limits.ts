@@ -9,11 +9,21 @@ export interface TakeTokenInput {
   capacity: number;
   refillPerSecond: number;
   nowMs: number;
+  /**
+   * Tokens wanted (a whole number ≥ 1, default 1): fewer are granted when fewer whole tokens
+   * are in the bucket, none when not even one is.
+   */
+  count?: number;
 }
 
 export interface TakeTokenResult {
+  /** Whether at least one token was granted. */
   allowed: boolean;
+  /** Tokens granted: `count` or fewer, 0 when refused. */
+  granted: number;
   limit: number;
+  /** The bucket's tokens after this take (fractional). */
+  tokens: number;
   /** Whole tokens left after this request. */
   remaining: number;
   /** Seconds until the bucket is full again (`RateLimit-Reset`); at least 1 when refused. */
@@ -22,25 +32,32 @@ export interface TakeTokenResult {
   retryAfterSeconds: number;
 }
 
+/** Most tokens one take may ask for (the `allowed` column, which records it, is 32-bit). */
+const MAX_COUNT = 1_000_000_000;
+
 // Token-bucket arithmetic in one statement, so concurrent requests from several processes
 // each see and update the bucket atomically. In DO UPDATE every expression reads the row as
-// it was before the update. A clock behind the stored one refills nothing.
+// it was before the update. A clock behind the stored one refills nothing. The `allowed`
+// column records how many tokens the last take granted (0: refused), which RETURNING reads.
 const ELAPSED = `(CASE WHEN CAST($4 AS BIGINT) > rate_limit_buckets.updated_at
   THEN CAST(CAST($4 AS BIGINT) - rate_limit_buckets.updated_at AS DOUBLE PRECISION) / 1000
   ELSE 0 END)`;
 const FILLED = `(rate_limit_buckets.tokens + ${ELAPSED} * CAST($3 AS DOUBLE PRECISION))`;
 const REFILLED = `(CASE WHEN ${FILLED} > CAST($2 AS DOUBLE PRECISION)
   THEN CAST($2 AS DOUBLE PRECISION) ELSE ${FILLED} END)`;
+const FULL = 'CAST($2 AS DOUBLE PRECISION)';
+const COUNT = 'CAST($5 AS DOUBLE PRECISION)';
+
+/** Tokens granted from a bucket holding `tokens`: min(count, floor(tokens)), 0 below 1. */
+const granted = (tokens: string) => `(CASE WHEN ${tokens} >= 1
+  THEN CAST(CASE WHEN ${tokens} >= ${COUNT} THEN ${COUNT} ELSE FLOOR(${tokens}) END AS INTEGER)
+  ELSE 0 END)`;
 
 const TAKE_SQL = `INSERT INTO rate_limit_buckets (bucket_key, tokens, allowed, updated_at)
-  VALUES ($1,
-    CASE WHEN CAST($2 AS DOUBLE PRECISION) >= 1 THEN CAST($2 AS DOUBLE PRECISION) - 1
-      ELSE CAST($2 AS DOUBLE PRECISION) END,
-    CASE WHEN CAST($2 AS DOUBLE PRECISION) >= 1 THEN 1 ELSE 0 END,
-    CAST($4 AS BIGINT))
+  VALUES ($1, ${FULL} - ${granted(FULL)}, ${granted(FULL)}, CAST($4 AS BIGINT))
   ON CONFLICT (bucket_key) DO UPDATE SET
-    tokens = CASE WHEN ${REFILLED} >= 1 THEN ${REFILLED} - 1 ELSE ${REFILLED} END,
-    allowed = CASE WHEN ${REFILLED} >= 1 THEN 1 ELSE 0 END,
+    tokens = ${REFILLED} - ${granted(REFILLED)},
+    allowed = ${granted(REFILLED)},
     updated_at = CASE WHEN rate_limit_buckets.updated_at > excluded.updated_at
       THEN rate_limit_buckets.updated_at ELSE excluded.updated_at END
   RETURNING tokens, allowed`;
@@ -55,8 +72,8 @@ function bucketDb(db: Db): StateDb | undefined {
 }
 
 /**
- * Takes one token from a bucket kept in the database, so limits hold across restarts and
- * across server processes. The commit skips the fsync: losing the last few bucket updates in
+ * Takes `count` tokens (or as many whole ones as are left) from a bucket kept in the database,
+ * so limits hold across restarts and across server processes. The commit skips the fsync: losing the last few bucket updates in
  * a crash is harmless, and a request must not pay for a disk flush. On SQLite the one
  * statement runs in autocommit on the state file; on PostgreSQL in a `durable: false`
  * transaction (`synchronous_commit = off`).
@@ -67,6 +84,7 @@ export async function takeToken(db: Db, input: TakeTokenInput): Promise<TakeToke
     input.capacity,
     input.refillPerSecond,
     Math.trunc(input.nowMs),
+    Math.min(MAX_COUNT, Math.max(1, Math.floor(input.count ?? 1))),
   ] as const;
   const state = bucketDb(db);
   const row = state
@@ -75,8 +93,12 @@ export async function takeToken(db: Db, input: TakeTokenInput): Promise<TakeToke
         durable: false,
       });
   const tokens = Number(row?.tokens ?? 0);
-  const allowed = Number(row?.allowed ?? 0) === 1;
-  return bucketFigures(tokens, allowed, input.capacity, input.refillPerSecond);
+  const granted = Number(row?.allowed ?? 0);
+  return {
+    ...bucketFigures(tokens, granted > 0, input.capacity, input.refillPerSecond),
+    granted,
+    tokens,
+  };
 }
 
 /** The header figures for a bucket holding `tokens` after a request was `allowed` or not. */
@@ -85,7 +107,7 @@ export function bucketFigures(
   allowed: boolean,
   capacity: number,
   refillPerSecond: number,
-): TakeTokenResult {
+): Omit<TakeTokenResult, 'granted' | 'tokens'> {
   const rate = refillPerSecond > 0 ? refillPerSecond : Number.MIN_VALUE;
   const untilFull = Math.max(0, Math.ceil((capacity - tokens) / rate));
   const untilOne = allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / rate));

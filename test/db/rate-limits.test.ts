@@ -12,7 +12,9 @@ await describeEachDatabase('rate-limit buckets', (dialect) => {
   it('spends the burst, refuses, then refills with time', async () => {
     expect(await take(T0)).toEqual({
       allowed: true,
+      granted: 1,
       limit: 3,
+      tokens: 2,
       remaining: 2,
       resetSeconds: 1,
       retryAfterSeconds: 0,
@@ -39,6 +41,44 @@ await describeEachDatabase('rate-limit buckets', (dialect) => {
     );
     expect(results.filter((r) => r.allowed)).toHaveLength(5);
     expect((await take(T0, 'key:c')).remaining).toBe(2);
+  });
+
+  it('grants count tokens, fewer when fewer whole ones are left, none below one', async () => {
+    const takeN = (nowMs: number, count: number) =>
+      takeToken(ctx.db, { bucketKey: 'key:n', capacity: 10, refillPerSecond: 4, nowMs, count });
+    expect(await takeN(T0, 4)).toMatchObject({
+      allowed: true,
+      granted: 4,
+      tokens: 6,
+      remaining: 6,
+    });
+    expect(await takeN(T0, 4)).toMatchObject({ granted: 4, tokens: 2 });
+    // Two left: a partial grant empties the bucket.
+    expect(await takeN(T0, 4)).toMatchObject({
+      allowed: true,
+      granted: 2,
+      tokens: 0,
+      remaining: 0,
+    });
+    expect(await takeN(T0, 4)).toMatchObject({ allowed: false, granted: 0, tokens: 0 });
+    // 0.2 s refills 0.8 tokens: still below one, nothing granted, the fraction kept.
+    const short = await takeN(T0 + 200, 4);
+    expect(short).toMatchObject({ allowed: false, granted: 0, retryAfterSeconds: 1 });
+    expect(short.tokens).toBeCloseTo(0.8, 9);
+    // 0.6 s in total: 2.4 tokens, of which the two whole ones are granted.
+    const partial = await takeN(T0 + 600, 4);
+    expect(partial).toMatchObject({ allowed: true, granted: 2, remaining: 0 });
+    expect(partial.tokens).toBeCloseTo(0.4, 9);
+    // A first take on a new bucket is served from a full one.
+    expect(
+      await takeToken(ctx.db, {
+        bucketKey: 'key:m',
+        capacity: 3,
+        refillPerSecond: 3,
+        nowMs: T0,
+        count: 5,
+      }),
+    ).toMatchObject({ granted: 3, tokens: 0 });
   });
 
   it('computes header figures from fractional tokens', () => {

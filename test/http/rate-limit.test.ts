@@ -38,6 +38,30 @@ describe('rate limits', () => {
     expect((await t.request({ method: 'GET', url: '/v1/widgets', key })).status).toBe(200);
   });
 
+  it('spends leased tokens at 100/s: exactly 100 admitted in a burst, Remaining counting down', async () => {
+    t = await fixtureApp({ config: { rateLimits: { ...limits, testRps: 100 } } });
+    const key = t.keys.secret.secret;
+    const remaining: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const res = await t.request({ method: 'GET', url: '/v1/widgets', key });
+      expect(res.status).toBe(200);
+      expect(res.headers['ratelimit-limit']).toBe('100');
+      remaining.push(String(res.headers['ratelimit-remaining']));
+    }
+    expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => String(99 - i)));
+    const limited = await t.request({ method: 'GET', url: '/v1/widgets', key });
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBe('1');
+    expect(t.state.executions.listWidgets).toBe(100);
+    // 30 ms later 3 tokens are back: a partial lease.
+    t.clock.now += 30;
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      statuses.push((await t.request({ method: 'GET', url: '/v1/widgets', key })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+  });
+
   it('uses the live rate for live keys and a per-key override when set', async () => {
     t = await fixtureApp({ config: { rateLimits: limits } });
     const live = await t.request({ method: 'GET', url: '/v1/widgets', key: t.keys.live.secret });
