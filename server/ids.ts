@@ -18,7 +18,8 @@ export type IdPrefix =
   | 'key'
   | 'whd'
   | 'whda'
-  | 'aud';
+  | 'aud'
+  | 'audb';
 
 /** Matches a ULID body: 26 Crockford base32 characters. */
 export const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;

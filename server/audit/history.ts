@@ -13,15 +13,36 @@ export interface AuditRow {
   outcome: AuditOutcome;
 }
 
-/** Every access recorded against an object (e.g. a patient), newest first. */
+/**
+ * Every access recorded against an object (e.g. a patient), newest first, by index on both
+ * paths: rows written before migration 0002 through `audit_objects` (one row per object per
+ * entry); later rows through `audit_batch_objects` (one row per object per batch), keeping
+ * only the batch's rows whose own `object_ids` name the object. The two sets cannot overlap
+ * (a row is indexed one way or the other); `UNION` would fold a duplicate anyway. The price
+ * of indexing per batch is paid here: each batch that touched the object has all its rows
+ * (up to the writer's `maxBatch`) tested, which suits an occasional investigation query.
+ */
 export async function accessHistory(
   db: Db,
   objectId: string,
   options: { limit?: number } = {},
 ): Promise<AuditRow[]> {
+  // The one part SQL cannot share: whether a row's object_ids (JSON text) contain $1.
+  const names =
+    db.dialect === 'postgres'
+      ? 'a.object_ids::jsonb ? $1'
+      : 'EXISTS (SELECT 1 FROM json_each(a.object_ids) WHERE value = $1)';
   const rows = await db.all<Record<string, unknown>>(
-    `SELECT a.* FROM audit_objects o JOIN audit_log a ON a.id = o.audit_id
-      WHERE o.object_id = $1 ORDER BY a.id DESC LIMIT $2`,
+    `SELECT a.id, a.at, a.key_id, a.operation_id, a.request_id, a.client_ip, a.outcome,
+        a.object_ids
+      FROM audit_objects o JOIN audit_log a ON a.id = o.audit_id
+      WHERE o.object_id = $1
+     UNION
+     SELECT a.id, a.at, a.key_id, a.operation_id, a.request_id, a.client_ip, a.outcome,
+        a.object_ids
+      FROM audit_batch_objects b JOIN audit_log a ON a.batch_id = b.batch_id
+      WHERE b.object_id = $1 AND ${names}
+     ORDER BY id DESC LIMIT $2`,
     [objectId, options.limit ?? 100],
   );
   return rows.map((row) => ({

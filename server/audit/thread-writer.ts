@@ -13,14 +13,27 @@ interface ThreadRow {
   requestId: string | null;
   clientIp: string | null;
   outcome: string;
-  objectIds: string[];
   objectIdsJson: string;
+}
+
+/** A queued entry: its row, and its distinct object ids for the batch's object index. */
+interface Queued {
+  row: ThreadRow;
+  objectIds: readonly string[];
+}
+
+/** What the thread is sent: one batch, committed in one transaction. */
+interface ThreadBatch {
+  batchId: string;
+  rows: ThreadRow[];
+  /** Distinct over the whole batch: one `audit_batch_objects` row each. */
+  objectIds: string[];
 }
 
 type Reply = { type: 'done'; ms: number } | { type: 'failed'; message: string };
 
 // The thread's code, plain JavaScript run with `eval` so it loads the same way under tsx, a
-// bundle or a test runner. Same statements as `insertAudit` (server/audit/record.ts).
+// bundle or a test runner. Same statements as `insertAuditBatch` (server/audit/record.ts).
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -28,13 +41,13 @@ const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs, fi
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.pragma('foreign_keys = ON');
-const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-const insertObject = db.prepare('INSERT INTO audit_objects (object_id, audit_id) VALUES (?, ?)');
-const store = db.transaction((rows) => {
-  for (const r of rows) {
-    insertLog.run(r.id, r.at, r.keyId, r.operationId, r.requestId, r.clientIp, r.outcome, r.objectIdsJson);
-    for (const objectId of r.objectIds) insertObject.run(objectId, r.id);
+const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+const insertObject = db.prepare('INSERT INTO audit_batch_objects (object_id, batch_id) VALUES (?, ?)');
+const store = db.transaction((batch) => {
+  for (const r of batch.rows) {
+    insertLog.run(r.id, r.at, r.keyId, r.operationId, r.requestId, r.clientIp, r.outcome, r.objectIdsJson, batch.batchId);
   }
+  for (const objectId of batch.objectIds) insertObject.run(objectId, batch.batchId);
 });
 parentPort.on('message', (message) => {
   if (message === 'close') {
@@ -71,8 +84,8 @@ export class ThreadAuditWriter {
   readonly #maxBatch: number;
   readonly #maxQueue: number;
   readonly #onError: (err: unknown) => void;
-  #queue: ThreadRow[] = [];
-  #inFlight: ThreadRow[] | undefined;
+  #queue: Queued[] = [];
+  #inFlight: Queued[] | undefined;
   #timer: NodeJS.Timeout | undefined;
   #lastCommitMs = 0;
   #closed = false;
@@ -126,15 +139,17 @@ export class ThreadAuditWriter {
     const at = entry.at ?? Date.now();
     const objectIds = [...new Set(entry.objectIds)];
     this.#queue.push({
-      id: newId('aud', at),
-      at,
-      keyId: entry.keyId,
-      operationId: entry.operationId,
-      requestId: entry.requestId,
-      clientIp: entry.clientIp,
-      outcome: entry.outcome,
+      row: {
+        id: newId('aud', at),
+        at,
+        keyId: entry.keyId,
+        operationId: entry.operationId,
+        requestId: entry.requestId,
+        clientIp: entry.clientIp,
+        outcome: entry.outcome,
+        objectIdsJson: JSON.stringify(objectIds),
+      },
       objectIds,
-      objectIdsJson: JSON.stringify(objectIds),
     });
     this.#schedule();
     return true;
@@ -183,7 +198,14 @@ export class ThreadAuditWriter {
     if (this.#inFlight || this.#queue.length === 0 || this.#exited) return;
     const batch = this.#queue.splice(0, this.#maxBatch);
     this.#inFlight = batch;
-    this.#worker.postMessage(batch);
+    // A retried batch gets a new batch id: the failed attempt's transaction left nothing.
+    const objectIds = new Set<string>();
+    const rows = batch.map((queued) => {
+      for (const objectId of queued.objectIds) objectIds.add(objectId);
+      return queued.row;
+    });
+    const message: ThreadBatch = { batchId: newId('audb'), rows, objectIds: [...objectIds] };
+    this.#worker.postMessage(message);
   }
 
   #onReply(reply: Reply): void {

@@ -1,6 +1,6 @@
 import type { Db } from '../db/types.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
-import { insertAudit } from './record.js';
+import { insertAuditBatch } from './record.js';
 
 export interface AuditWriterOptions {
   /**
@@ -119,7 +119,7 @@ export class AuditWriter {
     const started = performance.now();
     this.#running = this.#db
       .transaction(async (tx) => {
-        for (const entry of batch) await insertAudit(tx, entry);
+        await insertAuditBatch(tx, batch);
       })
       .catch((err: unknown) => {
         this.#queue = [...batch, ...this.#queue].slice(0, this.#maxQueue);

@@ -6,6 +6,8 @@ import {
   checkAuditEntry,
   recordAudit,
 } from '../../server/audit/index.js';
+import { migrate } from '../../server/db/migrate.js';
+import { initial } from '../../server/db/migrations/0001-initial.js';
 import type { Db } from '../../server/db/types.js';
 import { newId } from '../../server/ids.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
@@ -134,7 +136,9 @@ await describeEachDatabase('audit trail', (dialect) => {
     await writer.close();
     const rows = await ctx.db.all('SELECT * FROM audit_log');
     const objects = await ctx.db.all('SELECT * FROM audit_objects');
-    const dump = JSON.stringify([rows, objects]);
+    const batchObjects = await ctx.db.all('SELECT * FROM audit_batch_objects');
+    expect(batchObjects.length).toBeGreaterThan(0);
+    const dump = JSON.stringify([rows, objects, batchObjects]);
     for (const value of PHI) expect(dump).not.toContain(value);
     const history = await accessHistory(ctx.db, patient);
     expect(history.map((r) => r.outcome).sort()).toEqual(['denied', 'success', 'success']);
@@ -142,5 +146,128 @@ await describeEachDatabase('audit trail', (dialect) => {
       appointment,
       patient,
     ]);
+  });
+});
+
+/** The request ids of `objectId`'s history, newest first: entries are told apart by them. */
+async function historyRequests(db: Db, objectId: string): Promise<Array<string | null>> {
+  return (await accessHistory(db, objectId, { limit: 1000 })).map((row) => row.requestId);
+}
+
+/** Writes an entry the way the service did before migration 0002: one audit_objects row per object. */
+async function insertLegacy(db: Db, objectIds: string[]): Promise<string> {
+  const id = newId('aud');
+  const requestId = newId('req');
+  await db.transaction(async (tx) => {
+    await tx.run(
+      `INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids)
+        VALUES ($1, $2, NULL, 'retrievePatient', $3, '10.0.0.1', 'success', $4)`,
+      [id, Date.now(), requestId, JSON.stringify(objectIds)],
+    );
+    for (const objectId of objectIds) {
+      await tx.run('INSERT INTO audit_objects (object_id, audit_id) VALUES ($1, $2)', [
+        objectId,
+        id,
+      ]);
+    }
+  });
+  return requestId;
+}
+
+await describeEachDatabase('audit objects indexed per batch', (dialect) => {
+  const ctx = useTestDb(dialect);
+
+  it('finds each entry of a batch under the objects it read only, once', async () => {
+    const [p1, p2, appt] = [newId('pat'), newId('pat'), newId('appt')];
+    const counting = countingDb(ctx.db);
+    const writer = new AuditWriter(counting.db, { intervalMs: 10_000 });
+    const a = entry(p1);
+    const b = entry(p2);
+    // The same object twice in one entry, and a second reader of p1 in the same batch.
+    const c = entry(p1, { operationId: 'listAppointments', objectIds: [appt, p1, appt] });
+    for (const e of [a, b, c]) writer.push(e);
+    await writer.close();
+    expect(counting.transactions()).toBe(1);
+
+    expect(await historyRequests(ctx.db, p1)).toEqual([c.requestId, a.requestId]);
+    expect(await historyRequests(ctx.db, p2)).toEqual([b.requestId]);
+    const apptHistory = await accessHistory(ctx.db, appt);
+    expect(apptHistory.map((r) => r.requestId)).toEqual([c.requestId]);
+    expect(apptHistory[0]!.objectIds).toEqual([appt, p1]);
+
+    // One index row per distinct object of the batch, none in the per-entry table.
+    const batches = await ctx.db.all<{ batch_id: string }>(
+      'SELECT DISTINCT batch_id FROM audit_log WHERE request_id IN ($1, $2, $3)',
+      [a.requestId, b.requestId, c.requestId],
+    );
+    expect(batches).toHaveLength(1);
+    const indexed = await ctx.db.all<{ object_id: string }>(
+      'SELECT object_id FROM audit_batch_objects WHERE batch_id = $1 ORDER BY object_id',
+      [batches[0]!.batch_id],
+    );
+    expect(indexed.map((r) => r.object_id)).toEqual([appt, p1, p2].sort());
+    const legacy = await ctx.db.all('SELECT * FROM audit_objects WHERE object_id IN ($1, $2, $3)', [
+      p1,
+      p2,
+      appt,
+    ]);
+    expect(legacy).toEqual([]);
+  });
+
+  it('makes each write-path entry a batch of its own', async () => {
+    const [p1, p2] = [newId('pat'), newId('pat')];
+    const first = entry(p1, { operationId: 'updatePatient', objectIds: [p1, p1] });
+    const second = entry(p2, { operationId: 'updatePatient' });
+    await ctx.db.transaction(async (tx) => {
+      await recordAudit(tx, first);
+      await recordAudit(tx, second);
+    });
+    const rows = await ctx.db.all<{ batch_id: string | null }>(
+      'SELECT batch_id FROM audit_log WHERE request_id IN ($1, $2)',
+      [first.requestId, second.requestId],
+    );
+    expect(rows).toHaveLength(2);
+    expect(new Set(rows.map((r) => r.batch_id)).size).toBe(2);
+    expect(rows.every((r) => r.batch_id?.startsWith('audb_'))).toBe(true);
+    expect(await historyRequests(ctx.db, p1)).toEqual([first.requestId]);
+    expect(await historyRequests(ctx.db, p2)).toEqual([second.requestId]);
+  });
+
+  it('merges rows indexed the old way with new ones, newest first, limit applied to both', async () => {
+    const patient = newId('pat');
+    const writer = new AuditWriter(ctx.db, { intervalMs: 10_000 });
+    const older = entry(patient);
+    writer.push(older);
+    await writer.flush();
+    const legacy = await insertLegacy(ctx.db, [patient, newId('appt')]);
+    const newer = entry(patient);
+    writer.push(newer);
+    await writer.close();
+    expect(await historyRequests(ctx.db, patient)).toEqual([
+      newer.requestId,
+      legacy,
+      older.requestId,
+    ]);
+    const limited = await accessHistory(ctx.db, patient, { limit: 2 });
+    expect(limited.map((r) => r.requestId)).toEqual([newer.requestId, legacy]);
+  });
+});
+
+await describeEachDatabase('audit rows from before migration 0002', (dialect) => {
+  const ctx = useTestDb(dialect, { migrate: false });
+
+  it('stay in the history after the migration, beside new ones', async () => {
+    expect(await migrate(ctx.db, [initial])).toEqual([1]);
+    const patient = newId('pat');
+    const before = [await insertLegacy(ctx.db, [patient]), await insertLegacy(ctx.db, [patient])];
+    expect(await migrate(ctx.db)).toEqual([2]);
+    const after = entry(patient);
+    await ctx.db.transaction((tx) => recordAudit(tx, after));
+    expect(await historyRequests(ctx.db, patient)).toEqual([after.requestId, ...before.reverse()]);
+    // The new table is append-only like the others.
+    await expect(ctx.db.run('DELETE FROM audit_batch_objects')).rejects.toThrow(/append-only/);
+    await expect(ctx.db.run("UPDATE audit_batch_objects SET object_id = 'pat_x'")).rejects.toThrow(
+      /append-only/,
+    );
   });
 });

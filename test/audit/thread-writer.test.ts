@@ -59,6 +59,29 @@ describe('ThreadAuditWriter (SQLite file)', () => {
     await writer.close();
   });
 
+  it('indexes each object once per batch, and finds each entry under its own objects only', async () => {
+    const writer = openAuditWriter(db, { intervalMs: 10_000 });
+    const [p1, p2] = [newId('pat'), newId('pat')];
+    const a = read(p1);
+    const b = read(p2);
+    const c = { ...read(p1), operationId: 'listPatients', objectIds: [p1, p2, p1] };
+    for (const e of [a, b, c]) writer.push(e);
+    await writer.flush();
+    const requests = async (id: string) =>
+      (await accessHistory(db, id)).map((row) => row.requestId);
+    expect(await requests(p1)).toEqual([c.requestId, a.requestId]);
+    expect(await requests(p2)).toEqual([c.requestId, b.requestId]);
+    expect((await accessHistory(db, p2))[0]!.objectIds).toEqual([p1, p2]);
+    const indexed = await db.all<{ object_id: string; n: number }>(
+      `SELECT object_id, COUNT(*) AS n FROM audit_batch_objects
+        WHERE object_id IN ($1, $2) GROUP BY object_id ORDER BY object_id`,
+      [p1, p2],
+    );
+    expect(indexed).toEqual([p1, p2].sort().map((object_id) => ({ object_id, n: 1 })));
+    expect(await db.get('SELECT COUNT(*) AS n FROM audit_objects')).toEqual({ n: 0 });
+    await writer.close();
+  });
+
   it('keeps the main connection writable while it commits', async () => {
     const writer = openAuditWriter(db, { intervalMs: 1 });
     await db.run('CREATE TABLE probe (n INTEGER)');

@@ -129,7 +129,7 @@ const DELETE_ORDER = [
   'rate_limit_buckets',
   'api_keys',
 ];
-const KEEP = new Set(['schema_migrations', 'audit_log', 'audit_objects']);
+const KEEP = new Set(['schema_migrations', 'audit_log', 'audit_objects', 'audit_batch_objects']);
 
 /** Deletes every row of every table except the migration record and the audit trail. */
 export async function emptyTables(db: Db): Promise<void> {

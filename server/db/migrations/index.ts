@@ -1,5 +1,6 @@
 import { initial } from './0001-initial.js';
+import { auditBatches } from './0002-audit-batches.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. Append new ones; never reorder or edit applied ones. */
-export const migrations: readonly Migration[] = [initial];
+export const migrations: readonly Migration[] = [initial, auditBatches];
