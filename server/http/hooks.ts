@@ -89,7 +89,8 @@ export function authenticationHook(deps: HookDeps) {
       // use up its owner's rate limit.
       throw new ApiError('ip_not_allowed');
     }
-    await takeRequestToken(
+    // Served from this process's token lease, the limiter answers at once (no promise).
+    const limited = takeRequestToken(
       deps.db,
       deps.store,
       reply,
@@ -97,6 +98,7 @@ export function authenticationHook(deps: HookDeps) {
       keyRate(key, deps.rateLimits),
       deps.clock(),
     );
+    if (limited !== undefined) await limited;
     request.apiKey = key;
     try {
       checkOrigin(request, key);
