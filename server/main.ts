@@ -9,6 +9,7 @@ import { buildApp } from './app.js';
 import { openAuditWriter } from './audit/index.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDb } from './db/open.js';
+import { bufferedDestination } from './http/log-destination.js';
 import { ensureInitialTestKey } from './keys/index.js';
 import { releaseAbandonedClaims } from './repos/idempotency.js';
 import { startBackgroundWork } from './webhooks/background.js';
@@ -26,11 +27,12 @@ async function main(): Promise<void> {
   const audit = openAuditWriter(db, {
     onError: (err) => app.log.error({ err }, 'audit batch failed; will retry'),
   });
+  const logs = bufferedDestination();
   const app = await buildApp({
     db,
     config,
     audit,
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, stream: logs.stream },
     docs: { specPath: 'spec/openapi.yaml', buildDir: 'build/docs' },
   });
   // Webhook delivery and the test-mode clearinghouse (WORKER=off leaves them to `npm run worker`).
@@ -51,6 +53,7 @@ async function main(): Promise<void> {
       await background.stop();
       await audit.close();
       await db.close();
+      logs.flushSync();
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'shutdown failed');
