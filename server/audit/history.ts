@@ -1,4 +1,5 @@
 import type { Db } from '../db/types.js';
+import { sqlLimit } from '../repos/sql-params.js';
 import type { AuditOutcome } from './entry.js';
 
 /** One stored audit row. */
@@ -42,8 +43,8 @@ export async function accessHistory(
         a.object_ids
       FROM audit_batch_objects b JOIN audit_log a ON a.batch_id = b.batch_id
       WHERE b.object_id = $1 AND ${names}
-     ORDER BY id DESC LIMIT $2`,
-    [objectId, options.limit ?? 100],
+     ORDER BY id DESC LIMIT ${sqlLimit(options.limit ?? 100)}`,
+    [objectId],
   );
   return rows.map((row) => ({
     id: String(row.id),

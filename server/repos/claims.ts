@@ -1,6 +1,7 @@
 import type { Db } from '../db/types.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
 import { getDoc, parseData } from './rows.js';
+import { sqlLimit } from './sql-params.js';
 
 /** The fields of a stored claim this repository indexes; the rest is kept as given. */
 export interface ClaimDoc {
@@ -101,8 +102,8 @@ export function listClaims<T = ClaimDoc>(db: Db, params: ClaimListParams): Promi
 export async function dueClaims<T = ClaimDoc>(db: Db, nowMs: number, limit = 50): Promise<T[]> {
   const rows = await db.all(
     `SELECT data FROM claims WHERE next_action_at IS NOT NULL AND next_action_at <= $1
-      ORDER BY next_action_at LIMIT $2`,
-    [nowMs, limit],
+      ORDER BY next_action_at LIMIT ${sqlLimit(limit)}`,
+    [nowMs],
   );
   return rows.map(parseData<T>);
 }

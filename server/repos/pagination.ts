@@ -1,5 +1,5 @@
 import type { Db } from '../db/types.js';
-import { SqlParams } from './sql-params.js';
+import { SqlParams, sqlLimit } from './sql-params.js';
 
 /** Bounds on `created` (unix seconds), as in `created[gt]=…&created[lte]=…`. */
 export interface CreatedRange {
@@ -77,7 +77,7 @@ export async function paginate<T>(db: Db, query: PageQuery<T>): Promise<Page<T>>
   }
   const sql = `SELECT ${query.select} FROM ${query.from}${
     where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''
-  } ORDER BY ${id} ${backwards ? 'ASC' : 'DESC'} LIMIT ${params.add(limit + 1)}`;
+  } ORDER BY ${id} ${backwards ? 'ASC' : 'DESC'} LIMIT ${sqlLimit(limit + 1)}`;
   const rows = await db.all(sql, params.values);
   const hasMore = rows.length > limit;
   const page = rows.slice(0, limit);

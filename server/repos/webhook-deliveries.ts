@@ -1,5 +1,6 @@
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
+import { sqlLimit } from './sql-params.js';
 
 /** A delivery a worker has leased: what to send, where, and with which secret. */
 export interface LeasedDelivery {
@@ -36,12 +37,12 @@ const LEASED_COLUMNS =
  * A lease that expires (worker died) makes the delivery due again.
  */
 export async function leaseDueDeliveries(db: Db, options: LeaseOptions): Promise<LeasedDelivery[]> {
-  const params = [options.workerId, options.nowMs + options.leaseMs, options.nowMs, options.limit];
+  const params = [options.workerId, options.nowMs + options.leaseMs, options.nowMs];
   const update = (lockRows: string, returning: string) =>
     `UPDATE webhook_deliveries SET locked_by = $1, locked_until = $2, updated_at = $3
       WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending'
         AND next_attempt_at <= $3 AND (locked_until IS NULL OR locked_until < $3)
-        ORDER BY next_attempt_at LIMIT $4${lockRows})
+        ORDER BY next_attempt_at LIMIT ${sqlLimit(options.limit)}${lockRows})
       RETURNING ${returning}`;
   if (db.dialect === 'postgres') {
     const rows = await db.all<Record<string, unknown>>(
