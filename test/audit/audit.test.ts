@@ -214,6 +214,32 @@ await describeEachDatabase('audit objects indexed per batch', (dialect) => {
     expect(legacy).toEqual([]);
   });
 
+  it('stores every entry of a batch larger than one multi-row INSERT, once each', async () => {
+    // 450 entries: PostgreSQL writes them 200 rows per statement, so this crosses two chunk
+    // boundaries; each entry reads its own patient plus one shared one.
+    const shared = newId('pat');
+    const entries = Array.from({ length: 450 }, () => entry(newId('pat')));
+    for (const e of entries) e.objectIds = [e.objectIds[0]!, shared];
+    const writer = new AuditWriter(ctx.db, { intervalMs: 10_000, maxBatch: 1000 });
+    for (const e of entries) writer.push(e);
+    await writer.close();
+    const stored = await ctx.db.all<{ request_id: string; object_ids: string }>(
+      'SELECT request_id, object_ids FROM audit_log WHERE request_id IS NOT NULL',
+    );
+    const byRequest = new Map(stored.map((r) => [r.request_id, r.object_ids]));
+    for (const e of entries) {
+      expect(JSON.parse(byRequest.get(e.requestId!) ?? 'null')).toEqual(e.objectIds);
+    }
+    expect(await historyRequests(ctx.db, entries[399]!.objectIds[0]!)).toEqual([
+      entries[399]!.requestId,
+    ]);
+    const sharedRows = await ctx.db.all('SELECT * FROM audit_batch_objects WHERE object_id = $1', [
+      shared,
+    ]);
+    expect(sharedRows).toHaveLength(1);
+    expect((await accessHistory(ctx.db, shared, { limit: 500 })).length).toBe(450);
+  });
+
   it('makes each write-path entry a batch of its own', async () => {
     const [p1, p2] = [newId('pat'), newId('pat')];
     const first = entry(p1, { operationId: 'updatePatient', objectIds: [p1, p1] });
