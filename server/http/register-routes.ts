@@ -88,8 +88,15 @@ function registerRoute(
   const validate = compileRouteValidator(route, deps.validators);
   const hasBody = route.schemas.body !== undefined;
 
+  // Statuses are checked on every reply; each one's answer is worked out once per route.
+  const listed = new Map<number, boolean>();
   const checkStatus = (request: FastifyRequest) => (status: number) => {
-    if (statusListed(route, status)) return;
+    let ok = listed.get(status);
+    if (ok === undefined) {
+      ok = statusListed(route, status);
+      listed.set(status, ok);
+    }
+    if (ok) return;
     request.log.error(
       { operationId: route.operationId, status },
       'handler returned a status the spec does not list',

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../server/keys/duration.js';
+import { hashSecret } from '../../server/keys/hash.js';
 import {
   createKey,
   ensureInitialTestKey,
@@ -44,6 +46,15 @@ describe('key formats', () => {
     expect(parseCidr('10.0.0.0/33')).toBeUndefined();
     expect(parseCidr('10.0.0/8')).toBeUndefined();
     expect(parseCidr('::1/129')).toBeUndefined();
+  });
+
+  it('hashes a secret to hex SHA-256 of its UTF-8 bytes (the stored form)', () => {
+    for (const secret of [generateSecret('secret', false), 'sk_test_ünïcode_€']) {
+      expect(hashSecret(secret)).toBe(createHash('sha256').update(secret, 'utf8').digest('hex'));
+    }
+    expect(hashSecret('abc')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
   });
 
   it('parses durations', () => {
