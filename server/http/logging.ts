@@ -95,13 +95,14 @@ export function loggerOptions(setting: LogSetting, level: string): false | Recor
 
 /** The one line logged per request (`onResponse`). */
 export function logRequestCompleted(request: FastifyRequest, reply: FastifyReply): void {
+  // Fastify builds a new object on every read of `routeOptions`: read it once.
+  const options = request.routeOptions;
   request.log.info(
     {
       method: request.method,
       // The template (`/v1/patients/:id`), never the URL: ids and query strings stay out.
-      route: request.routeOptions.url ?? null,
-      operationId:
-        (request.routeOptions.config as { operationId?: string } | undefined)?.operationId ?? null,
+      route: options.url ?? null,
+      operationId: (options.config as { operationId?: string } | undefined)?.operationId ?? null,
       status: reply.statusCode,
       responseTimeMs: Math.round(reply.elapsedTime * 100) / 100,
       keyId: request.apiKey?.id ?? null,
