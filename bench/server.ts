@@ -12,6 +12,7 @@
  * runs go to `bench/results/server.md` (or `--out`); nothing is asserted.
  *
  *   npm run bench:server [-- --runs 3 --seconds 10 --connections 50 --out FILE]
+ *   npm run bench:server -- --db postgres://127.0.0.1:5432/pc_bench --out bench/results/server-postgres.md
  */
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -37,6 +38,9 @@ const { values } = parseArgs({
     // Profiling aid: a flag for the service's node, e.g. `--node-arg=--cpu-prof`.
     'node-arg': { type: 'string', multiple: true },
     only: { type: 'string' },
+    // The service's database; default a fresh SQLite file. Use a database of its own: the
+    // bench leaves its keys, patients and audit rows there.
+    db: { type: 'string' },
   },
 });
 const RUNS = Number(values.runs);
@@ -147,13 +151,13 @@ function packageVersion(name: string): string {
 
 async function runBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'patient-care-bench-server-'));
-  const dbPath = join(dir, 'bench.db');
+  const databaseUrl = values.db ?? `sqlite:${join(dir, 'bench.db')}`;
   const children: ChildProcess[] = [];
   try {
     // The key is made before the service starts, so the service never prints it.
     const { openDb } = await import('../server/db/open.js');
     const { createKey } = await import('../server/keys/index.js');
-    const setup = await openDb(`sqlite:${dbPath}`);
+    const setup = await openDb(databaseUrl);
     const { secret } = await createKey(setup, { kind: 'secret', livemode: false });
     await setup.close();
     const auth = { authorization: `Bearer ${secret}` };
@@ -178,7 +182,7 @@ async function runBench(): Promise<void> {
         cwd: ROOT,
         env: {
           ...process.env,
-          DATABASE_URL: `sqlite:${dbPath}`,
+          DATABASE_URL: databaseUrl,
           HOST: '127.0.0.1',
           PORT: String(servicePort),
           // Raised so the figure is the service's, not the limiter refusing (a 429 is cheap).
@@ -408,6 +412,7 @@ function writeReport(input: ReportInput): void {
     values.connections !== '50' ? `--connections ${CONNECTIONS}` : '',
     ...(values.env ?? []).map((pair) => `--env ${pair}`),
     values.only ? `--only ${values.only}` : '',
+    values.db ? `--db ${values.db.startsWith('postgres') ? '<postgres url>' : values.db}` : '',
   ].filter((a) => a !== '');
   const command = `npm run bench:server${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
   const report = `# Service HTTP benchmark (bench/server.ts)
@@ -415,7 +420,7 @@ function writeReport(input: ReportInput): void {
 Command: \`${command}\` — autocannon ${packageVersion('autocannon')} in the bench process,
 ${CONNECTIONS} connections, ${SECONDS} s per measurement, 127.0.0.1, ${RUNS} run(s); figures are medians of the runs
 (req/s is autocannon's mean of per-second samples). The service is \`server/main.ts\` bundled
-by \`npm start\`'s \`prestart\` into \`build/server/main.js\` and run with node, in its own process on a SQLite file (WAL, synchronous=FULL), info-level logs
+by \`npm start\`'s \`prestart\` into \`build/server/main.js\` and run with node, in its own process on ${values.db?.startsWith('postgres') ? 'PostgreSQL (same machine)' : 'a SQLite file (WAL, synchronous=FULL)'}, info-level logs
 written to /dev/null, \`RATE_LIMIT_TEST=1000000\` so the limiter counts every request but
 never refuses (the process leases 5% of the bucket at a time: one database write per lease). The bare route runs in another process. (a) and (b)
 alternate inside each run. The list body is ${input.listBytes.toLocaleString('en-US')} bytes (10 patients).
