@@ -1,0 +1,221 @@
+/**
+ * `npm run bench:ceiling`: how fast `GET /v1/patients?limit=10` could be before any of the
+ * service's own per-request work, measured by adding the unavoidable parts one at a time to a
+ * plain Fastify route (each variant in a process of its own, autocannon in this process):
+ *
+ * (a) bare: the list parsed once and serialised per request — the reference of issue 4;
+ * (b) the same list as ready JSON text with the service's response headers;
+ * (c) (b) plus the service's logger (its pino options, buffered stdout-like destination) and
+ *     one request-completed line, as `server/http/logging.ts` writes it;
+ * (d) (c) plus the page read from a SQLite file through the service's repository
+ *     (`listPatientsJson`) and spliced with `listEnvelopeText`.
+ *
+ * (d) is what the service does minus authentication, validation, rate limit, audit, version
+ * negotiation and the hooks, so (d) / (a) bounds what the full route can reach on this machine.
+ * Variants alternate within each round; medians go to `bench/results/ceiling.md` (or --out).
+ * Nothing is asserted.
+ *
+ *   npm run bench:ceiling [-- --rounds 3 --seconds 5 --connections 50 --out FILE]
+ */
+
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
+    out: { type: 'string' },
+    variant: { type: 'string' },
+    db: { type: 'string' },
+  },
+});
+
+const VARIANTS = {
+  a: 'bare Fastify, list serialised per request',
+  b: '+ ready JSON text and the service’s response headers',
+  c: '+ the service’s logger and one request line',
+  d: '+ the page read from SQLite through the repository',
+} as const;
+type Variant = keyof typeof VARIANTS;
+
+if (values.variant !== undefined) {
+  await serveVariant(values.variant as Variant, String(values.db));
+} else {
+  await runBench();
+}
+
+/** One variant's server: listens on a free port and reports it, then its CPU time on request. */
+async function serveVariant(variant: Variant, dbPath: string): Promise<void> {
+  const { default: Fastify } = await import('fastify');
+  const { default: pino } = await import('pino');
+  const { openDb } = await import('../server/db/open.js');
+  const { listPatientsJson } = await import('../server/repos/patients.js');
+  const { listEnvelopeText } = await import('../server/domain/list.js');
+  const { loggerOptions, logRequestCompleted } = await import('../server/http/logging.js');
+  const db = await openDb(`sqlite:${dbPath}`);
+  const page = await listPatientsJson(db, { livemode: false, limit: 10 });
+  const text: string = listEnvelopeText('/v1/patients', page);
+  const parsed = JSON.parse(text) as unknown;
+  const logs = pino.destination({ dest: '/dev/null', minLength: 4096, sync: false });
+  const logger = variant >= 'c' ? loggerOptions({ level: 'info', stream: logs }, 'info') : false;
+  const { LogController } = await import('fastify');
+  const app = Fastify({
+    logger: logger as never,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  if (variant >= 'c') {
+    app.addHook('onResponse', (request, reply, done) => {
+      logRequestCompleted(request, reply);
+      done();
+    });
+  }
+  app.get('/v1/patients', async (_request, reply) => {
+    if (variant === 'a') return parsed;
+    let body = text;
+    if (variant === 'd') {
+      body = listEnvelopeText('/v1/patients', await listPatientsJson(db, { livemode: false }));
+    }
+    reply.header('Request-Id', 'req_01KAB0000000000000000000AA');
+    reply.header('PatientCare-Version', '2026-11-01');
+    reply.header('Cache-Control', 'no-store');
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('RateLimit-Limit', '1000000');
+    reply.header('RateLimit-Remaining', '999999');
+    reply.header('RateLimit-Reset', '1');
+    reply.header('content-type', 'application/json; charset=utf-8');
+    return reply.send(body);
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  let mark = process.cpuUsage();
+  process.on('message', (message) => {
+    if (message === 'start') mark = process.cpuUsage();
+    if (message === 'stop') {
+      const used = process.cpuUsage(mark);
+      process.send?.({ cpuMs: (used.user + used.system) / 1000 });
+    }
+  });
+  process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
+}
+
+interface Figure {
+  rps: number;
+  p99: number;
+  cpuUsPerRequest: number;
+}
+
+function nextMessage<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve) => child.once('message', (m) => resolve(m as T)));
+}
+
+async function measure(variant: Variant, dbPath: string, seconds: number): Promise<Figure> {
+  const child = fork(import.meta.filename, ['--variant', variant, '--db', dbPath], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  try {
+    const { port } = await nextMessage<{ port: number }>(child);
+    const url = `http://127.0.0.1:${port}/v1/patients?limit=10`;
+    const connections = Number(values.connections);
+    await autocannon({ url, connections, duration: 1 }); // warm-up
+    child.send('start');
+    const result = await autocannon({ url, connections, duration: seconds });
+    const cpu = nextMessage<{ cpuMs: number }>(child);
+    child.send('stop');
+    const { cpuMs } = await cpu;
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`variant ${variant} failed`);
+    return {
+      rps: result.requests.average,
+      p99: result.latency.p99,
+      cpuUsPerRequest: (cpuMs * 1000) / Math.max(1, result.requests.total),
+    };
+  } finally {
+    child.kill();
+  }
+}
+
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function runBench(): Promise<void> {
+  const rounds = Number(values.rounds);
+  const seconds = Number(values.seconds);
+  const dir = mkdtempSync(join(tmpdir(), 'pc-ceiling-'));
+  const dbPath = join(dir, 'ceiling.db');
+  try {
+    await seed(dbPath);
+    const loadStart = loadavg()[0]!;
+    const figures = new Map<Variant, Figure[]>();
+    for (let round = 1; round <= rounds; round++) {
+      for (const variant of Object.keys(VARIANTS) as Variant[]) {
+        const figure = await measure(variant, dbPath, seconds);
+        figures.set(variant, [...(figures.get(variant) ?? []), figure]);
+        process.stdout.write(
+          `round ${round} (${variant}): ${Math.round(figure.rps)} req/s, p99 ${figure.p99} ms, ${figure.cpuUsPerRequest.toFixed(1)} µs CPU/req\n`,
+        );
+      }
+    }
+    writeReport(figures, rounds, seconds, loadStart, loadavg()[0]!);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Twelve patients shaped like the ones `bench:server` creates (a page of 10 is ~3 KB). */
+async function seed(dbPath: string): Promise<void> {
+  const { openDb } = await import('../server/db/open.js');
+  const { insertPatient } = await import('../server/repos/patients.js');
+  const { buildPatient } = await import('../server/domain/patients.js');
+  const { newId } = await import('../server/ids.js');
+  const db = await openDb(`sqlite:${dbPath}`);
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  for (let i = 0; i < 12; i++) {
+    const patient = buildPatient(
+      { name: { family: `Bench${i}`, given: ['Ada'] }, birth_date: '1980-01-02' },
+      { id: newId('pat'), livemode: false, nowSeconds },
+    );
+    await db.transaction((tx) => insertPatient(tx, patient));
+  }
+  await db.close();
+}
+
+function writeReport(
+  figures: Map<Variant, Figure[]>,
+  rounds: number,
+  seconds: number,
+  loadStart: number,
+  loadEnd: number,
+): void {
+  const bare = median((figures.get('a') ?? []).map((f) => f.rps));
+  const rows = (Object.keys(VARIANTS) as Variant[]).map((variant) => {
+    const runs = figures.get(variant) ?? [];
+    const rps = median(runs.map((f) => f.rps));
+    return `| (${variant}) ${VARIANTS[variant]} | ${Math.round(rps).toLocaleString('en-US')} | ${((rps / bare) * 100).toFixed(0)}% | ${median(runs.map((f) => f.p99))} | ${median(runs.map((f) => f.cpuUsPerRequest)).toFixed(1)} |`;
+  });
+  const out = values.out ?? join(import.meta.dirname, 'results', 'ceiling.md');
+  const report = `# Ceiling of the list route (bench/ceiling.ts)
+
+Command: \`npm run bench:ceiling\` — autocannon in the bench process, ${values.connections}
+connections, ${seconds} s per measurement after a 1 s warm-up, ${rounds} round(s) with the
+variants alternating; medians. Each variant is a plain Fastify route in a process of its own,
+answering the same ~3 KB list of 10 patients. Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version};
+1-min load ${loadStart.toFixed(2)} at start, ${loadEnd.toFixed(2)} at end.
+
+| variant | req/s | share of (a) | p99 ms | server CPU µs/req |
+|---|---:|---:|---:|---:|
+${rows.join('\n')}
+
+(d) is the service's GET without authentication, validation, rate limit, audit and its hooks:
+its share of (a) bounds what \`GET /v1/patients\` can reach in \`bench:server\` on this machine.
+`;
+  writeFileSync(out, report);
+  process.stdout.write(`\n${report}`);
+}
