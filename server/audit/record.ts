@@ -13,6 +13,41 @@ export async function recordAudit(tx: Db, entry: AuditEntry): Promise<string> {
   return id!;
 }
 
+/** The `audit_log` values of one entry, its batch id aside. */
+export interface AuditLogValues {
+  id: string;
+  at: number;
+  keyId: string | null;
+  operationId: string;
+  requestId: string | null;
+  clientIp: string | null;
+  outcome: string;
+  objectIdsJson: string;
+}
+
+/**
+ * An already checked entry as the row it is stored as (a new `aud_` id, the time defaulted to
+ * now), with its distinct object ids for the batch's object index. Both writers use it: this
+ * file's `insertAuditBatch` and the thread writer, which sends such rows to its thread.
+ */
+export function auditRow(entry: AuditEntry): { row: AuditLogValues; objectIds: string[] } {
+  const at = entry.at ?? Date.now();
+  const objectIds = [...new Set(entry.objectIds)];
+  return {
+    row: {
+      id: newId('aud', at),
+      at,
+      keyId: entry.keyId,
+      operationId: entry.operationId,
+      requestId: entry.requestId,
+      clientIp: entry.clientIp,
+      outcome: entry.outcome,
+      objectIdsJson: JSON.stringify(objectIds),
+    },
+    objectIds,
+  };
+}
+
 /**
  * Inserts already checked entries as one batch, inside `tx`: one `audit_log` row per entry,
  * all with the same new `batch_id`, and one `audit_batch_objects` row per distinct object
@@ -25,18 +60,17 @@ export async function insertAuditBatch(tx: Db, entries: readonly AuditEntry[]): 
   const objects = new Set<string>();
   const rows: SqlValue[][] = [];
   for (const entry of entries) {
-    const at = entry.at ?? Date.now();
-    const objectIds = [...new Set(entry.objectIds)];
+    const { row, objectIds } = auditRow(entry);
     for (const objectId of objectIds) objects.add(objectId);
     rows.push([
-      newId('aud', at),
-      at,
-      entry.keyId,
-      entry.operationId,
-      entry.requestId,
-      entry.clientIp,
-      entry.outcome,
-      JSON.stringify(objectIds),
+      row.id,
+      row.at,
+      row.keyId,
+      row.operationId,
+      row.requestId,
+      row.clientIp,
+      row.outcome,
+      row.objectIdsJson,
       batchId,
     ]);
   }

@@ -2,30 +2,16 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { newId } from '../ids.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
+import { type AuditLogValues, auditRow } from './record.js';
 import type { AuditWriterOptions } from './writer.js';
 
-/** One audit row as the thread stores it: everything computed on the main thread. */
-interface ThreadRow {
-  id: string;
-  at: number;
-  keyId: string | null;
-  operationId: string;
-  requestId: string | null;
-  clientIp: string | null;
-  outcome: string;
-  objectIdsJson: string;
-}
-
-/** A queued entry: its row, and its distinct object ids for the batch's object index. */
-interface Queued {
-  row: ThreadRow;
-  objectIds: readonly string[];
-}
+/** A queued entry: its row, computed on the main thread, and its distinct object ids. */
+type Queued = ReturnType<typeof auditRow>;
 
 /** What the thread is sent: one batch, committed in one transaction. */
 interface ThreadBatch {
   batchId: string;
-  rows: ThreadRow[];
+  rows: AuditLogValues[];
   /** Distinct over the whole batch: one `audit_batch_objects` row each. */
   objectIds: string[];
 }
@@ -136,21 +122,7 @@ export class ThreadAuditWriter {
       this.dropped++;
       return false;
     }
-    const at = entry.at ?? Date.now();
-    const objectIds = [...new Set(entry.objectIds)];
-    this.#queue.push({
-      row: {
-        id: newId('aud', at),
-        at,
-        keyId: entry.keyId,
-        operationId: entry.operationId,
-        requestId: entry.requestId,
-        clientIp: entry.clientIp,
-        outcome: entry.outcome,
-        objectIdsJson: JSON.stringify(objectIds),
-      },
-      objectIds,
-    });
+    this.#queue.push(auditRow(entry));
     this.#schedule();
     return true;
   }

@@ -5,6 +5,7 @@
  */
 import type { JsonText } from '../http/route-types.js';
 import type { CreatedRange, ListParams, Page } from '../repos/pagination.js';
+import type { StoredJson } from '../repos/rows.js';
 
 /** The list parameters every list operation's query shares, as the spec names them. */
 export interface ListQuery {
@@ -46,12 +47,6 @@ export function listEnvelope<T, Url extends string>(url: Url, page: Page<T>): Li
   return { object: 'list', url, has_more: page.hasMore, data: page.data };
 }
 
-/** A stored object as it left `JSON.stringify`: its id (for the audit) and its JSON text. */
-export interface StoredJson {
-  readonly id: string;
-  readonly json: string;
-}
-
 /**
  * The same list object as `listEnvelope`, as JSON text spliced from the stored documents'
  * own JSON: the page is sent without parsing each document and serialising it again. Key
@@ -63,8 +58,7 @@ export function listEnvelopeText<T, Url extends string>(
   url: Url,
   page: Page<StoredJson>,
 ): JsonText<ListEnvelope<T, Url>> {
-  let data = '';
-  for (const [i, item] of page.data.entries()) data += i === 0 ? item.json : `,${item.json}`;
+  const data = page.data.map((item) => item.json).join(',');
   const text = `{"object":"list","url":${JSON.stringify(url)},"has_more":${page.hasMore},"data":[${data}]}`;
   return text as JsonText<ListEnvelope<T, Url>>;
 }

@@ -2,7 +2,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { Db } from '../db/types.js';
 import { ConflictError } from './errors.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
-import { getDoc, parseData, storedJson } from './rows.js';
+import { getDoc, parseData, type StoredJson, storedJson } from './rows.js';
 import type { SqlParams } from './sql-params.js';
 import { normalizeEmail, normalizeName, prefixUpperBound } from './text-match.js';
 
@@ -108,10 +108,7 @@ export async function getPatient<T = PatientDoc>(
  * Patients newest first, filtered only on non-PHI fields (`created`, `active`), as their stored
  * JSON text with their ids: the list reply is spliced from it without re-serialising.
  */
-export function listPatientsJson(
-  db: Db,
-  params: PatientListParams,
-): Promise<Page<{ id: string; json: string }>> {
+export function listPatientsJson(db: Db, params: PatientListParams): Promise<Page<StoredJson>> {
   return paginate(db, {
     from: 'patients',
     select: 'id, data',

@@ -5,8 +5,14 @@ export function parseData<T>(row: Record<string, unknown>): T {
   return JSON.parse(String(row.data)) as T;
 }
 
+/** A stored object as it left `JSON.stringify`: its id (for the audit) and its JSON text. */
+export interface StoredJson {
+  readonly id: string;
+  readonly json: string;
+}
+
 /** A row's `id` and its `data` JSON text as stored (for lists sent without re-serialising). */
-export function storedJson(row: Record<string, unknown>): { id: string; json: string } {
+export function storedJson(row: Record<string, unknown>): StoredJson {
   return { id: String(row.id), json: String(row.data) };
 }
 

@@ -11,6 +11,7 @@ import type { RouteDefinition } from '../../server/http/route-types.js';
 import { ALL_SCOPES } from '../../server/keys/index.js';
 import { createKey, revokeKey } from '../../server/keys/store.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
+import { claimBody } from '../support/bodies.js';
 import type { InjectRequest } from '../support/inject.js';
 import { LOCAL_HOOK_URL } from './support/fixtures.js';
 
@@ -77,24 +78,7 @@ beforeAll(async () => {
   testIds.pat = await make('/v1/patients', { name: { family: 'Matrix' } });
   testIds.wh = await make('/v1/webhooks', { url: LOCAL_HOOK_URL, enabled_events: ['*'] });
   testIds.appt = await make('/v1/appointments', { patient: testIds.pat, practitioner: 'Dr. Lee' });
-  testIds.clm = await make('/v1/claims', {
-    patient: testIds.pat,
-    billing_type: 'self_pay',
-    type: 'professional',
-    billing_provider: { npi: '1234567893', tax_id: '12-3456789' },
-    diagnoses: [{ sequence: 1, system: 'icd10', code: 'I10' }],
-    line_items: [
-      {
-        sequence: 1,
-        procedure_code: '99213',
-        diagnosis_sequences: [1],
-        service_date: '2026-10-30',
-        quantity: 1,
-        unit_amount: 10000,
-      },
-    ],
-    currency: 'usd',
-  });
+  testIds.clm = await make('/v1/claims', claimBody(testIds.pat!));
   const events = await t.request({ method: 'GET', url: '/v1/events', key: keys.secret! });
   testIds.evt = events.body.data?.[0]?.id;
   const ek = await t.request({

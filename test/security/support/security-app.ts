@@ -9,8 +9,9 @@ import type { RouteDefinition } from '../../../server/http/route-types.js';
 import { ALL_SCOPES } from '../../../server/keys/index.js';
 import { createKey } from '../../../server/keys/store.js';
 import { buildTestApp, type TestApp, type TestAppOptions } from '../../support/app.js';
+import { claimBody } from '../../support/bodies.js';
 
-export { componentSchemas, routes };
+export { claimBody, componentSchemas, routes };
 
 /** Ids of the objects seeded in one mode, by id prefix. */
 export type SeededIds = Record<'pat' | 'pat2' | 'appt' | 'appt2' | 'clm' | 'wh' | 'evt', string>;
@@ -32,28 +33,6 @@ export interface SecurityApp {
   test: SeededIds;
   live: SeededIds;
   close(): Promise<void>;
-}
-
-/** A valid claim for `patient`. */
-export function claimBody(patient: string): Record<string, unknown> {
-  return {
-    patient,
-    billing_type: 'self_pay',
-    type: 'professional',
-    billing_provider: { npi: '1234567893', tax_id: '12-3456789' },
-    diagnoses: [{ sequence: 1, system: 'icd10', code: 'I10' }],
-    line_items: [
-      {
-        sequence: 1,
-        procedure_code: '99213',
-        diagnosis_sequences: [1],
-        service_date: '2026-10-30',
-        quantity: 1,
-        unit_amount: 10000,
-      },
-    ],
-    currency: 'usd',
-  };
 }
 
 async function seed(t: TestApp, key: string, hookUrl: string): Promise<SeededIds> {
