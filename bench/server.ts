@@ -5,10 +5,12 @@
  * (a) a bare Fastify route answering the same JSON as (b), the reference;
  * (b) `GET /v1/patients?limit=10` on the real service (`server/main.ts` bundled into
  *     `build/server/main.js`, as `npm start` runs it: auth, validation, rate limit raised out of the way, audit, SQLite file, info logs);
+ * (b′) the same page with a different `created[lte]` bound on every request: no two reads are
+ *     alike, so the service cannot answer several with one read (server/db/read-batch.ts);
  * (c) `POST /v1/patients` with a fresh `Idempotency-Key` on every request;
  * (d) the service process's RSS, sampled from /proc every 100 ms under load (max).
  *
- * (a) and (b) alternate within each run, so both see the same machine load. Medians of the
+ * (a), (b) and (b′) alternate within each run, so both see the same machine load. Medians of the
  * runs go to `bench/results/server.md` (or `--out`); nothing is asserted.
  *
  *   npm run bench:server [-- --runs 3 --seconds 10 --connections 50 --out FILE]
@@ -282,6 +284,10 @@ async function runBench(): Promise<void> {
     const loadStart = loadavg();
     const bareRuns: Figure[] = [];
     const getRuns: Figure[] = [];
+    const distinctRuns: Figure[] = [];
+    // 2100-01-01 in unix seconds; each (b') request adds one.
+    const FAR_FUTURE = 4_102_444_800;
+    let distinctSeq = 0;
     const postRuns: Figure[] = [];
     const only = values.only;
     for (let run = 1; run <= RUNS; run++) {
@@ -297,6 +303,27 @@ async function runBench(): Promise<void> {
           await measure(
             `run ${run} GET /v1/patients`,
             { url: `${base}/v1/patients?limit=10`, headers: auth },
+            true,
+          ),
+        );
+        distinctRuns.push(
+          await measure(
+            `run ${run} GET /v1/patients, no two alike`,
+            {
+              url: base,
+              requests: [
+                {
+                  method: 'GET',
+                  headers: auth,
+                  // The same page, but each request's own upper bound on `created` (years
+                  // ahead): no two reads are alike, so none is shared (see server/db/read-batch.ts).
+                  setupRequest: (request) => ({
+                    ...request,
+                    path: `/v1/patients?limit=10&created%5Blte%5D=${FAR_FUTURE + distinctSeq++}`,
+                  }),
+                },
+              ],
+            },
             true,
           ),
         );
@@ -338,6 +365,7 @@ async function runBench(): Promise<void> {
     writeReport({
       bareRuns,
       getRuns,
+      distinctRuns,
       postRuns,
       listBytes: Buffer.byteLength(listText),
       loadStart,
@@ -359,6 +387,8 @@ function pairRatios(bare: readonly Figure[], get: readonly Figure[]): string {
 interface ReportInput {
   bareRuns: Figure[];
   getRuns: Figure[];
+  /** (b'): the same page, every request with its own query, so no read is shared. */
+  distinctRuns: Figure[];
   postRuns: Figure[];
   listBytes: number;
   loadStart: number[];
@@ -366,7 +396,7 @@ interface ReportInput {
 }
 
 function writeReport(input: ReportInput): void {
-  const { bareRuns, getRuns, postRuns } = input;
+  const { bareRuns, getRuns, distinctRuns, postRuns } = input;
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`;
   const loads = (figs: Figure[]) => figs.map((f) => f.load.toFixed(2)).join(', ');
@@ -384,13 +414,20 @@ function writeReport(input: ReportInput): void {
       `| (b) GET p99 latency | ${p99} ms (p50 ${median(getRuns.map((f) => f.p50))} ms) | < 20 ms | ${verdict(p99 < 20)} | |`,
     );
   }
+  if (distinctRuns.length > 0) {
+    const bare = median(bareRuns.map((f) => f.rps));
+    const distinct = median(distinctRuns.map((f) => f.rps));
+    rows.push(
+      `| (b′) the same page, no two requests alike (\`created[lte]\` differs) | ${fmt(distinct)} req/s (${((distinct / bare) * 100).toFixed(0)}% of (a); per run ${pairRatios(bareRuns, distinctRuns)}), p99 ${median(distinctRuns.map((f) => f.p99))} ms | none (shows (b) without shared reads) | — | ${loads(distinctRuns)} |`,
+    );
+  }
   if (postRuns.length > 0) {
     const post = median(postRuns.map((f) => f.rps));
     rows.push(
       `| (c) POST /v1/patients, fresh Idempotency-Key | ${fmt(post)} req/s, p99 ${median(postRuns.map((f) => f.p99))} ms | ≥ 2,000 /s | ${verdict(post >= 2000)} | ${loads(postRuns)} |`,
     );
   }
-  const rssRuns = [...getRuns, ...postRuns];
+  const rssRuns = [...getRuns, ...distinctRuns, ...postRuns];
   if (rssRuns.length > 0) {
     const rss = Math.max(...rssRuns.map((f) => f.rssMax ?? 0));
     rows.push(
@@ -400,6 +437,7 @@ function writeReport(input: ReportInput): void {
   const perRun = [
     ...bareRuns.map((f, i) => ['(a) bare', i, f] as const),
     ...getRuns.map((f, i) => ['(b) GET', i, f] as const),
+    ...distinctRuns.map((f, i) => ["(b′) GET, no two alike", i, f] as const),
     ...postRuns.map((f, i) => ['(c) POST', i, f] as const),
   ].map(
     ([name, i, f]) =>

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { DbError } from './errors.js';
 import { Mutex } from './mutex.js';
+import { ReadBatcher } from './read-batch.js';
 import { SqliteStateDb, type StateDb, statePathFor } from './sqlite-state.js';
 import { StatementCache } from './sqlite-statements.js';
 import type { Db, RunResult, SqlParams, TransactionOptions } from './types.js';
@@ -66,11 +67,21 @@ export class SqliteDb implements Db {
   #commitScheduled = false;
   readonly #statePath: string;
   #state: SqliteStateDb | undefined;
+  /** Plain reads on the read connection, run together at the end of each loop turn. */
+  readonly #reads = new ReadBatcher(
+    () => this.#reader!,
+    () => this.#closed,
+  );
 
   constructor(writer: Database.Database, readerPath: string | undefined, statePath = ':memory:') {
     this.#writer = new StatementCache(writer);
     this.#readerPath = readerPath;
     this.#statePath = statePath;
+  }
+
+  /** What read batching has done so far (see `ReadBatcher`). */
+  get readStats(): Readonly<ReadBatcher['stats']> {
+    return this.#reads.stats;
   }
 
   /** The database file, or undefined for an in-memory database. */
@@ -90,7 +101,7 @@ export class SqliteDb implements Db {
 
   async get<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined> {
     const reader = this.#readerFor(sql);
-    if (reader) return reader.get<T>(sql, params);
+    if (reader) return this.#reads.read<T | undefined>('get', sql, params);
     // On the writer (memory databases, writes with RETURNING): a unit of its own, answered
     // once its batch commits, so it never hands out rows that could still be rolled back.
     return this.transaction(async (tx) => tx.get<T>(sql, params));
@@ -98,7 +109,7 @@ export class SqliteDb implements Db {
 
   async all<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
     const reader = this.#readerFor(sql);
-    if (reader) return reader.all<T>(sql, params);
+    if (reader) return this.#reads.read<T[]>('all', sql, params);
     return this.transaction(async (tx) => tx.all<T>(sql, params));
   }
 
