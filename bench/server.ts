@@ -437,7 +437,7 @@ function writeReport(input: ReportInput): void {
   const perRun = [
     ...bareRuns.map((f, i) => ['(a) bare', i, f] as const),
     ...getRuns.map((f, i) => ['(b) GET', i, f] as const),
-    ...distinctRuns.map((f, i) => ["(b′) GET, no two alike", i, f] as const),
+    ...distinctRuns.map((f, i) => ['(b′) GET, no two alike', i, f] as const),
     ...postRuns.map((f, i) => ['(c) POST', i, f] as const),
   ].map(
     ([name, i, f]) =>
