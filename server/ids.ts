@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /** Crockford's base32 alphabet (no I, L, O, U), the ULID alphabet. */
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -25,6 +25,11 @@ export type IdPrefix =
 export const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 let lastTime = -1;
+// `lastTime` encoded: ids of one millisecond share it.
+let lastTimeText = '';
+// Random bytes drawn 4 KiB at a time (as Node's randomUUID does), 16 per fresh random part.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
 // The random part as 16 base32 digits (5 bits each), kept so ids minted in the same
 // millisecond can be incremented and therefore still sort in creation order.
 const lastRandom: number[] = new Array(RANDOM_CHARS).fill(0);
@@ -40,8 +45,12 @@ function encodeTime(ms: number): string {
 }
 
 function freshRandom(): void {
-  const bytes = randomBytes(RANDOM_CHARS);
-  for (let i = 0; i < RANDOM_CHARS; i++) lastRandom[i] = bytes[i]! & 31;
+  if (poolOffset + RANDOM_CHARS > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  for (let i = 0; i < RANDOM_CHARS; i++) lastRandom[i] = pool[poolOffset + i]! & 31;
+  poolOffset += RANDOM_CHARS;
 }
 
 function incrementRandom(): boolean {
@@ -63,13 +72,17 @@ function incrementRandom(): boolean {
 export function ulid(nowMs: number = Date.now()): string {
   if (nowMs > lastTime) {
     lastTime = nowMs;
+    lastTimeText = encodeTime(lastTime);
     freshRandom();
   } else if (!incrementRandom()) {
     // 2^80 ids in one millisecond cannot happen; borrow the next millisecond rather than repeat.
     lastTime += 1;
+    lastTimeText = encodeTime(lastTime);
     freshRandom();
   }
-  return encodeTime(lastTime) + lastRandom.map((d) => ALPHABET[d]).join('');
+  let out = lastTimeText;
+  for (let i = 0; i < RANDOM_CHARS; i++) out += ALPHABET[lastRandom[i]!];
+  return out;
 }
 
 /**

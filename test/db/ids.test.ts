@@ -17,6 +17,15 @@ describe('ids', () => {
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  it('draw a new random part each millisecond, across refills of the random pool', () => {
+    // Later than any time the other tests used: each id gets its own, fresh millisecond.
+    const start = 1_900_000_000_000;
+    // 1,000 milliseconds: the 4 KiB pool (256 random parts) is refilled several times.
+    const ids = Array.from({ length: 1000 }, (_, i) => ulid(start + i));
+    expect(ids.map((id) => idTime(id))).toEqual(ids.map((_, i) => start + i));
+    expect(new Set(ids.map((id) => id.slice(10))).size).toBe(ids.length);
+  });
 });
 
 describe('placeholder translation for SQLite', () => {
