@@ -30,6 +30,11 @@ export function openSqlite(path: string): SqliteDb {
   writer.pragma('journal_mode = WAL');
   writer.pragma('synchronous = FULL');
   writer.pragma('foreign_keys = ON');
+  // Each unit of a group-commit batch runs in a savepoint, and SQLite keeps the pages a
+  // savepoint changes in a sub-journal, spilled to a temporary file past 64 KiB — which one
+  // POST's rows and indexes pass, so every POST wrote its pages there. In memory instead: the
+  // sub-journal only lives until its savepoint ends, and temporary tables here are small.
+  writer.pragma('temp_store = MEMORY');
   return new SqliteDb(writer, memory ? undefined : path, statePathFor(memory ? ':memory:' : path));
 }
 
