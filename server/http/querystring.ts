@@ -8,7 +8,7 @@
 type QueryValue = string | string[] | { [key: string]: string | string[] } | unknown[];
 export type ParsedQuery = Record<string, QueryValue>;
 
-const BRACKETED = /^([^[\]]+)\[([^[\]]*)\]$/;
+const CLOSE_BRACKET = 0x5d; // ]
 
 function decode(text: string): string {
   const spaced = text.includes('+') ? text.replace(/\+/g, ' ') : text;
@@ -37,38 +37,54 @@ function append(target: Record<string, unknown>, key: string, value: string): vo
  */
 export function parseQueryString(raw: string): ParsedQuery {
   const out: Record<string, unknown> = Object.create(null);
-  if (raw === '') return out as ParsedQuery;
-  for (const pair of raw.split('&')) {
-    if (pair === '') continue;
-    const eq = pair.indexOf('=');
-    const name = decode(eq === -1 ? pair : pair.slice(0, eq));
-    const value = eq === -1 ? '' : decode(pair.slice(eq + 1));
-    if (name === '') continue;
-    const match = BRACKETED.exec(name);
-    if (match === null) {
-      append(out, name, value);
-      continue;
-    }
-    const [, outer, inner] = match as unknown as [string, string, string];
-    if (inner === '') {
-      // `ids[]=a&ids[]=b`: an explicit array.
-      const existing = out[outer];
-      if (existing === undefined) out[outer] = [value];
-      else if (Array.isArray(existing)) existing.push(value);
-      else append(out, name, value);
-      continue;
-    }
-    let nested = out[outer];
-    if (nested === undefined) {
-      nested = Object.create(null);
-      out[outer] = nested;
-    }
-    if (typeof nested === 'object' && nested !== null && !Array.isArray(nested)) {
-      append(nested as Record<string, unknown>, inner, value);
-    } else {
-      // `a=1&a[b]=2`: keep the bracketed name literally so validation can name it.
-      append(out, name, value);
-    }
+  let start = 0;
+  // One pass over `a=1&b=2`, pair by pair, without intermediate arrays: it runs on every
+  // request, inside Fastify's router.
+  while (start < raw.length) {
+    let end = raw.indexOf('&', start);
+    if (end === -1) end = raw.length;
+    if (end > start) addPair(out, raw, start, end);
+    start = end + 1;
   }
   return out as ParsedQuery;
+}
+
+/** Adds `raw[start, end)`, one `name=value` pair, to `out`. */
+function addPair(out: Record<string, unknown>, raw: string, start: number, end: number): void {
+  const eq = raw.indexOf('=', start);
+  const hasValue = eq !== -1 && eq < end;
+  const name = decode(raw.slice(start, hasValue ? eq : end));
+  if (name === '') return;
+  const value = hasValue ? decode(raw.slice(eq + 1, end)) : '';
+  // `outer[inner]`: one level of brackets, neither part holding a bracket, `outer` not empty.
+  const open = name.indexOf('[');
+  if (open <= 0 || name.charCodeAt(name.length - 1) !== CLOSE_BRACKET) {
+    append(out, name, value);
+    return;
+  }
+  const outer = name.slice(0, open);
+  const inner = name.slice(open + 1, -1);
+  if (outer.includes(']') || inner.includes('[') || inner.includes(']')) {
+    append(out, name, value);
+    return;
+  }
+  if (inner === '') {
+    // `ids[]=a&ids[]=b`: an explicit array.
+    const existing = out[outer];
+    if (existing === undefined) out[outer] = [value];
+    else if (Array.isArray(existing)) existing.push(value);
+    else append(out, name, value);
+    return;
+  }
+  let nested = out[outer];
+  if (nested === undefined) {
+    nested = Object.create(null);
+    out[outer] = nested;
+  }
+  if (typeof nested === 'object' && nested !== null && !Array.isArray(nested)) {
+    append(nested as Record<string, unknown>, inner, value);
+  } else {
+    // `a=1&a[b]=2`: keep the bracketed name literally so validation can name it.
+    append(out, name, value);
+  }
 }

@@ -17,6 +17,12 @@ describe('parseQueryString', () => {
     ['flag', { flag: '' }],
     ['bad=%E0%A4%A', { bad: '%E0%A4%A' }],
     ['a[b][c]=1', { 'a[b][c]': '1' }],
+    ['&&limit=5&', { limit: '5' }],
+    ['=x&limit=5', { limit: '5' }],
+    ['x=1=2', { x: '1=2' }],
+    ['[a]=1&a]=2&a[]]=3&a[b=4', { '[a]': '1', 'a]': '2', 'a[]]': '3', 'a[b': '4' }],
+    ['a=1&a[b]=2', { a: '1', 'a[b]': '2' }],
+    ['ids[]=x&ids=y', { ids: ['x', 'y'] }],
   ])('%s', (raw, want) => {
     expect({ ...parseQueryString(raw) }).toEqual(want);
   });
