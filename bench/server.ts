@@ -460,8 +460,9 @@ ${CONNECTIONS} connections, ${SECONDS} s per measurement, 127.0.0.1, ${RUNS} run
 (req/s is autocannon's mean of per-second samples). The service is \`server/main.ts\` bundled
 by \`npm start\`'s \`prestart\` into \`build/server/main.js\` and run with node, in its own process on ${values.db?.startsWith('postgres') ? 'PostgreSQL (same machine)' : 'a SQLite file (WAL, synchronous=FULL)'}, info-level logs
 written to /dev/null, \`RATE_LIMIT_TEST=1000000\` so the limiter counts every request but
-never refuses (the process leases 5% of the bucket at a time: one database write per lease). The bare route runs in another process. (a) and (b)
-alternate inside each run. The list body is ${input.listBytes.toLocaleString('en-US')} bytes (10 patients).${values.db?.startsWith('postgres') ? "\n\nIssue 4's targets are set for the SQLite default; on PostgreSQL the verdicts below are for comparison only." : ''}
+never refuses (the process leases 5% of the bucket at a time: one database write per lease). The bare route runs in another process. (a), (b) and (b′)
+alternate inside each run; (b′) asks for the same page as (b) with its own \`created[lte]\` bound on every request, so the
+service can never answer two of them with one read (see \`server/db/read-batch.ts\`). The list body is ${input.listBytes.toLocaleString('en-US')} bytes (10 patients).${values.db?.startsWith('postgres') ? "\n\nIssue 4's targets are set for the SQLite default; on PostgreSQL the verdicts below are for comparison only." : ''}
 
 Machine: ${cpus().length} × ${cpu} (nproc ${cpus().length}, shared with other work), ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM
 (${(freemem() / 2 ** 30).toFixed(1)} GB free at the end); 1/5/15-min load average at start
