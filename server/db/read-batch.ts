@@ -24,7 +24,7 @@ interface ReadGroup {
  */
 export class ReadBatcher {
   #groups: Map<string, ReadGroup> | undefined;
-  /** Reads run so far, and how many of them answered more than one caller (for benches). */
+  /** Batches and statements run so far, and callers answered by another caller's read. */
   readonly stats = { batches: 0, statements: 0, coalesced: 0 };
 
   constructor(

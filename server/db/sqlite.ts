@@ -18,7 +18,8 @@ const BUSY_TIMEOUT_MS = 5000;
  * better-sqlite3 is synchronous; this adapter makes it async and keeps interleaved requests
  * apart: one writer connection guarded by a FIFO lock (a transaction holds it across its
  * awaits), and, for files, a second read-only connection so plain reads never wait for a
- * transaction and never see uncommitted rows. Transactions are group-committed (see
+ * transaction and never see uncommitted rows; those reads run together at the end of each event
+ * loop turn (`ReadBatcher`, read-batch.ts). Transactions are group-committed (see
  * `SqliteDb.transaction`): with fsync costing milliseconds, one `COMMIT` per request would cap
  * writes at the disk's fsync rate, and each fsync blocks the event loop.
  */
