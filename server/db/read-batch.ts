@@ -18,9 +18,8 @@ interface ReadGroup {
  *
  * Nothing is served from the past: every read of a batch was asked for before the batch's
  * snapshot was taken, and is answered from that snapshot, which is at least as new as each
- * caller's request — so a client still reads its own committed writes. Callers share the row
- * objects of a coalesced read (each gets its own array): rows are read-only, and no repository
- * changes one.
+ * caller's request — so a client still reads its own committed writes. Each caller of a
+ * shared read gets its own array and row objects.
  */
 export class ReadBatcher {
   #groups: Map<string, ReadGroup> | undefined;
@@ -99,8 +98,21 @@ function answer(reader: StatementCache, group: ReadGroup): void {
   }
   const [first, ...others] = group.waiters;
   first?.resolve(result);
-  // Each caller gets its own array (callers may reorder or cut theirs).
-  for (const waiter of others) waiter.resolve(Array.isArray(result) ? result.slice() : result);
+  // The others get copies (a row is a flat object of column values): what one caller does with
+  // its rows can never show in another's.
+  for (const waiter of others) {
+    waiter.resolve(
+      Array.isArray(result)
+        ? result.map(copyRow)
+        : result === undefined
+          ? undefined
+          : copyRow(result),
+    );
+  }
+}
+
+function copyRow(row: unknown): unknown {
+  return { ...(row as Record<string, unknown>) };
 }
 
 /**

@@ -48,9 +48,24 @@ it('runs identical reads of one turn once, and gives each caller its own array',
   expect(db.readStats.batches - before.batches).toBe(1);
   expect(db.readStats.statements - before.statements).toBe(2);
   expect(db.readStats.coalesced - before.coalesced).toBe(1);
-  // Reordering one caller's array leaves the other's alone.
+  // Reordering one caller's array or changing its rows leaves the other's alone.
+  expect(b[0]).not.toBe(a[0]);
   a.reverse();
+  a[0]!.n = -1;
   expect(b[0]).toEqual({ id: 'r1', n: 1 });
+  expect(b[3]).toEqual({ id: 'r4', n: 4 });
+});
+
+it('gives each caller of a shared single-row read its own row', async () => {
+  const sql = 'SELECT id, n FROM t WHERE id = $1';
+  const [x, y, none] = await Promise.all([
+    db.get<{ id: string; n: number }>(sql, ['r2']),
+    db.get<{ id: string; n: number }>(sql, ['r2']),
+    db.get(sql, ['nope']),
+  ]);
+  expect(y).toEqual(x);
+  expect(y).not.toBe(x);
+  expect(none).toBeUndefined();
 });
 
 it('keeps reads with different parameters apart, whatever their text', async () => {
