@@ -56,8 +56,7 @@ export class ReadBatcher {
     this.#groups = undefined;
     if (groups === undefined) return;
     if (this.isClosed()) {
-      const error = new Error('database is closed');
-      for (const group of groups.values()) for (const w of group.waiters) w.reject(error);
+      rejectAll(groups, new Error('database is closed'));
       return;
     }
     let reader: StatementCache;
@@ -67,7 +66,7 @@ export class ReadBatcher {
       reader = this.reader();
       if (together) reader.connection.exec('BEGIN');
     } catch (error) {
-      for (const group of groups.values()) for (const w of group.waiters) w.reject(error);
+      rejectAll(groups, error);
       return;
     }
     for (const group of groups.values()) answer(reader, group);
@@ -83,6 +82,10 @@ export class ReadBatcher {
     this.stats.statements += groups.size;
     for (const group of groups.values()) this.stats.coalesced += group.waiters.length - 1;
   }
+}
+
+function rejectAll(groups: Map<string, ReadGroup>, error: unknown): void {
+  for (const group of groups.values()) for (const waiter of group.waiters) waiter.reject(error);
 }
 
 function answer(reader: StatementCache, group: ReadGroup): void {

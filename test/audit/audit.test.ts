@@ -10,21 +10,10 @@ import { migrate } from '../../server/db/migrate.js';
 import { initial } from '../../server/db/migrations/0001-initial.js';
 import type { Db } from '../../server/db/types.js';
 import { newId } from '../../server/ids.js';
+import { auditEntry } from '../support/audit-entries.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
 const PHI = ['Anna', 'Smith', '1980-02-03', 'anna@example.org', '+15555550100', 'MRN-1001'];
-
-function entry(patientId: string, overrides: Partial<AuditEntry> = {}): AuditEntry {
-  return {
-    keyId: newId('key'),
-    operationId: 'retrievePatient',
-    objectIds: [patientId],
-    requestId: newId('req'),
-    clientIp: '127.0.0.1',
-    outcome: 'success',
-    ...overrides,
-  };
-}
 
 /** Counts transactions, to see batching. */
 function countingDb(db: Db): { db: Db; transactions: () => number } {
@@ -46,7 +35,7 @@ function countingDb(db: Db): { db: Db; transactions: () => number } {
 describe('audit entry checks', () => {
   it('refuses fields that could carry PHI, naming the field but not the value', () => {
     const patient = newId('pat');
-    expect(() => checkAuditEntry(entry(patient))).not.toThrow();
+    expect(() => checkAuditEntry(auditEntry(patient))).not.toThrow();
     const bad: Partial<AuditEntry>[] = [
       { objectIds: ['Anna Smith'] },
       { operationId: 'retrieve patient Anna' },
@@ -58,7 +47,7 @@ describe('audit entry checks', () => {
     for (const overrides of bad) {
       let message = '';
       try {
-        checkAuditEntry(entry(patient, overrides));
+        checkAuditEntry(auditEntry(patient, overrides));
       } catch (err) {
         message = (err as Error).message;
       }
@@ -74,11 +63,11 @@ await describeEachDatabase('audit trail', (dialect) => {
     const kept = newId('pat');
     const lost = newId('pat');
     await ctx.db.transaction((tx) =>
-      recordAudit(tx, entry(kept, { operationId: 'createPatient' })),
+      recordAudit(tx, auditEntry(kept, { operationId: 'createPatient' })),
     );
     await ctx.db
       .transaction(async (tx) => {
-        await recordAudit(tx, entry(lost, { operationId: 'createPatient' }));
+        await recordAudit(tx, auditEntry(lost, { operationId: 'createPatient' }));
         throw new Error('write failed');
       })
       .catch(() => {});
@@ -92,7 +81,7 @@ await describeEachDatabase('audit trail', (dialect) => {
     const patient = newId('pat');
     const counting = countingDb(ctx.db);
     const writer = new AuditWriter(counting.db, { intervalMs: 1000, maxBatch: 100 });
-    for (let i = 0; i < 250; i++) expect(writer.push(entry(patient))).toBe(true);
+    for (let i = 0; i < 250; i++) expect(writer.push(auditEntry(patient))).toBe(true);
     await writer.flush();
     expect(writer.pending).toBe(0);
     expect(counting.transactions()).toBe(3);
@@ -106,16 +95,16 @@ await describeEachDatabase('audit trail', (dialect) => {
   it('commits on its own within the interval, and refuses entries once closed or full', async () => {
     const patient = newId('pat');
     const writer = new AuditWriter(ctx.db, { intervalMs: 2, maxQueue: 3 });
-    writer.push(entry(patient));
+    writer.push(auditEntry(patient));
     await expect.poll(async () => (await accessHistory(ctx.db, patient)).length).toBe(1);
     await writer.close();
-    expect(writer.push(entry(patient))).toBe(false);
+    expect(writer.push(auditEntry(patient))).toBe(false);
 
     const small = new AuditWriter(ctx.db, { intervalMs: 10_000, maxQueue: 2 });
     expect([
-      small.push(entry(patient)),
-      small.push(entry(patient)),
-      small.push(entry(patient)),
+      small.push(auditEntry(patient)),
+      small.push(auditEntry(patient)),
+      small.push(auditEntry(patient)),
     ]).toEqual([true, true, false]);
     expect(small.dropped).toBe(1);
     await small.close();
@@ -126,12 +115,12 @@ await describeEachDatabase('audit trail', (dialect) => {
     const patient = newId('pat');
     const appointment = newId('appt');
     const writer = new AuditWriter(ctx.db);
-    writer.push(entry(patient));
+    writer.push(auditEntry(patient));
     writer.push(
-      entry(patient, { operationId: 'listAppointments', objectIds: [appointment, patient] }),
+      auditEntry(patient, { operationId: 'listAppointments', objectIds: [appointment, patient] }),
     );
     await ctx.db.transaction((tx) =>
-      recordAudit(tx, entry(patient, { outcome: 'denied', keyId: null })),
+      recordAudit(tx, auditEntry(patient, { outcome: 'denied', keyId: null })),
     );
     await writer.close();
     const rows = await ctx.db.all('SELECT * FROM audit_log');
@@ -181,10 +170,10 @@ await describeEachDatabase('audit objects indexed per batch', (dialect) => {
     const [p1, p2, appt] = [newId('pat'), newId('pat'), newId('appt')];
     const counting = countingDb(ctx.db);
     const writer = new AuditWriter(counting.db, { intervalMs: 10_000 });
-    const a = entry(p1);
-    const b = entry(p2);
+    const a = auditEntry(p1);
+    const b = auditEntry(p2);
     // The same object twice in one entry, and a second reader of p1 in the same batch.
-    const c = entry(p1, { operationId: 'listAppointments', objectIds: [appt, p1, appt] });
+    const c = auditEntry(p1, { operationId: 'listAppointments', objectIds: [appt, p1, appt] });
     for (const e of [a, b, c]) writer.push(e);
     await writer.close();
     expect(counting.transactions()).toBe(1);
@@ -218,7 +207,7 @@ await describeEachDatabase('audit objects indexed per batch', (dialect) => {
     // 450 entries: PostgreSQL writes them 200 rows per statement, so this crosses two chunk
     // boundaries; each entry reads its own patient plus one shared one.
     const shared = newId('pat');
-    const entries = Array.from({ length: 450 }, () => entry(newId('pat')));
+    const entries = Array.from({ length: 450 }, () => auditEntry(newId('pat')));
     for (const e of entries) e.objectIds = [e.objectIds[0]!, shared];
     const writer = new AuditWriter(ctx.db, { intervalMs: 10_000, maxBatch: 1000 });
     for (const e of entries) writer.push(e);
@@ -242,8 +231,8 @@ await describeEachDatabase('audit objects indexed per batch', (dialect) => {
 
   it('makes each write-path entry a batch of its own', async () => {
     const [p1, p2] = [newId('pat'), newId('pat')];
-    const first = entry(p1, { operationId: 'updatePatient', objectIds: [p1, p1] });
-    const second = entry(p2, { operationId: 'updatePatient' });
+    const first = auditEntry(p1, { operationId: 'updatePatient', objectIds: [p1, p1] });
+    const second = auditEntry(p2, { operationId: 'updatePatient' });
     await ctx.db.transaction(async (tx) => {
       await recordAudit(tx, first);
       await recordAudit(tx, second);
@@ -262,11 +251,11 @@ await describeEachDatabase('audit objects indexed per batch', (dialect) => {
   it('merges rows indexed the old way with new ones, newest first, limit applied to both', async () => {
     const patient = newId('pat');
     const writer = new AuditWriter(ctx.db, { intervalMs: 10_000 });
-    const older = entry(patient);
+    const older = auditEntry(patient);
     writer.push(older);
     await writer.flush();
     const legacy = await insertLegacy(ctx.db, [patient, newId('appt')]);
-    const newer = entry(patient);
+    const newer = auditEntry(patient);
     writer.push(newer);
     await writer.close();
     expect(await historyRequests(ctx.db, patient)).toEqual([
@@ -287,7 +276,7 @@ await describeEachDatabase('audit rows from before migration 0002', (dialect) =>
     const patient = newId('pat');
     const before = [await insertLegacy(ctx.db, [patient]), await insertLegacy(ctx.db, [patient])];
     expect(await migrate(ctx.db)).toEqual([2]);
-    const after = entry(patient);
+    const after = auditEntry(patient);
     await ctx.db.transaction((tx) => recordAudit(tx, after));
     expect(await historyRequests(ctx.db, patient)).toEqual([after.requestId, ...before.reverse()]);
     // The new table is append-only like the others.

@@ -6,26 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type AuditEntry,
-  accessHistory,
-  openAuditWriter,
-  ThreadAuditWriter,
-} from '../../server/audit/index.js';
+import { accessHistory, openAuditWriter, ThreadAuditWriter } from '../../server/audit/index.js';
 import { openDb } from '../../server/db/open.js';
 import type { Db } from '../../server/db/types.js';
 import { newId } from '../../server/ids.js';
-
-function read(patientId: string): AuditEntry {
-  return {
-    keyId: newId('key'),
-    operationId: 'retrievePatient',
-    objectIds: [patientId],
-    requestId: newId('req'),
-    clientIp: '127.0.0.1',
-    outcome: 'success',
-  };
-}
+import { auditEntry } from '../support/audit-entries.js';
 
 describe('ThreadAuditWriter (SQLite file)', () => {
   let dir: string;
@@ -49,7 +34,7 @@ describe('ThreadAuditWriter (SQLite file)', () => {
   it('commits every pushed entry, in batches, visible to the main connection after flush', async () => {
     const writer = openAuditWriter(db, { intervalMs: 2 });
     const patients = Array.from({ length: 5 }, () => newId('pat'));
-    for (let i = 0; i < 1000; i++) expect(writer.push(read(patients[i % 5]!))).toBe(true);
+    for (let i = 0; i < 1000; i++) expect(writer.push(auditEntry(patients[i % 5]!))).toBe(true);
     await writer.flush();
     expect(writer.pending).toBe(0);
     const [{ n } = { n: 0 }] = await db.all<{ n: number }>('SELECT COUNT(*) AS n FROM audit_log');
@@ -62,9 +47,9 @@ describe('ThreadAuditWriter (SQLite file)', () => {
   it('indexes each object once per batch, and finds each entry under its own objects only', async () => {
     const writer = openAuditWriter(db, { intervalMs: 10_000 });
     const [p1, p2] = [newId('pat'), newId('pat')];
-    const a = read(p1);
-    const b = read(p2);
-    const c = { ...read(p1), operationId: 'listPatients', objectIds: [p1, p2, p1] };
+    const a = auditEntry(p1);
+    const b = auditEntry(p2);
+    const c = { ...auditEntry(p1), operationId: 'listPatients', objectIds: [p1, p2, p1] };
     for (const e of [a, b, c]) writer.push(e);
     await writer.flush();
     const requests = async (id: string) =>
@@ -87,7 +72,7 @@ describe('ThreadAuditWriter (SQLite file)', () => {
     await db.run('CREATE TABLE probe (n INTEGER)');
     const writes: Promise<unknown>[] = [];
     for (let i = 0; i < 200; i++) {
-      writer.push(read(newId('pat')));
+      writer.push(auditEntry(newId('pat')));
       writes.push(db.transaction((tx) => tx.run('INSERT INTO probe (n) VALUES ($1)', [i])));
     }
     await Promise.all(writes);
@@ -99,8 +84,8 @@ describe('ThreadAuditWriter (SQLite file)', () => {
 
   it('refuses entries after close, and refuses PHI-looking values at push', async () => {
     const writer = openAuditWriter(db);
-    expect(() => writer.push({ ...read(newId('pat')), objectIds: ['Anna Smith'] })).toThrow();
+    expect(() => writer.push({ ...auditEntry(newId('pat')), objectIds: ['Anna Smith'] })).toThrow();
     await writer.close();
-    expect(writer.push(read(newId('pat')))).toBe(false);
+    expect(writer.push(auditEntry(newId('pat')))).toBe(false);
   });
 });
