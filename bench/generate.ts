@@ -171,7 +171,7 @@ function report(rows: Row[], runs: number): string {
   }
   lines.push(
     '',
-    'Targets (issue 3): full generate ≤ 1.5× openapi-typescript alone on each corpus document; ' +
+    'Targets: full generate ≤ 1.5× openapi-typescript alone on each corpus document; ' +
       'GitHub peak < 600 MB; our spec < 2 s end to end; linear in operations.',
     '',
   );

@@ -2,7 +2,7 @@
  * Naming rules shared by the generators: file names, identifiers and literals in emitted code.
  */
 
-/** `Ephemeral Keys` → `ephemeral-keys`; the handler file name for a tag (common.md). */
+/** `Ephemeral Keys` → `ephemeral-keys`; the handler file name for a tag (README). */
 export function kebabCase(text: string): string {
   return text
     .replace(/([a-z0-9])([A-Z])/g, '$1-$2')

@@ -1,6 +1,6 @@
 /**
- * Rate limits (api.md §7): a token bucket per key in the database (so every server process
- * shares it), holding one second's worth of requests; each process leases tokens from it in
+ * Rate limits (docs/design.md#rate-limits): a token bucket per key in the database (so every server
+ * process shares it), holding one second's worth of requests; each process leases tokens from it in
  * small batches. Every response carries the `RateLimit-*` headers; an empty bucket answers
  * 429 with `Retry-After`.
  */

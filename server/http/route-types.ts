@@ -14,7 +14,7 @@ export type JsonSchema = { readonly [keyword: string]: unknown };
 
 export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';
 
-/** The kinds of API key the design knows (api.md §8). */
+/** The kinds of API key the design knows (docs/design.md#keys). */
 export type KeyKind = 'secret' | 'restricted' | 'publishable' | 'ephemeral';
 
 /** Where a parameter sits (OpenAPI 3.0.3 §4.7.12 "in"). */

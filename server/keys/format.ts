@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** What a key may do (design §8). */
+/** What a key may do (docs/design.md#keys). */
 export type KeyKind = 'secret' | 'restricted' | 'publishable' | 'ephemeral';
 
 const PREFIX_BY_KIND: Record<KeyKind, string> = {
