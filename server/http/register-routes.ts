@@ -10,6 +10,7 @@ import { createContext, type HandlerContext, type ReplyLike } from './context.js
 import { type HookDeps, routeGuard } from './hooks.js';
 import {
   type IdempotencyRecord,
+  idempotencyNamespace,
   pathOf,
   readIdempotencyKey,
   requestHash,
@@ -135,7 +136,7 @@ function registerRoute(
     let record: IdempotencyRecord | null = null;
     if (idempotencyKey !== undefined) {
       const start = await startIdempotent(db, store, {
-        keyId: key.id,
+        namespace: idempotencyNamespace(key),
         livemode: key.livemode,
         idempotencyKey,
         requestHash: requestHash(route.method, pathOf(request.url), parts.body),
