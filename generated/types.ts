@@ -1295,9 +1295,10 @@ export interface components {
         WebhookEnabledEvents: ("*" | "patient.created" | "patient.updated" | "appointment.created" | "appointment.updated" | "appointment.cancelled" | "claim.submitted" | "claim.accepted" | "claim.rejected" | "claim.paid" | "claim.partially_paid" | "claim.denied" | "claim.cancelled" | "webhook.disabled")[];
         /**
          * Format: uri
-         * @description Where deliveries are POSTed: absolute, no user info, no fragment. Live mode: `https`
-         *     and not a loopback or private address. Test mode also allows `http://localhost`,
-         *     `http://127.0.0.1` and `http://[::1]`.
+         * @description Where deliveries are POSTed: absolute, no user info, no fragment. Live mode: `https`.
+         *     Both modes: a public address, unless the operator allows loopback and private targets
+         *     (then test mode also allows `http://localhost`, `http://127.0.0.1` and
+         *     `http://[::1]`); see the Webhooks tag.
          * @example https://clinic.example/hooks/patient-care
          */
         WebhookUrl: string;

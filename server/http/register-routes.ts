@@ -34,6 +34,8 @@ export type HandlerTable = Readonly<Record<string, AnyHandler>>;
 /** What route registration needs from the app. */
 export interface RegisterDeps extends HookDeps {
   validators: Validators;
+  /** `HttpConfig.allowPrivateWebhookTargets`, handed to handlers. */
+  allowPrivateWebhookTargets: boolean;
 }
 
 /**
@@ -163,6 +165,7 @@ function registerRoute(
       log: request.log,
       idempotency: record,
       checkStatus: check,
+      allowPrivateWebhookTargets: deps.allowPrivateWebhookTargets,
     });
 
     let result: ReplyLike;
