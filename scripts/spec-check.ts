@@ -13,7 +13,7 @@ import {
   runSpecCheck,
   STEP_NAMES,
   type StepName,
-} from './lib/breaking/run-spec-check.js';
+} from '../tooling/spec-gate/run-spec-check.js';
 
 function main(): Promise<number> | number {
   let values: ReturnType<typeof parse>['values'];

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { driftStep, typesStep } from '../../scripts/lib/breaking/command-steps.js';
-import { examplesStep } from '../../scripts/lib/breaking/examples-step.js';
-import { formatReport, runSpecCheck } from '../../scripts/lib/breaking/run-spec-check.js';
+import { driftStep, typesStep } from '../../tooling/spec-gate/command-steps.js';
+import { examplesStep } from '../../tooling/spec-gate/examples-step.js';
+import { formatReport, runSpecCheck } from '../../tooling/spec-gate/run-spec-check.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/spec-gate/', import.meta.url));
 const temps: string[] = [];

@@ -1,10 +1,10 @@
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { diffSpecs } from './diff-specs.js';
-import { evaluateGate } from './gate.js';
+import { diffSpecs } from '../breaking/diff-specs.js';
+import { evaluateGate } from './version-policy.js';
 import { gitReader, resolveBaseRevision, worktreeReader } from './git-base.js';
 import { displayPointer, loadSpec } from './load-spec.js';
 import type { StepOutcome } from './step-types.js';
-import type { Change, OpenApiDocument } from './types.js';
+import type { Change, OpenApiDocument } from '../breaking/types.js';
 
 export interface BreakingOptions {
   /** Repository root (the git work tree). */

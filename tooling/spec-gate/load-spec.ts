@@ -1,8 +1,8 @@
 import { posix } from 'node:path';
 import { parse } from 'yaml';
-import { isObject } from './objects.js';
-import { escapeSegment } from './pointer.js';
-import type { OpenApiDocument } from './types.js';
+import { isObject } from '../breaking/objects.js';
+import { escapeSegment } from '../breaking/pointer.js';
+import type { OpenApiDocument } from '../breaking/types.js';
 
 /** Reads a file by repository-relative POSIX path; undefined when it does not exist. */
 export type ReadText = (path: string) => string | undefined;

@@ -1,5 +1,5 @@
 import { isDatedVersion, isListed, parseChangelog } from './changelog.js';
-import type { Change } from './types.js';
+import type { Change } from '../breaking/types.js';
 
 export interface GateInput {
   changes: Change[];
