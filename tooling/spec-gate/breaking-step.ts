@@ -1,10 +1,10 @@
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { diffSpecs } from '../breaking/diff-specs.js';
-import { evaluateGate } from './version-policy.js';
+import type { Change, OpenApiDocument } from '../breaking/types.js';
 import { gitReader, resolveBaseRevision, worktreeReader } from './git-base.js';
 import { displayPointer, loadSpec } from './load-spec.js';
 import type { StepOutcome } from './step-types.js';
-import type { Change, OpenApiDocument } from '../breaking/types.js';
+import { evaluateGate } from './version-policy.js';
 
 export interface BreakingOptions {
   /** Repository root (the git work tree). */

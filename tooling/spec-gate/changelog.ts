@@ -1,6 +1,6 @@
-import { displayPointer } from './load-spec.js';
 import { isAncestorOrSelf } from '../breaking/pointer.js';
 import type { Change } from '../breaking/types.js';
+import { displayPointer } from './load-spec.js';
 
 /** A dated API version, as in `info.version` and `PatientCare-Version`. */
 export const DATED_VERSION = /^\d{4}-\d{2}-\d{2}$/;

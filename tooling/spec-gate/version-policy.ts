@@ -1,5 +1,5 @@
-import { isDatedVersion, isListed, parseChangelog } from './changelog.js';
 import type { Change } from '../breaking/types.js';
+import { isDatedVersion, isListed, parseChangelog } from './changelog.js';
 
 export interface GateInput {
   changes: Change[];
