@@ -1,5 +1,4 @@
-import type { DiffContext } from './context.js';
-import { emit } from './context.js';
+import { type DiffContext, emit, newContext, operationsOf } from './context.js';
 import { asObject } from './objects.js';
 import { diffPaths, diffWebhooks } from './operations.js';
 import { join } from './pointer.js';
@@ -16,13 +15,17 @@ import type { Change, OpenApiDocument } from './types.js';
  * //    breaking: true, message: 'response property `email` removed or renamed: ...' }]
  */
 export function diffSpecs(base: OpenApiDocument, head: OpenApiDocument): Change[] {
-  const ctx: DiffContext = { base, head, changes: [], visited: new Set() };
+  const ctx = newContext(base, head);
   diffServers(ctx);
   diffPaths(ctx);
   diffWebhooks(ctx, 'x-webhooks');
   diffWebhooks(ctx, 'webhooks');
   diffSecuritySchemes(ctx);
   diffComponentNames(ctx);
+  for (const change of ctx.changes) {
+    const operations = operationsOf(ctx, change);
+    if (operations.length > 0) change.operations = operations;
+  }
   return dedupe(ctx.changes);
 }
 
@@ -69,12 +72,20 @@ function diffComponentNames(ctx: DiffContext) {
   }
 }
 
+/** One change per shared node: a change found again through another operation (a shared
+ * parameter, header or response) adds that operation to the first one's list. */
 function dedupe(changes: Change[]): Change[] {
-  const seen = new Set<string>();
+  const first = new Map<string, Change>();
   return changes.filter((c) => {
     const key = `${c.kind}|${c.pointer}|${c.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
+    const earlier = first.get(key);
+    if (!earlier) {
+      first.set(key, c);
+      return true;
+    }
+    if (c.operations) {
+      earlier.operations = [...new Set([...(earlier.operations ?? []), ...c.operations])];
+    }
+    return false;
   });
 }

@@ -1,4 +1,4 @@
-import { type DiffContext, emit } from './context.js';
+import { type DiffContext, emit, noteReach } from './context.js';
 import { type FlatSchema, flatten } from './flatten.js';
 import { diffOtherKeywords } from './keyword-rules.js';
 import { asObject, isObject } from './objects.js';
@@ -10,14 +10,25 @@ import type { Direction, Located } from './types.js';
 /**
  * Compares two schemas (OpenAPI 3.0 §4.7.24) as seen from one direction, after resolving
  * `$ref` and merging `allOf`. Each resolved pair is compared once per direction, which both
- * stops `$ref` cycles and reports a shared component once.
+ * stops `$ref` cycles and reports a shared component once; every operation reaching it is
+ * remembered, so the report can name them all.
  */
 export function diffSchema(ctx: DiffContext, b: Located, h: Located, dir: Direction): void {
   const bf = flatten(ctx.base, b);
   const hf = flatten(ctx.head, h);
   const key = `${dir}|${bf.ptr}|${hf.ptr}`;
+  noteReach(ctx, key);
   if (ctx.visited.has(key)) return;
   ctx.visited.add(key);
+  ctx.stack.push(key);
+  try {
+    compareFlat(ctx, bf, hf, dir);
+  } finally {
+    ctx.stack.pop();
+  }
+}
+
+function compareFlat(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: Direction): void {
   const bk = bf.keywords;
   const hk = hf.keywords;
   diffType(ctx, bk, hk, hf.ptr, dir);

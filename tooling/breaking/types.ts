@@ -13,6 +13,9 @@ export interface Change {
   message: string;
   /** First operation (`METHOD /path`, or `webhook <name>`) through which the change was reached. */
   operation?: string;
+  /** Every operation the change reaches, `operation` first: a change to a shared component
+   * (parameter, schema, response, header) lists each operation that uses it. */
+  operations?: string[];
 }
 
 /** A node of a document together with its JSON pointer. */

@@ -34,8 +34,15 @@ function loadBase(opts: BreakingOptions): { doc?: OpenApiDocument; note: string 
   return { doc: loadSpec(opts.spec, read), note: base.note };
 }
 
+/** Where a change shows: its operation, or every operation a shared component reaches. */
+function reached(change: Change): string {
+  const ops = change.operations ?? (change.operation ? [change.operation] : []);
+  if (ops.length === 0) return '';
+  return ops.length === 1 ? ` (${ops[0]})` : ` (${ops.length} operations: ${ops.join(', ')})`;
+}
+
 function line(change: Change, tag: string): string {
-  const where = change.operation ? ` (${change.operation})` : '';
+  const where = reached(change);
   return `${tag} ${change.kind} ${displayPointer(change.pointer)}${where}: ${change.message}`;
 }
 

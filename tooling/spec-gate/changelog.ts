@@ -37,12 +37,13 @@ export function parseChangelog(text: string): Map<string, string[]> {
   return sections;
 }
 
-/** True when one of the listed entries names the change (pointers need ≥ 2 segments, so a
- * bare `/paths` cannot wave everything through). */
+/** True when one of the listed entries names the change: its pointer (or a parent; pointers need
+ * ≥ 2 segments, so a bare `/paths` cannot wave everything through) or an operation it reaches. */
 export function isListed(change: Change, entries: readonly string[]): boolean {
   const pointers = [change.pointer, displayPointer(change.pointer)];
+  const operations = change.operations ?? (change.operation ? [change.operation] : []);
   return entries.some((entry) => {
-    if (change.operation && entry === change.operation) return true;
+    if (operations.includes(entry)) return true;
     if (entry.split('/').length < 3 && !entry.includes('#')) return false;
     return pointers.some((p) => isAncestorOrSelf(entry, p));
   });
