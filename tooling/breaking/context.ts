@@ -55,8 +55,8 @@ export function emit(
  */
 export function noteReach(ctx: DiffContext, key: string): void {
   const add = (map: Map<string, Set<string>>, value: string) => {
-    let set = map.get(key);
-    if (!set) map.set(key, (set = new Set()));
+    const set = map.get(key) ?? new Set<string>();
+    map.set(key, set);
     set.add(value);
   };
   if (ctx.operation) add(ctx.reachedBy, ctx.operation);
