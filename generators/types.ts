@@ -17,7 +17,7 @@
 import { createRequire } from 'node:module';
 import type * as OpenApiTypescript from 'openapi-typescript';
 import type { GlobalContext, OpenAPI3 } from 'openapi-typescript';
-import type { OpenApiDocument } from './document.js';
+import type { OpenApiDocument } from '../tooling/openapi/document.js';
 
 /**
  * openapi-typescript's CommonJS build, part by part. Its package root also loads its own Redocly
