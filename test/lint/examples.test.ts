@@ -77,6 +77,7 @@ describe('examples in spec/openapi.yaml', () => {
         'no-invalid-media-type-examples #/paths/~1v1~1patients/get/responses/200/content/application~1json/example/has_more',
         'no-invalid-media-type-examples #/components/examples/ClaimPaidEvent/value/data/object/amount_total',
         'no-invalid-parameter-examples #/paths/~1v1~1patients/get/parameters/5/example',
+        'patient-care/header-examples #/components/headers/RateLimit-Limit/example',
         'no-invalid-schema-examples #/components/schemas/ClaimEvent/example/type',
       ]),
     );

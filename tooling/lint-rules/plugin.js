@@ -1,27 +1,8 @@
-import { ExamplesPresent } from './rules/examples-present.js';
-import { NoPhiInUrl } from './rules/no-phi-in-url.js';
-import { OperationErrorResponses } from './rules/operation-error-responses.js';
-import { OperationScopes } from './rules/operation-scopes.js';
-import { PostIdempotencyKey } from './rules/post-idempotency-key.js';
-import { ResponseRequestId } from './rules/response-request-id.js';
+// Redocly loads plugins with a plain `import()`, which reads JavaScript only. The rules are
+// TypeScript (tooling/lint-rules/index.ts); tsx's scoped loader compiles them on the way in, so
+// `redocly lint` works as is, from npm scripts, the CLI or an editor extension.
+import { tsImport } from 'tsx/esm/api';
 
-/**
- * Redocly CLI 2.x plugin with the Patient-Care API house rules. Redocly prefixes each rule id
- * with the plugin id: `patient-care/operation-scopes`, and so on; `redocly.yaml` enables them.
- * Plugins are ESM modules whose default export is a function returning the plugin object.
- */
-export default function patientCarePlugin() {
-  return {
-    id: 'patient-care',
-    rules: {
-      oas3: {
-        'operation-scopes': OperationScopes,
-        'operation-error-responses': OperationErrorResponses,
-        'examples-present': ExamplesPresent,
-        'no-phi-in-url': NoPhiInUrl,
-        'post-idempotency-key': PostIdempotencyKey,
-        'response-request-id': ResponseRequestId,
-      },
-    },
-  };
-}
+const { patientCarePlugin } = await tsImport('./index.ts', import.meta.url);
+
+export default patientCarePlugin;

@@ -1,4 +1,10 @@
-import { effectiveParameters, locationKey, pathOperationsVisitor } from '../lib/nodes.js';
+import type { Oas3Rule } from '@redocly/openapi-core';
+import {
+  effectiveParameters,
+  locationKey,
+  pathOperationsVisitor,
+  type SpecNode,
+} from '../lib/nodes.js';
 import { phiWord } from '../lib/phi-words.js';
 
 /**
@@ -7,8 +13,8 @@ import { phiWord } from '../lib/phi-words.js';
  * detail or identifier go in a POST body (`POST /v1/patients/search`). Properties of object
  * (deepObject) query parameters count too, since they are serialized as `param[prop]`.
  */
-export function NoPhiInUrl() {
-  const checked = new Set();
+export const NoPhiInUrl: Oas3Rule = () => {
+  const checked = new Set<string>();
   return pathOperationsVisitor(({ operation, ctx, label, pathItem, pathItemLocation }) => {
     const params = effectiveParameters(ctx, operation, ctx.location, pathItem, pathItemLocation);
     for (const param of params) {
@@ -31,15 +37,11 @@ export function NoPhiInUrl() {
       }
     }
   });
-}
+};
 
-/**
- * The names a parameter puts into the URL: its own, plus `name[prop]` for object properties.
- * @param {any} param
- * @returns {string[]}
- */
-function urlNames(param) {
-  const names = [param.name];
+/** The names a parameter puts into the URL: its own, plus `name[prop]` for object properties. */
+function urlNames(param: SpecNode): string[] {
+  const names: string[] = [param.name];
   const properties = param.schema?.properties;
   if (properties && typeof properties === 'object') {
     for (const prop of Object.keys(properties)) names.push(`${param.name}[${prop}]`);

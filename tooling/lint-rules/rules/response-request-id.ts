@@ -1,3 +1,4 @@
+import type { Oas3Rule } from '@redocly/openapi-core';
 import { deref, locationKey, pathOperationsVisitor, pointerLabel } from '../lib/nodes.js';
 
 /**
@@ -5,8 +6,8 @@ import { deref, locationKey, pathOperationsVisitor, pointerLabel } from '../lib/
  * `Request-Id` header (`req_…`), which support and the audit trail use to find a request.
  * Shared responses in components/responses are checked (and reported) once.
  */
-export function ResponseRequestId() {
-  const checked = new Set();
+export const ResponseRequestId: Oas3Rule = () => {
+  const checked = new Set<string>();
   return pathOperationsVisitor(({ operation, ctx, label }) => {
     const responses =
       operation.responses && typeof operation.responses === 'object' ? operation.responses : {};
@@ -30,4 +31,4 @@ export function ResponseRequestId() {
       });
     }
   });
-}
+};

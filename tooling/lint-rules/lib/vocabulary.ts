@@ -1,6 +1,6 @@
 /**
- * The API's access vocabulary (see notes/common.md, "Security"), in one place so every rule
- * and message uses the same words.
+ * The API's access vocabulary (spec/openapi.yaml, "Authentication and keys"), in one place so
+ * every rule and message uses the same words. Key kinds are contract/key-kinds.ts.
  */
 
 /** Scopes an API key may carry. "Write implies read" is enforced by the server, not here. */
@@ -16,9 +16,6 @@ export const KNOWN_SCOPES = [
   'events:read',
 ];
 
-/** Kinds of API key (secret `sk_`, restricted `rk_`, publishable `pk_`, ephemeral `ek_`). */
-export const KNOWN_KEY_KINDS = ['secret', 'restricted', 'publishable', 'ephemeral'];
-
 /** Scopes an ephemeral key can be created with; other scopes can never reach it. */
 export const EPHEMERAL_SCOPES = ['patients:read', 'appointments:read', 'appointments:write'];
 
@@ -29,7 +26,7 @@ export const EPHEMERAL_SCOPES = ['patients:read', 'appointments:read', 'appointm
 export const SCOPELESS_KEY_KINDS = ['publishable', 'secret'];
 
 /** Shared error responses, by status, as named in components/responses. */
-export const ERROR_RESPONSE_COMPONENTS = {
+export const ERROR_RESPONSE_COMPONENTS: Readonly<Record<string, string>> = {
   400: 'BadRequest',
   401: 'Unauthorized',
   403: 'Forbidden',

@@ -1,33 +1,50 @@
 import { relative } from 'node:path';
+import type { Location, UserContext } from '@redocly/openapi-core';
+import { parsePointer } from '../../openapi/pointer.js';
 
 /**
  * Helpers shared by the Patient-Care lint rules: following `$ref`s across split files and
  * naming nodes so every message says where the problem is.
  */
 
-/** HTTP methods that are operations inside a Path Item (OpenAPI 3.0 §4.7.9). */
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+/** A spec node as the rules read it: parsed YAML, shape not yet checked. */
+// biome-ignore lint/suspicious/noExplicitAny: YAML nodes are checked field by field.
+export type SpecNode = any;
 
-/**
- * Tells whether a node is a Reference Object.
- * @param {unknown} node
- * @returns {node is {$ref: string}}
- */
-export function isRef(node) {
-  return typeof node === 'object' && node !== null && typeof node.$ref === 'string';
+/** A node reached through zero or more `$ref`s, with where it lives. */
+export interface Resolved {
+  node: SpecNode;
+  location: Location;
+  viaRef: boolean;
+}
+
+/** What `pathOperationsVisitor` hands each check. */
+export interface OperationInput {
+  operation: SpecNode;
+  ctx: UserContext;
+  method: string;
+  path: string;
+  label: string;
+  pathItem: SpecNode;
+  pathItemLocation: Location;
+}
+
+/** Tells whether a node is a Reference Object. */
+export function isRef(node: unknown): node is { $ref: string } {
+  return (
+    typeof node === 'object' &&
+    node !== null &&
+    typeof (node as { $ref?: unknown }).$ref === 'string'
+  );
 }
 
 /**
  * Follows `$ref`s (also chains of them, across files) from `node`, whose own position is
  * `location`. Returns the target and where it lives, so reports land in the right file.
  * An unresolvable ref yields `node: undefined` (the built-in `no-unresolved-refs` reports it).
- * @param {any} ctx Redocly visitor context
- * @param {unknown} node
- * @param {any} location Redocly Location of `node`
- * @returns {{node: any, location: any, viaRef: boolean}}
  */
-export function deref(ctx, node, location) {
-  let current = { node, location };
+export function deref(ctx: UserContext, node: unknown, location: Location): Resolved {
+  let current: { node: unknown; location: Location } = { node, location };
   let viaRef = false;
   // A bound on hops, so a ref cycle cannot hang the linter.
   for (let hop = 0; hop < 32 && isRef(current.node); hop++) {
@@ -41,12 +58,8 @@ export function deref(ctx, node, location) {
   return { ...current, viaRef };
 }
 
-/**
- * A stable key for a resolved node's position, used to report a shared component once.
- * @param {any} location
- * @returns {string}
- */
-export function locationKey(location) {
+/** A stable key for a resolved node's position, used to report a shared component once. */
+export function locationKey(location: Location): string {
   return location.absolutePointer;
 }
 
@@ -54,64 +67,46 @@ export function locationKey(location) {
  * Human form of a location: `components.responses.BadRequest` for a JSON pointer into the
  * document's components or paths, otherwise the file too, e.g. `spec/responses/forbidden.yaml`
  * or `spec/shared.yaml#Forbidden`, for nodes that live in a split file.
- * @param {any} location
- * @returns {string}
  */
-export function pointerLabel(location) {
-  const parts = String(location.pointer)
-    .replace(/^#\/?/, '')
-    .split('/')
-    .filter((part) => part !== '')
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+export function pointerLabel(location: Location): string {
+  const parts = parsePointer(String(location.pointer));
   if (parts[0] === 'components' || parts[0] === 'paths') return parts.join('.');
   const file = relative(process.cwd(), String(location.source.absoluteRef));
   return parts.length > 0 ? `${file}#${parts.join('.')}` : file;
 }
 
-/**
- * Names an operation the way a reader finds it: `POST /v1/patients (createPatient)`.
- * @param {string} method
- * @param {string} path
- * @param {any} operation
- * @returns {string}
- */
-export function operationLabel(method, path, operation) {
+/** Names an operation the way a reader finds it: `POST /v1/patients (createPatient)`. */
+export function operationLabel(method: string, path: string, operation: SpecNode): string {
   const id =
     operation && typeof operation.operationId === 'string' ? ` (${operation.operationId})` : '';
   return `${method.toUpperCase()} ${path}${id}`;
 }
 
 /**
- * Collects the resolved parameters that apply to an operation: its own plus its Path Item's
- * (an operation-level parameter overrides a path-level one with the same name and `in`).
- * @param {any} ctx
- * @param {any} operation resolved Operation node
- * @param {any} operationLocation
- * @param {any} pathItem resolved Path Item node
- * @param {any} pathItemLocation
- * @returns {Array<{node: any, location: any, viaRef: boolean}>}
+ * The resolved parameters that apply to an operation: its own plus its Path Item's (an
+ * operation-level parameter overrides a path-level one with the same name and `in`).
  */
-export function effectiveParameters(ctx, operation, operationLocation, pathItem, pathItemLocation) {
+export function effectiveParameters(
+  ctx: UserContext,
+  operation: SpecNode,
+  operationLocation: Location,
+  pathItem: SpecNode,
+  pathItemLocation: Location,
+): Resolved[] {
   const own = resolveList(ctx, operation?.parameters, operationLocation.child(['parameters']));
   const inherited = resolveList(ctx, pathItem?.parameters, pathItemLocation.child(['parameters']));
   const ownKeys = new Set(own.map((p) => paramKey(p.node)));
   return [...own, ...inherited.filter((p) => !ownKeys.has(paramKey(p.node)))];
 }
 
-/**
- * @param {any} ctx
- * @param {unknown} list
- * @param {any} listLocation
- */
-function resolveList(ctx, list, listLocation) {
+function resolveList(ctx: UserContext, list: unknown, listLocation: Location): Resolved[] {
   if (!Array.isArray(list)) return [];
   return list
     .map((item, index) => deref(ctx, item, listLocation.child([index])))
     .filter((p) => p.node && typeof p.node === 'object');
 }
 
-/** @param {any} param */
-function paramKey(param) {
+function paramKey(param: SpecNode): string {
   return `${String(param?.in)}:${String(param?.name).toLowerCase()}`;
 }
 
@@ -119,20 +114,17 @@ function paramKey(param) {
  * Visitor skeleton for rules about operations under `paths` (not `x-webhooks`: webhook
  * operations describe requests we send, so scopes, error envelopes and our request headers
  * do not apply to them).
- * @param {(input: {operation: any, ctx: any, method: string, path: string, label: string,
- *   pathItem: any, pathItemLocation: any}) => void} check
  */
-export function pathOperationsVisitor(check) {
-  /** @type {{path: string, node: any, location: any} | undefined} */
-  let currentPathItem;
+export function pathOperationsVisitor(check: (input: OperationInput) => void) {
+  let currentPathItem: { path: string; node: SpecNode; location: Location } | undefined;
   return {
     Paths: {
       PathItem: {
-        enter(/** @type {any} */ pathItem, /** @type {any} */ ctx) {
+        enter(pathItem: SpecNode, ctx: UserContext) {
           currentPathItem = { path: String(ctx.key), node: pathItem, location: ctx.location };
         },
         Operation: {
-          enter(/** @type {any} */ operation, /** @type {any} */ ctx) {
+          enter(operation: SpecNode, ctx: UserContext) {
             if (!currentPathItem) return;
             const method = String(ctx.key);
             const { path, node, location } = currentPathItem;

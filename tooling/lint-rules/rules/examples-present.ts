@@ -1,4 +1,12 @@
-import { deref, locationKey, pathOperationsVisitor, pointerLabel } from '../lib/nodes.js';
+import type { Oas3Rule, UserContext } from '@redocly/openapi-core';
+import {
+  deref,
+  locationKey,
+  pathOperationsVisitor,
+  pointerLabel,
+  type Resolved,
+  type SpecNode,
+} from '../lib/nodes.js';
 
 /**
  * `patient-care/examples-present`: every component schema has an `example`, and every request
@@ -6,9 +14,9 @@ import { deref, locationKey, pathOperationsVisitor, pointerLabel } from '../lib/
  * and what the mock server returns; the built-in `no-invalid-*-examples` rules then check
  * each one against its schema, so they cannot drift.
  */
-export function ExamplesPresent() {
+export const ExamplesPresent: Oas3Rule = () => {
   /** Shared request bodies and responses already checked, so each is reported once. */
-  const checked = new Set();
+  const checked = new Set<string>();
 
   const visitor = pathOperationsVisitor(({ operation, ctx, label }) => {
     if (operation.requestBody !== undefined) {
@@ -35,7 +43,7 @@ export function ExamplesPresent() {
 
   return {
     Root: {
-      enter(/** @type {any} */ root, /** @type {any} */ ctx) {
+      enter(root: SpecNode, ctx: UserContext) {
         const schemas = root?.components?.schemas;
         if (!schemas || typeof schemas !== 'object') return;
         for (const [name, raw] of Object.entries(schemas)) {
@@ -51,13 +59,9 @@ export function ExamplesPresent() {
     },
     ...visitor,
   };
-}
+};
 
-/**
- * @param {Set<string>} checked
- * @param {{node: any, location: any, viaRef: boolean}} target
- */
-function firstVisit(checked, target) {
+function firstVisit(checked: Set<string>, target: Resolved): boolean {
   if (!target.node || typeof target.node !== 'object') return false;
   if (!target.viaRef) return true;
   const key = locationKey(target.location);
@@ -66,21 +70,16 @@ function firstVisit(checked, target) {
   return true;
 }
 
-/** @param {any} schema */
-function hasSchemaExample(schema) {
+function hasSchemaExample(schema: SpecNode): boolean {
   // OpenAPI 3.0 uses `example`; 3.1 schemas may use the JSON Schema `examples` array.
   return 'example' in schema || (Array.isArray(schema.examples) && schema.examples.length > 0);
 }
 
-/**
- * @param {any} ctx
- * @param {{node: any, location: any}} target a resolved Request Body or Response
- * @param {string} where
- */
-function checkMediaTypes(ctx, target, where) {
+/** Reports each media type of a resolved request body or response that has no example. */
+function checkMediaTypes(ctx: UserContext, target: Resolved, where: string): void {
   const content = target.node.content;
   if (!content || typeof content !== 'object') return;
-  for (const [mediaType, media] of Object.entries(content)) {
+  for (const [mediaType, media] of Object.entries<SpecNode>(content)) {
     if (!media || typeof media !== 'object') continue;
     const hasExamples =
       media.examples &&

@@ -13,12 +13,8 @@ const PHI_WORD =
 const PHI_COMPOUND =
   /^(?:(?:first|last|full|family|given|middle|maiden|legal|patient|display|sur)names?|birth\w+|dob\w+|email\w+|phone\w+|postal\w+|postcode|zip(?:code)?s?|ssn\w+|mrn\w+|\w+address(?:es)?|\w*identifiers?)$/;
 
-/**
- * Splits a parameter name into lower-case words.
- * @param {string} name e.g. `birthDate`, `created[gt]`, `family-name`
- * @returns {string[]}
- */
-export function nameWords(name) {
+/** Splits a parameter name into lower-case words: `birthDate` → `birth`, `date`. */
+export function nameWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
@@ -27,11 +23,7 @@ export function nameWords(name) {
     .filter((word) => word !== '');
 }
 
-/**
- * Returns the first word of `name` that looks like PHI, or undefined when the name is clean.
- * @param {string} name
- * @returns {string | undefined}
- */
-export function phiWord(name) {
+/** The first word of `name` that looks like PHI, or undefined when the name is clean. */
+export function phiWord(name: string): string | undefined {
   return nameWords(name).find((word) => PHI_WORD.test(word) || PHI_COMPOUND.test(word));
 }

@@ -1,21 +1,18 @@
+import type { Oas3Rule } from '@redocly/openapi-core';
+import { isKeyKind, KEY_KINDS } from '../../../contract/key-kinds.js';
 import { pathOperationsVisitor } from '../lib/nodes.js';
-import {
-  EPHEMERAL_SCOPES,
-  KNOWN_KEY_KINDS,
-  KNOWN_SCOPES,
-  SCOPELESS_KEY_KINDS,
-} from '../lib/vocabulary.js';
+import { EPHEMERAL_SCOPES, KNOWN_SCOPES, SCOPELESS_KEY_KINDS } from '../lib/vocabulary.js';
 
 /**
  * `patient-care/operation-scopes`: every operation says, machine-readably, which scopes
  * (`x-scopes`) and which key kinds (`x-key-kinds`) may call it, because the server and the
  * generators read access rules from the spec rather than from a hand-kept table.
  */
-export function OperationScopes() {
+export const OperationScopes: Oas3Rule = () => {
   return pathOperationsVisitor(({ operation, ctx, label }) => {
     const scopes = operation['x-scopes'];
     const kinds = operation['x-key-kinds'];
-    const report = (message, key) =>
+    const report: Report = (message, key) =>
       ctx.report({ message, location: key ? ctx.location.child([key]) : ctx.location.key() });
 
     const scopesOk = checkScopes(scopes, label, report);
@@ -46,15 +43,11 @@ export function OperationScopes() {
       );
     }
   });
-}
+};
 
-/**
- * @param {unknown} scopes
- * @param {string} label
- * @param {(message: string, key?: string) => void} report
- * @returns {scopes is string[]}
- */
-function checkScopes(scopes, label, report) {
+type Report = (message: string, key?: string) => void;
+
+function checkScopes(scopes: unknown, label: string, report: Report): scopes is string[] {
   if (scopes === undefined) {
     report(
       `${label} does not declare x-scopes. Add "x-scopes: [<scope>]" with the scope that allows it (one of ${KNOWN_SCOPES.join(', ')}), or "x-scopes: []" for an operation gated by key kind alone.`,
@@ -83,30 +76,24 @@ function checkScopes(scopes, label, report) {
   return true;
 }
 
-/**
- * @param {unknown} kinds
- * @param {string} label
- * @param {(message: string, key?: string) => void} report
- * @returns {kinds is string[]}
- */
-function checkKeyKinds(kinds, label, report) {
+function checkKeyKinds(kinds: unknown, label: string, report: Report): kinds is string[] {
   if (kinds === undefined) {
     report(
-      `${label} does not declare x-key-kinds. Add "x-key-kinds: [...]" listing which keys may call it, from ${KNOWN_KEY_KINDS.join(', ')} (normally [secret, restricted]).`,
+      `${label} does not declare x-key-kinds. Add "x-key-kinds: [...]" listing which keys may call it, from ${KEY_KINDS.join(', ')} (normally [secret, restricted]).`,
     );
     return false;
   }
   if (!Array.isArray(kinds) || kinds.length === 0 || kinds.some((k) => typeof k !== 'string')) {
     report(
-      `${label} has an empty or malformed x-key-kinds. It must be a non-empty list from ${KNOWN_KEY_KINDS.join(', ')}, e.g. "x-key-kinds: [secret, restricted]".`,
+      `${label} has an empty or malformed x-key-kinds. It must be a non-empty list from ${KEY_KINDS.join(', ')}, e.g. "x-key-kinds: [secret, restricted]".`,
       'x-key-kinds',
     );
     return false;
   }
-  const unknown = kinds.filter((kind) => !KNOWN_KEY_KINDS.includes(kind));
+  const unknown = kinds.filter((kind) => !isKeyKind(kind));
   if (unknown.length > 0) {
     report(
-      `${label} lists unknown key kind(s) ${unknown.map((k) => `"${k}"`).join(', ')} in x-key-kinds. Use only ${KNOWN_KEY_KINDS.join(', ')}.`,
+      `${label} lists unknown key kind(s) ${unknown.map((k) => `"${k}"`).join(', ')} in x-key-kinds. Use only ${KEY_KINDS.join(', ')}.`,
       'x-key-kinds',
     );
     return false;

@@ -1,3 +1,4 @@
+import type { Oas3Rule } from '@redocly/openapi-core';
 import {
   deref,
   effectiveParameters,
@@ -12,9 +13,9 @@ const MAX_KEY_LENGTH = 255;
  * `patient-care/post-idempotency-key`: every POST accepts an `Idempotency-Key` header (a string
  * of at most 255 characters), so a client can retry a create or update safely after a timeout.
  */
-export function PostIdempotencyKey() {
+export const PostIdempotencyKey: Oas3Rule = () => {
   /** Shared header parameters already checked, so each is reported once. */
-  const checked = new Set();
+  const checked = new Set<string>();
   return pathOperationsVisitor(({ operation, ctx, method, label, pathItem, pathItemLocation }) => {
     if (method !== 'post') return;
     const params = effectiveParameters(ctx, operation, ctx.location, pathItem, pathItemLocation);
@@ -44,4 +45,4 @@ export function PostIdempotencyKey() {
       });
     }
   });
-}
+};

@@ -1,4 +1,13 @@
-import { deref, isRef, locationKey, pathOperationsVisitor, pointerLabel } from '../lib/nodes.js';
+import type { Location, Oas3Rule, UserContext } from '@redocly/openapi-core';
+import {
+  deref,
+  isRef,
+  locationKey,
+  pathOperationsVisitor,
+  pointerLabel,
+  type Resolved,
+  type SpecNode,
+} from '../lib/nodes.js';
 import { ERROR_RESPONSE_COMPONENTS } from '../lib/vocabulary.js';
 
 const ALWAYS_REQUIRED = ['400', '401', '403', '429', '500'];
@@ -10,11 +19,11 @@ const ERROR_SCHEMA_REF = '#/components/schemas/Error';
  * on POST, for idempotency conflicts and duplicates), and every error response uses the one
  * shared envelope, `#/components/schemas/Error`, so generated clients have a single error type.
  */
-export function OperationErrorResponses() {
+export const OperationErrorResponses: Oas3Rule = () => {
   /** The resolved `components.schemas.Error` node; refs are compared to it by identity. */
-  let errorSchema;
+  let errorSchema: unknown;
   /** Shared (referenced) responses already checked, so each is reported once. */
-  const checked = new Set();
+  const checked = new Set<string>();
 
   const visitor = pathOperationsVisitor(({ operation, ctx, method, path, label, pathItem }) => {
     const responses =
@@ -54,7 +63,7 @@ export function OperationErrorResponses() {
 
   return {
     Root: {
-      enter(/** @type {any} */ root, /** @type {any} */ ctx) {
+      enter(root: SpecNode, ctx: UserContext) {
         const raw = root?.components?.schemas?.Error;
         errorSchema = raw
           ? deref(ctx, raw, ctx.location.child(['components', 'schemas', 'Error'])).node
@@ -70,27 +79,21 @@ export function OperationErrorResponses() {
     },
     ...visitor,
   };
-}
+};
 
-/**
- * @param {string} path
- * @param {any} operation
- * @param {any} pathItem
- */
-function hasPathParameter(path, operation, pathItem) {
+function hasPathParameter(path: string, operation: SpecNode, pathItem: SpecNode): boolean {
   if (/\{[^}]+\}/.test(path)) return true;
   const params = [...(operation?.parameters ?? []), ...(pathItem?.parameters ?? [])];
-  return params.some((param) => param && !isRef(param) && param.in === 'path');
+  return params.some((param: SpecNode) => param && !isRef(param) && param.in === 'path');
 }
 
-/**
- * Checks that an error response's JSON content is exactly a `$ref` to the Error schema.
- * @param {any} ctx
- * @param {{node: any, location: any}} response
- * @param {string} where
- * @param {unknown} errorSchema
- */
-function checkEnvelope(ctx, response, where, errorSchema) {
+/** Checks that an error response's JSON content is exactly a `$ref` to the Error schema. */
+function checkEnvelope(
+  ctx: UserContext,
+  response: Resolved,
+  where: string,
+  errorSchema: unknown,
+): void {
   const content = response.node.content;
   const jsonTypes =
     content && typeof content === 'object' ? Object.keys(content).filter(isJsonMediaType) : [];
@@ -104,7 +107,7 @@ function checkEnvelope(ctx, response, where, errorSchema) {
   for (const mediaType of jsonTypes) {
     const schemaLocation = response.location.child(['content', mediaType, 'schema']);
     const raw = content[mediaType]?.schema;
-    let problem;
+    let problem: string | undefined;
     if (raw === undefined) {
       problem = 'is missing';
     } else if (!isRef(raw)) {
@@ -124,19 +127,17 @@ function checkEnvelope(ctx, response, where, errorSchema) {
   }
 }
 
-/**
- * @param {any} ctx
- * @param {{$ref: string}} raw
- * @param {any} location
- * @param {unknown} errorSchema
- */
-function refersToError(ctx, raw, location, errorSchema) {
+function refersToError(
+  ctx: UserContext,
+  raw: { $ref: string },
+  location: Location,
+  errorSchema: unknown,
+): boolean {
   if (raw.$ref === ERROR_SCHEMA_REF) return true;
   // Split files may reach the same schema through another path; identity decides.
   return errorSchema !== undefined && deref(ctx, raw, location).node === errorSchema;
 }
 
-/** @param {string} mediaType */
-function isJsonMediaType(mediaType) {
+function isJsonMediaType(mediaType: string): boolean {
   return /^application\/(?:[\w.-]+\+)?json(?:;|$)/i.test(mediaType);
 }
