@@ -1,6 +1,6 @@
+import { appendPointer } from '../openapi/pointer.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, isObject } from './objects.js';
-import { join } from './pointer.js';
 import { deref } from './refs.js';
 import { diffSchema } from './schema-diff.js';
 import type { Direction, Located } from './types.js';
@@ -11,7 +11,7 @@ export function diffContent(ctx: DiffContext, b: Located, h: Located, dir: Direc
   const bc = asObject(b.node);
   const hc = asObject(h.node);
   for (const mt of Object.keys(bc)) {
-    const ptr = join(b.ptr, mt);
+    const ptr = appendPointer(b.ptr, mt);
     if (!(mt in hc)) {
       emit(
         ctx,
@@ -26,14 +26,20 @@ export function diffContent(ctx: DiffContext, b: Located, h: Located, dir: Direc
     }
     diffSchema(
       ctx,
-      { node: asObject(bc[mt]).schema, ptr: join(ptr, 'schema') },
-      { node: asObject(hc[mt]).schema, ptr: join(h.ptr, mt, 'schema') },
+      { node: asObject(bc[mt]).schema, ptr: appendPointer(ptr, 'schema') },
+      { node: asObject(hc[mt]).schema, ptr: appendPointer(h.ptr, mt, 'schema') },
       dir,
     );
   }
   for (const mt of Object.keys(hc)) {
     if (!(mt in bc))
-      emit(ctx, 'media-type-added', join(h.ptr, mt), false, `${dir} media type ${mt} added`);
+      emit(
+        ctx,
+        'media-type-added',
+        appendPointer(h.ptr, mt),
+        false,
+        `${dir} media type ${mt} added`,
+      );
   }
 }
 
@@ -47,11 +53,11 @@ export function diffRequestBody(
 ) {
   const b = deref(ctx.base, {
     node: asObject(bOp.node).requestBody,
-    ptr: join(bOp.ptr, 'requestBody'),
+    ptr: appendPointer(bOp.ptr, 'requestBody'),
   });
   const h = deref(ctx.head, {
     node: asObject(hOp.node).requestBody,
-    ptr: join(hOp.ptr, 'requestBody'),
+    ptr: appendPointer(hOp.ptr, 'requestBody'),
   });
   const bn = isObject(b.node) ? b.node : undefined;
   const hn = isObject(h.node) ? h.node : undefined;
@@ -90,8 +96,8 @@ export function diffRequestBody(
   }
   diffContent(
     ctx,
-    { node: bn.content, ptr: join(b.ptr, 'content') },
-    { node: hn.content, ptr: join(h.ptr, 'content') },
+    { node: bn.content, ptr: appendPointer(b.ptr, 'content') },
+    { node: hn.content, ptr: appendPointer(h.ptr, 'content') },
     dir,
   );
 }
@@ -99,8 +105,8 @@ export function diffRequestBody(
 /** Responses rules (OpenAPI 3.0 §4.7.16/17): statuses, their headers and bodies, response
  * direction. */
 export function diffResponses(ctx: DiffContext, bOp: Located, hOp: Located) {
-  const bPtr = join(bOp.ptr, 'responses');
-  const hPtr = join(hOp.ptr, 'responses');
+  const bPtr = appendPointer(bOp.ptr, 'responses');
+  const hPtr = appendPointer(hOp.ptr, 'responses');
   const br = asObject(asObject(bOp.node).responses);
   const hr = asObject(asObject(hOp.node).responses);
   for (const status of Object.keys(br)) {
@@ -108,25 +114,25 @@ export function diffResponses(ctx: DiffContext, bOp: Located, hOp: Located) {
       emit(
         ctx,
         'response-removed',
-        join(bPtr, status),
+        appendPointer(bPtr, status),
         true,
         `response ${status} removed: clients relying on that documented outcome break`,
       );
       continue;
     }
-    const b = deref(ctx.base, { node: br[status], ptr: join(bPtr, status) });
-    const h = deref(ctx.head, { node: hr[status], ptr: join(hPtr, status) });
+    const b = deref(ctx.base, { node: br[status], ptr: appendPointer(bPtr, status) });
+    const h = deref(ctx.head, { node: hr[status], ptr: appendPointer(hPtr, status) });
     diffHeaders(ctx, b, h);
     diffContent(
       ctx,
-      { node: asObject(b.node).content, ptr: join(b.ptr, 'content') },
-      { node: asObject(h.node).content, ptr: join(h.ptr, 'content') },
+      { node: asObject(b.node).content, ptr: appendPointer(b.ptr, 'content') },
+      { node: asObject(h.node).content, ptr: appendPointer(h.ptr, 'content') },
       'response',
     );
   }
   for (const status of Object.keys(hr)) {
     if (!(status in br))
-      emit(ctx, 'response-added', join(hPtr, status), false, `response ${status} added`);
+      emit(ctx, 'response-added', appendPointer(hPtr, status), false, `response ${status} added`);
   }
 }
 
@@ -135,7 +141,7 @@ function headerMap(loc: Located): Map<string, Located> {
   return new Map(
     Object.entries(headers).map(([name, node]) => [
       name.toLowerCase(),
-      { node, ptr: join(loc.ptr, 'headers', name) },
+      { node, ptr: appendPointer(loc.ptr, 'headers', name) },
     ]),
   );
 }
@@ -169,8 +175,8 @@ function diffHeaders(ctx: DiffContext, b: Located, h: Located) {
     }
     diffSchema(
       ctx,
-      { node: bn.schema, ptr: join(deref(ctx.base, loc).ptr, 'schema') },
-      { node: hn.schema, ptr: join(hnLoc.ptr, 'schema') },
+      { node: bn.schema, ptr: appendPointer(deref(ctx.base, loc).ptr, 'schema') },
+      { node: hn.schema, ptr: appendPointer(hnLoc.ptr, 'schema') },
       'response',
     );
   }

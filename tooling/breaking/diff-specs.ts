@@ -1,7 +1,7 @@
+import { appendPointer } from '../openapi/pointer.js';
 import { type DiffContext, emit, newContext, operationsOf } from './context.js';
 import { asObject } from './objects.js';
 import { diffPaths, diffWebhooks } from './operations.js';
-import { join } from './pointer.js';
 import { diffSecuritySchemes } from './security-rules.js';
 import type { Change, OpenApiDocument } from './types.js';
 
@@ -38,7 +38,7 @@ function diffServers(ctx: DiffContext) {
       emit(
         ctx,
         'server-removed',
-        join('/servers', i),
+        appendPointer('/servers', i),
         true,
         `server ${url} removed: clients configured with it break`,
       );
@@ -55,7 +55,7 @@ function diffComponentNames(ctx: DiffContext) {
       emit(
         ctx,
         'component-removed',
-        join('/components/schemas', name),
+        appendPointer('/components/schemas', name),
         true,
         `schema ${name} removed or renamed: code using the generated type \`${name}\` breaks`,
       );
@@ -65,7 +65,7 @@ function diffComponentNames(ctx: DiffContext) {
       emit(
         ctx,
         'component-added',
-        join('/components/schemas', name),
+        appendPointer('/components/schemas', name),
         false,
         `schema ${name} added`,
       );

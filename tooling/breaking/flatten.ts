@@ -1,5 +1,5 @@
+import { appendPointer } from '../openapi/pointer.js';
 import { isObject } from './objects.js';
-import { join } from './pointer.js';
 import { deref } from './refs.js';
 import type { Located, OpenApiDocument } from './types.js';
 
@@ -32,7 +32,11 @@ export function flatten(doc: OpenApiDocument, loc: Located, stack = new Set<stri
   stack.add(target.ptr);
   if (Array.isArray(node.allOf)) {
     node.allOf.forEach((member, i) => {
-      const part = flatten(doc, { node: member, ptr: join(target.ptr, 'allOf', i) }, stack);
+      const part = flatten(
+        doc,
+        { node: member, ptr: appendPointer(target.ptr, 'allOf', i) },
+        stack,
+      );
       for (const [k, v] of Object.entries(part.keywords)) {
         if (!(k in flat.keywords)) flat.keywords[k] = v;
       }
@@ -47,7 +51,10 @@ export function flatten(doc: OpenApiDocument, loc: Located, stack = new Set<stri
   }
   if (isObject(node.properties)) {
     for (const [name, schema] of Object.entries(node.properties)) {
-      flat.properties.set(name, { node: schema, ptr: join(target.ptr, 'properties', name) });
+      flat.properties.set(name, {
+        node: schema,
+        ptr: appendPointer(target.ptr, 'properties', name),
+      });
     }
   }
   if (Array.isArray(node.required)) {

@@ -1,13 +1,12 @@
+import { HTTP_METHODS } from '../openapi/operations.js';
+import { appendPointer } from '../openapi/pointer.js';
 import { diffRequestBody, diffResponses } from './bodies.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, canonical, isObject, show } from './objects.js';
 import { collectParameters, diffParameters } from './parameters.js';
-import { join } from './pointer.js';
 import { deref } from './refs.js';
 import { diffOperationSecurity } from './security-rules.js';
 import type { Located } from './types.js';
-
-export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** `/v1/patients/{id}` and `/v1/patients/{patient}` are the same route to a client. */
 function routeKey(path: string): string {
@@ -27,7 +26,7 @@ export function diffPaths(ctx: DiffContext) {
       emit(
         ctx,
         'path-removed',
-        join('/paths', path),
+        appendPointer('/paths', path),
         true,
         `path ${path} removed or renamed: clients calling it get 404`,
       );
@@ -36,22 +35,22 @@ export function diffPaths(ctx: DiffContext) {
     matched.add(headPath);
     diffPathItem(
       ctx,
-      { node: bp[path], ptr: join('/paths', path) },
-      { node: hp[headPath], ptr: join('/paths', headPath) },
+      { node: bp[path], ptr: appendPointer('/paths', path) },
+      { node: hp[headPath], ptr: appendPointer('/paths', headPath) },
       headPath,
     );
   }
   ctx.operation = undefined;
   for (const path of Object.keys(hp)) {
     if (!matched.has(path))
-      emit(ctx, 'path-added', join('/paths', path), false, `path ${path} added`);
+      emit(ctx, 'path-added', appendPointer('/paths', path), false, `path ${path} added`);
   }
 }
 
 function diffPathItem(ctx: DiffContext, bLoc: Located, hLoc: Located, path: string) {
   const b = deref(ctx.base, bLoc);
   const h = deref(ctx.head, hLoc);
-  for (const method of METHODS) {
+  for (const method of HTTP_METHODS) {
     const bo = asObject(b.node)[method];
     const ho = asObject(h.node)[method];
     if (!isObject(bo) && !isObject(ho)) continue;
@@ -60,18 +59,24 @@ function diffPathItem(ctx: DiffContext, bLoc: Located, hLoc: Located, path: stri
       emit(
         ctx,
         'operation-removed',
-        join(b.ptr, method),
+        appendPointer(b.ptr, method),
         true,
         `operation ${ctx.operation} removed: clients calling it get 404/405`,
       );
       continue;
     }
     if (!isObject(bo)) {
-      emit(ctx, 'operation-added', join(h.ptr, method), false, `operation ${ctx.operation} added`);
+      emit(
+        ctx,
+        'operation-added',
+        appendPointer(h.ptr, method),
+        false,
+        `operation ${ctx.operation} added`,
+      );
       continue;
     }
-    const bOp = { node: bo, ptr: join(b.ptr, method) };
-    const hOp = { node: ho, ptr: join(h.ptr, method) };
+    const bOp = { node: bo, ptr: appendPointer(b.ptr, method) };
+    const hOp = { node: ho, ptr: appendPointer(h.ptr, method) };
     diffOperation(ctx, b, h, bOp, hOp);
   }
 }
@@ -90,7 +95,7 @@ function diffOperation(
     emit(
       ctx,
       'operation-id-changed',
-      join(hOp.ptr, 'operationId'),
+      appendPointer(hOp.ptr, 'operationId'),
       true,
       `operationId ${show(bo.operationId)} → ${show(ho.operationId)}: the generated client method is renamed, SDK callers break`,
     );
@@ -119,7 +124,7 @@ export function diffWebhooks(ctx: DiffContext, key: 'x-webhooks' | 'webhooks') {
   const h = asObject(ctx.head[key]);
   for (const name of Object.keys(b)) {
     ctx.operation = `webhook ${name}`;
-    const ptr = join(`/${key}`, name);
+    const ptr = appendPointer(`/${key}`, name);
     if (!(name in h)) {
       emit(
         ctx,
@@ -132,14 +137,14 @@ export function diffWebhooks(ctx: DiffContext, key: 'x-webhooks' | 'webhooks') {
     }
     const bi = deref(ctx.base, { node: b[name], ptr });
     const hi = deref(ctx.head, { node: h[name], ptr });
-    for (const method of METHODS) {
+    for (const method of HTTP_METHODS) {
       const bo = asObject(bi.node)[method];
       const ho = asObject(hi.node)[method];
       if (!isObject(bo) || !isObject(ho)) continue;
       diffRequestBody(
         ctx,
-        { node: bo, ptr: join(bi.ptr, method) },
-        { node: ho, ptr: join(hi.ptr, method) },
+        { node: bo, ptr: appendPointer(bi.ptr, method) },
+        { node: ho, ptr: appendPointer(hi.ptr, method) },
         'response',
       );
     }
@@ -147,6 +152,12 @@ export function diffWebhooks(ctx: DiffContext, key: 'x-webhooks' | 'webhooks') {
   ctx.operation = undefined;
   for (const name of Object.keys(h)) {
     if (!(name in b))
-      emit(ctx, 'webhook-added', join(`/${key}`, name), false, `webhook event ${name} added`);
+      emit(
+        ctx,
+        'webhook-added',
+        appendPointer(`/${key}`, name),
+        false,
+        `webhook event ${name} added`,
+      );
   }
 }

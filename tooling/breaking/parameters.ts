@@ -1,6 +1,6 @@
+import { appendPointer } from '../openapi/pointer.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, canonical } from './objects.js';
-import { join } from './pointer.js';
 import { deref } from './refs.js';
 import { diffSchema } from './schema-diff.js';
 import type { Located, OpenApiDocument } from './types.js';
@@ -20,7 +20,7 @@ export function collectParameters(
     const list = asObject(owner.node).parameters;
     if (!Array.isArray(list)) continue;
     list.forEach((node, i) => {
-      const loc = deref(doc, { node, ptr: join(owner.ptr, 'parameters', i) });
+      const loc = deref(doc, { node, ptr: appendPointer(owner.ptr, 'parameters', i) });
       const p = asObject(loc.node);
       const name = String(p.name);
       out.set(`${p.in}:${p.in === 'header' ? name.toLowerCase() : name}`, loc);
@@ -110,8 +110,8 @@ function diffParameterSchema(ctx: DiffContext, b: Located, h: Located) {
   if (bn.schema !== undefined || hn.schema !== undefined) {
     diffSchema(
       ctx,
-      { node: bn.schema, ptr: join(b.ptr, 'schema') },
-      { node: hn.schema, ptr: join(h.ptr, 'schema') },
+      { node: bn.schema, ptr: appendPointer(b.ptr, 'schema') },
+      { node: hn.schema, ptr: appendPointer(h.ptr, 'schema') },
       'request',
     );
   }
@@ -122,8 +122,8 @@ function diffParameterSchema(ctx: DiffContext, b: Located, h: Located) {
     if (!(mt in hc)) continue;
     diffSchema(
       ctx,
-      { node: asObject(bc[mt]).schema, ptr: join(b.ptr, 'content', mt, 'schema') },
-      { node: asObject(hc[mt]).schema, ptr: join(h.ptr, 'content', mt, 'schema') },
+      { node: asObject(bc[mt]).schema, ptr: appendPointer(b.ptr, 'content', mt, 'schema') },
+      { node: asObject(hc[mt]).schema, ptr: appendPointer(h.ptr, 'content', mt, 'schema') },
       'request',
     );
   }

@@ -1,5 +1,5 @@
+import { getAtPointer } from '../openapi/pointer.js';
 import { isObject } from './objects.js';
-import { getAt } from './pointer.js';
 import type { Located, OpenApiDocument } from './types.js';
 
 /**
@@ -14,10 +14,9 @@ export function deref(doc: OpenApiDocument, loc: Located): Located {
     const ref = current.node.$ref;
     if (!ref.startsWith('#') || seen.has(ref)) break;
     seen.add(ref);
-    const ptr = decodeURIComponent(ref.slice(1));
-    const target = getAt(doc, ptr);
+    const target = getAtPointer(doc, ref);
     if (target === undefined) break;
-    current = { node: target, ptr };
+    current = { node: target, ptr: decoded(ref.slice(1)) };
   }
   return current;
 }
@@ -26,4 +25,13 @@ export function deref(doc: OpenApiDocument, loc: Located): Located {
 export function refName(node: unknown): string | undefined {
   if (!isObject(node) || typeof node.$ref !== 'string') return undefined;
   return node.$ref.split('/').pop();
+}
+
+/** The pointer as reported: percent-decoded (`%7Bid%7D` → `{id}`) when that is valid. */
+function decoded(ptr: string): string {
+  try {
+    return decodeURIComponent(ptr);
+  } catch {
+    return ptr;
+  }
 }

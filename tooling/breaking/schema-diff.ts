@@ -1,8 +1,8 @@
+import { appendPointer } from '../openapi/pointer.js';
 import { type DiffContext, emit, noteReach } from './context.js';
 import { type FlatSchema, flatten } from './flatten.js';
 import { diffOtherKeywords } from './keyword-rules.js';
 import { asObject, isObject } from './objects.js';
-import { join } from './pointer.js';
 import { deref, refName } from './refs.js';
 import { diffConstraints, diffEnum, diffNullable, diffType } from './scalar-rules.js';
 import type { Direction, Located } from './types.js';
@@ -39,8 +39,8 @@ function compareFlat(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: Dire
   if (bk.items !== undefined || hk.items !== undefined) {
     diffSchema(
       ctx,
-      { node: bk.items, ptr: join(bf.ptr, 'items') },
-      { node: hk.items, ptr: join(hf.ptr, 'items') },
+      { node: bk.items, ptr: appendPointer(bf.ptr, 'items') },
+      { node: hk.items, ptr: appendPointer(hf.ptr, 'items') },
       dir,
     );
   }
@@ -139,8 +139,8 @@ function diffAdditionalProperties(
   if (isObject(b) && isObject(h)) {
     diffSchema(
       ctx,
-      { node: b, ptr: join(bf.ptr, 'additionalProperties') },
-      { node: h, ptr: join(hf.ptr, 'additionalProperties') },
+      { node: b, ptr: appendPointer(bf.ptr, 'additionalProperties') },
+      { node: h, ptr: appendPointer(hf.ptr, 'additionalProperties') },
       dir,
     );
     return;
@@ -200,7 +200,7 @@ function diffVariants(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: Dir
   const index = (doc: DiffContext['base'], list: unknown[], ptr: string, d: string | undefined) =>
     new Map(
       list.map((node, i) => {
-        const loc = { node, ptr: join(ptr, word, i) };
+        const loc = { node, ptr: appendPointer(ptr, word, i) };
         return [variantKey(doc, loc, d, i), loc] as const;
       }),
     );

@@ -1,6 +1,6 @@
+import { appendPointer } from '../openapi/pointer.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, canonical, show } from './objects.js';
-import { join } from './pointer.js';
 import type { Located } from './types.js';
 
 function stringSet(value: unknown): string[] {
@@ -21,7 +21,7 @@ export function diffOperationSecurity(ctx: DiffContext, b: Located, h: Located) 
     emit(
       ctx,
       'security-changed',
-      join(h.ptr, 'security'),
+      appendPointer(h.ptr, 'security'),
       true,
       `security requirement ${show(bSec)} → ${show(hSec)}: clients authenticated the old way may get 401`,
     );
@@ -38,7 +38,7 @@ export function diffOperationSecurity(ctx: DiffContext, b: Located, h: Located) 
     emit(
       ctx,
       kw === 'x-scopes' ? 'scopes-changed' : 'key-kinds-changed',
-      join(h.ptr, kw),
+      appendPointer(h.ptr, kw),
       true,
       `\`${kw}\` ${show(before)} → ${show(after)}; ${parts.join('; ')}`,
     );
@@ -60,7 +60,7 @@ export function diffSecuritySchemes(ctx: DiffContext) {
   const b = asObject(asObject(ctx.base.components).securitySchemes);
   const h = asObject(asObject(ctx.head.components).securitySchemes);
   for (const name of Object.keys(b)) {
-    const ptr = join('/components/securitySchemes', name);
+    const ptr = appendPointer('/components/securitySchemes', name);
     if (!(name in h)) {
       emit(
         ctx,

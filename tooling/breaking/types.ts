@@ -24,5 +24,6 @@ export interface Located {
   ptr: string;
 }
 
-/** A whole OpenAPI document as plain data (YAML/JSON already parsed, external refs bundled). */
-export type OpenApiDocument = Record<string, unknown>;
+/** A whole OpenAPI document as plain data (YAML/JSON already parsed, external refs bundled):
+ * the model's one type. */
+export type { OpenApiDocument } from '../openapi/document.js';

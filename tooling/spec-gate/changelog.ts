@@ -1,4 +1,3 @@
-import { isAncestorOrSelf } from '../breaking/pointer.js';
 import type { Change } from '../breaking/types.js';
 import { displayPointer } from './load-spec.js';
 
@@ -47,4 +46,9 @@ export function isListed(change: Change, entries: readonly string[]): boolean {
     if (entry.split('/').length < 3 && !entry.includes('#')) return false;
     return pointers.some((p) => isAncestorOrSelf(entry, p));
   });
+}
+
+/** True when `ancestor` equals `ptr` or contains it (segment-wise prefix). */
+function isAncestorOrSelf(ancestor: string, ptr: string): boolean {
+  return ptr === ancestor || ptr.startsWith(`${ancestor}/`);
 }

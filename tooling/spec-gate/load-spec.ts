@@ -1,8 +1,8 @@
 import { posix } from 'node:path';
 import { parse } from 'yaml';
 import { isObject } from '../breaking/objects.js';
-import { escapeSegment } from '../breaking/pointer.js';
 import type { OpenApiDocument } from '../breaking/types.js';
+import { escapeToken, unescapeToken } from '../openapi/pointer.js';
 
 /** Reads a file by repository-relative POSIX path; undefined when it does not exist. */
 export type ReadText = (path: string) => string | undefined;
@@ -55,7 +55,7 @@ export function loadSpec(entry: string, read: ReadText): OpenApiDocument {
           bundle[key] = null;
           pending.push(targetFile);
         }
-        node.$ref = `#/${BUNDLE_KEY}/${escapeSegment(key)}${fragment}`;
+        node.$ref = `#/${BUNDLE_KEY}/${escapeToken(key)}${fragment}`;
       } else if (target !== '') {
         node.$ref = `#${fragment}`;
       }
@@ -72,7 +72,9 @@ export function loadSpec(entry: string, read: ReadText): OpenApiDocument {
     bundle[keyOf(file)] = content;
   }
   if (Object.keys(bundle).length > 0) root[BUNDLE_KEY] = bundle;
-  return root;
+  // Not checked further: the diff reads every field defensively, so a base revision with a
+  // broken or older shape is still compared rather than refused.
+  return root as OpenApiDocument;
 }
 
 /** Shows a bundled pointer as the file it came from: `/x-bundled/schemas~1a.yaml/A` →
@@ -82,6 +84,6 @@ export function displayPointer(ptr: string): string {
   if (!ptr.startsWith(prefix)) return ptr;
   const rest = ptr.slice(prefix.length);
   const cut = rest.indexOf('/');
-  const file = (cut < 0 ? rest : rest.slice(0, cut)).replaceAll('~1', '/').replaceAll('~0', '~');
+  const file = unescapeToken(cut < 0 ? rest : rest.slice(0, cut));
   return `${file}#${cut < 0 ? '' : rest.slice(cut)}`;
 }
