@@ -1,9 +1,9 @@
 /**
- * Webhook signatures (api.md §9): `PatientCare-Signature: t=<unix>,v1=<hex>[,v1=<hex>]` with
- * `v1 = HMAC-SHA256(secret, "<t>.<raw body>")`, the key being the whole secret string
- * (`whsec_…`) as UTF-8. A receiver accepts when any `v1` matches, compared in constant time, and
- * `|now − t| ≤ tolerance` (300 s). Several `v1` values let a sender sign with old and new secrets
- * while a secret is rotated. Node-only (`node:crypto`), hence its own module.
+ * Webhook signatures (docs/design.md#webhooks): `PatientCare-Signature:
+ * t=<unix>,v1=<hex>[,v1=<hex>]` with `v1 = HMAC-SHA256(secret, "<t>.<raw body>")`, the key being
+ * the whole secret string (`whsec_…`) as UTF-8. A receiver accepts when any `v1` matches, compared
+ * in constant time, and `|now − t| ≤ tolerance` (300 s). Several `v1` values let a sender sign with
+ * old and new secrets while a secret is rotated. Node-only (`node:crypto`), hence its own module.
  *
  * `verifyWebhook` returns `{ event, error }` like the client's methods instead of throwing: a bad
  * signature is an expected input of a public endpoint, not a bug. It throws `TypeError` only on
@@ -30,7 +30,10 @@ export interface WebhookVerificationError {
   readonly message: string;
 }
 
-/** The least an event has (api.md §1); pass the spec's `Event` type as `T` for the full shape. */
+/**
+ * The least an event has (docs/design.md#ids); pass the spec's `Event` type as `T` for the full
+ * shape.
+ */
 export interface WebhookEventBase {
   readonly id: string;
   readonly type: string;

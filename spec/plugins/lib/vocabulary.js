@@ -1,5 +1,5 @@
 /**
- * The API's access vocabulary (see notes/common.md, "Security"), in one place so every rule
+ * The API's access vocabulary (docs/design.md#keys), in one place so every rule
  * and message uses the same words.
  */
 
