@@ -3,7 +3,7 @@
  * service's own per-request work, measured by adding the unavoidable parts one at a time to a
  * plain Fastify route (each variant in a process of its own, autocannon in this process):
  *
- * (a) bare: the list parsed once and serialised per request — the reference of issue 4;
+ * (a) bare: the list parsed once and serialised per request — the reference;
  * (b) the same list as ready JSON text with the service's response headers;
  * (c) (b) plus the service's logger (its pino options, buffered stdout-like destination) and
  *     one request-completed line, as `server/http/logging.ts` writes it;

@@ -469,7 +469,7 @@ Machine: ${cpus().length} × ${cpu} (nproc ${cpus().length}, shared with other w
 ${input.loadStart.map((l) => l.toFixed(2)).join(' / ')}, at end ${input.loadEnd.map((l) => l.toFixed(2)).join(' / ')}.
 Versions: Node ${process.version}, fastify ${packageVersion('fastify')}, better-sqlite3 ${packageVersion('better-sqlite3')}, autocannon ${packageVersion('autocannon')}.
 
-| figure | result (median) | target (issue 4) | | 1-min load per run |
+| figure | result (median) | target | | 1-min load per run |
 |---|---|---|---|---|
 ${rows.join('\n')}
 

@@ -10,7 +10,7 @@ import { paginate } from './paginate.js';
 import { checkRetryOptions, createRetryingFetch, type RetryOptions } from './retry.js';
 import type { OperationClient, OperationTable } from './types.js';
 
-/** Header that selects the dated API version (api.md §10). */
+/** Header that selects the dated API version (docs/design.md#versioning). */
 export const VERSION_HEADER = 'PatientCare-Version';
 
 /** Options of `createPatientCareClient` (and of `createOperationClient`). */

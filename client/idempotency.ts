@@ -1,7 +1,8 @@
 /**
- * Idempotency keys (api.md §6): every POST carries an `Idempotency-Key`, so a retry after a lost
- * response replays the first result instead of writing twice. The key is set once on the request
- * before the first attempt; every retry sends a clone of that request, hence the same key.
+ * Idempotency keys (docs/design.md#idempotency): every POST carries an `Idempotency-Key`, so a
+ * retry after a lost response replays the first result instead of writing twice. The key is set
+ * once on the request before the first attempt; every retry sends a clone of that request, hence
+ * the same key.
  */
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';

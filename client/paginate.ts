@@ -1,7 +1,7 @@
 /**
- * Cursor pagination over list envelopes (api.md §5): `{ object: 'list', has_more, data }`, newest
- * first. The next page starts after the last id of this one; with `ending_before` in the query the
- * walk goes the other way, each page ending before the first id of the previous one.
+ * Cursor pagination over list envelopes (docs/design.md#lists): `{ object: 'list', has_more, data
+ * }`, newest first. The next page starts after the last id of this one; with `ending_before` in the
+ * query the walk goes the other way, each page ending before the first id of the previous one.
  */
 import { ApiError } from './errors.js';
 import type { CursorSpec } from './types.js';

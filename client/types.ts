@@ -16,7 +16,7 @@ import type {
   RequiredKeysOf,
 } from 'openapi-typescript-helpers';
 
-/** Where a list operation takes its "next page" cursor (api.md §5: `starting_after`). */
+/** Where a list operation takes its "next page" cursor (docs/design.md#lists: `starting_after`). */
 export interface CursorSpec {
   readonly in: 'query' | 'body';
   readonly name: string;

@@ -1,6 +1,6 @@
 /**
- * The kinds of API key (spec/openapi.yaml `x-key-kinds`; secret `sk_`, restricted `rk_`,
- * publishable `pk_`, ephemeral `ek_`). One list for the spec's extension, the generated route
+ * The kinds of API key (docs/design.md#keys; spec/openapi.yaml `x-key-kinds`; secret `sk_`,
+ * restricted `rk_`, publishable `pk_`, ephemeral `ek_`). One list for the spec's extension, the generated route
  * table, the server's key store and the lint rules.
  */
 export const KEY_KINDS = ['secret', 'restricted', 'publishable', 'ephemeral'] as const;

@@ -1,7 +1,7 @@
 /**
  * The webhook signature scheme, the one module the server signs deliveries with and receivers
- * (the client package's `verifyWebhook`) check them with; spec/guides/webhooks-security.md
- * documents it: `PatientCare-Signature: t=<unix>,v1=<hex>[,v1=<hex>]` with
+ * (the client package's `verifyWebhook`) check them with (docs/design.md#webhooks,
+ * spec/guides/webhooks-security.md): `PatientCare-Signature: t=<unix>,v1=<hex>[,v1=<hex>]` with
  * `v1 = HMAC-SHA256(secret, "<t>.<raw body>")`, the key being the whole secret string
  * (`whsec_…`) as UTF-8. A receiver accepts when any `v1` matches, compared in constant time, and
  * `|now − t| ≤ tolerance` (300 s). Several `v1` values let a sender sign with old and new secrets
@@ -32,7 +32,7 @@ export interface WebhookVerificationError {
   readonly message: string;
 }
 
-/** The least an event has (`id` and `type`); pass the spec's `Event` type as `T` for the full shape. */
+/** The least an event has (docs/design.md#ids); pass the spec's `Event` type as `T` for the full shape. */
 export interface WebhookEventBase {
   readonly id: string;
   readonly type: string;

@@ -31,7 +31,6 @@ const appointmentRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Appointment',
   type: 'object',
   properties: {
-    object: { type: 'string', enum: ['appointment'] },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
@@ -49,7 +48,6 @@ const appointmentRequestSchema: JsonSchema = {
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: [
-    'object',
     'patient',
     'practitioner',
     'status',
@@ -293,7 +291,6 @@ const claimRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Claim',
   type: 'object',
   properties: {
-    object: { type: 'string', enum: ['claim'] },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     appointment: {
       anyOf: [{ type: 'string', pattern: '^appt_[0-9A-HJKMNP-TV-Z]{26}$' }, { type: 'null' }],
@@ -318,7 +315,6 @@ const claimRequestSchema: JsonSchema = {
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: [
-    'object',
     'patient',
     'appointment',
     'billing_type',
@@ -1056,7 +1052,6 @@ const patientRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Patient',
   type: 'object',
   properties: {
-    object: { type: 'string', enum: ['patient'] },
     identifiers: {
       type: 'array',
       maxItems: 10,
@@ -1077,7 +1072,6 @@ const patientRequestSchema: JsonSchema = {
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: [
-    'object',
     'identifiers',
     'name',
     'birth_date',
@@ -1388,7 +1382,6 @@ const webhookRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Webhook',
   type: 'object',
   properties: {
-    object: { type: 'string', enum: ['webhook'] },
     url: { $ref: 'urn:openapi:schema:WebhookUrl' },
     enabled_events: { $ref: 'urn:openapi:schema:WebhookEnabledEvents' },
     description: { anyOf: [{ type: 'string', maxLength: 500 }, { type: 'null' }] },
@@ -1396,7 +1389,7 @@ const webhookRequestSchema: JsonSchema = {
     api_version: { allOf: [{ $ref: 'urn:openapi:schema:ApiVersion' }] },
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
-  required: ['object', 'url', 'enabled_events', 'description', 'status', 'api_version', 'metadata'],
+  required: ['url', 'enabled_events', 'description', 'status', 'api_version', 'metadata'],
   additionalProperties: false,
 };
 

@@ -3,7 +3,7 @@
  * operation is named is the OpenAPI model's rule: `tooling/openapi/names.ts`.)
  */
 
-/** `Ephemeral Keys` → `ephemeral-keys`; the handler file name for a tag. */
+/** `Ephemeral Keys` → `ephemeral-keys`; the handler file name for a tag (README). */
 export function kebabCase(text: string): string {
   return text
     .replace(/([a-z0-9])([A-Z])/g, '$1-$2')

@@ -64,7 +64,10 @@ export const TYPE_OPTIONS = {
  * @example generateTypes(doc).includes('export interface paths') // true
  */
 export function generateTypes(document: OpenApiDocument): string {
-  const schema = document as unknown as OpenAPI3;
+  // openapi-typescript writes into the document it transforms (a discriminator's enum property
+  // gets a description appended each time), so it gets a copy: generating twice from one
+  // document must give the same text, and the caller's document must stay as it was.
+  const schema = structuredClone(document) as unknown as OpenAPI3;
   const ctx: GlobalContext = {
     additionalProperties: false,
     alphabetize: TYPE_OPTIONS.alphabetize,

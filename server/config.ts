@@ -3,7 +3,7 @@
  * process with a message naming the variable, never a stack trace.
  */
 
-/** Token-bucket rates per key, in requests per second (api.md §7). */
+/** Token-bucket rates per key, in requests per second (docs/design.md#rate-limits). */
 export interface RateLimitConfig {
   /** Live keys (`sk_live_`, `rk_live_`, …). Default 100. */
   liveRps: number;
@@ -24,7 +24,7 @@ export type TrustProxy = boolean | number | string;
 export interface HttpConfig {
   rateLimits: RateLimitConfig;
   trustProxy: TrustProxy;
-  /** Largest accepted request body, in bytes. Default 1 MiB (api.md §4, 413). */
+  /** Largest accepted request body, in bytes. Default 1 MiB (spec/openapi.yaml "Basics": 413). */
   bodyLimit: number;
   /** pino level, or `silent`. */
   logLevel: string;

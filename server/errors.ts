@@ -1,6 +1,6 @@
 /**
- * The one error registry (api.md §4): every error code the service can answer with, its HTTP
- * status, its type and a default message. `errorEnvelope` is the only place the spec's
+ * The one error registry (docs/design.md#errors): every error code the service can answer with, its
+ * HTTP status, its type and a default message. `errorEnvelope` is the only place the spec's
  * `{"error": {...}}` body is built, so every non-2xx response has the same shape.
  */
 

@@ -25,7 +25,7 @@ const SPEC_URL = '/openapi.json';
 const HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 const MAX_CACHED_ORIGINS = 16;
 
-/** Route config marking routes that need no API key (see the report on wiring). */
+/** Route config marking routes that need no API key (server/http/hooks.ts skips their auth). */
 const PUBLIC_ROUTE = { config: { public: true } } as const;
 
 function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode): FastifyReply {

@@ -1,6 +1,7 @@
 /**
- * The appointment state machine (api.md §3, the Appointments tag of the spec) and the time rules
- * that go with it. Pure: no database, no clock; the handlers feed it values and act on the answer.
+ * The appointment state machine (docs/design.md#appointments, the Appointments tag of the spec) and
+ * the time rules that go with it. Pure: no database, no clock; the handlers feed it values and act
+ * on the answer.
  */
 import { ApiError } from '../errors.js';
 

@@ -1,7 +1,7 @@
 /**
- * The claim state machine (api.md §3, the Claims tag of the spec), the event each move emits,
- * and the test clearinghouse's decisions by magic `member_id`, like test card numbers. Pure: the
- * simulator that moves claims on a schedule calls `nextClaimStep` and writes what it returns.
+ * The claim state machine (docs/design.md#claims, the Claims tag of the spec), the event each move
+ * emits, and the test clearinghouse's decisions by magic `member_id`, like test card numbers. Pure:
+ * the simulator that moves claims on a schedule calls `nextClaimStep` and writes what it returns.
  */
 
 /**

@@ -1,7 +1,7 @@
 /**
- * Emitting events (api.md §9): every change writes its event to the outbox inside the change's
- * own transaction, so an acknowledged change always has its event and its webhook deliveries,
- * and a rolled-back one has neither.
+ * Emitting events (docs/design.md#webhooks): every change writes its event to the outbox inside the
+ * change's own transaction, so an acknowledged change always has its event and its webhook
+ * deliveries, and a rolled-back one has neither.
  */
 import type { components, Readable } from '../../generated/types.js';
 import { CURRENT_API_VERSION } from '../config.js';

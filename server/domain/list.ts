@@ -1,5 +1,5 @@
 /**
- * List envelopes (api.md §5): turns a list operation's query into the shared pagination
+ * List envelopes (docs/design.md#lists): turns a list operation's query into the shared pagination
  * parameters and a page into `{object: "list", url, has_more, data}`. Used by every list
  * handler so they page alike.
  */

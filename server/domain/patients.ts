@@ -1,6 +1,7 @@
 /**
- * Patient objects (api.md §1): building one from create parameters, applying an update, and
- * the checks JSON Schema cannot state. Pure functions: handlers do the storage.
+ * Patient objects (docs/design.md#ids, the Patients tag of the spec): building one from create
+ * parameters, applying an update, and the checks JSON Schema cannot state. Pure functions: handlers
+ * do the storage.
  */
 import type { components, Readable } from '../../generated/types.js';
 import { ApiError } from '../errors.js';

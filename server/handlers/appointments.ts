@@ -1,7 +1,7 @@
 /**
- * Appointments (api.md §1–§3, the Appointments tag): list, create, retrieve, and update along
- * the state machine. Ephemeral keys see and book only their own patient. Every handler records
- * the appointment and patient ids it touched in the audit trail.
+ * Appointments (docs/design.md#appointments, the Appointments tag): list, create, retrieve, and
+ * update along the state machine. Ephemeral keys see and book only their own patient. Every handler
+ * records the appointment and patient ids it touched in the audit trail.
  */
 import { buildAppointment } from '../domain/appointment-build.js';
 import { type Appointment, planAppointmentUpdate } from '../domain/appointment-update.js';

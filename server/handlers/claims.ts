@@ -1,5 +1,5 @@
 /**
- * Claims (api.md §1, §3, the Claims tag): submit (rules checked, totals computed by the
+ * Claims (docs/design.md#claims, the Claims tag): submit (rules checked, totals computed by the
  * server), list and retrieve. After submission only the clearinghouse moves a claim; in test
  * mode the simulator finds it through the schedule set here. Every handler records the claim
  * and patient ids it touched in the audit trail.

@@ -1,5 +1,5 @@
 /**
- * Ephemeral keys (api.md §8): a secret key hands a browser or app a 15-minute `ek_…` key
+ * Ephemeral keys (docs/design.md#keys): a secret key hands a browser or app a 15-minute `ek_…` key
  * limited to one patient of its own mode. The secret is returned only here.
  */
 import { resourceMissing } from '../domain/serialize.js';

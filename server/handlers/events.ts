@@ -1,6 +1,6 @@
 /**
- * Events (api.md §9): the outbox rows the API wrote in the last 30 days, newest first, as
- * webhooks receive them. Events of the other mode are invisible (404).
+ * Events (docs/design.md#webhooks): the outbox rows the API wrote in the last 30 days, newest
+ * first, as webhooks receive them. Events of the other mode are invisible (404).
  */
 import type { ApiEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';

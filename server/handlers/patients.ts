@@ -1,7 +1,7 @@
 /**
- * Patients (api.md §1, §2): list on non-PHI filters, create from fields or an intake token,
- * retrieve, partial update, and the PHI search that keeps names out of URLs. Every handler
- * records the patient ids it touched in the audit trail.
+ * Patients (docs/design.md#lists, the Patients tag): list on non-PHI filters, create from fields or
+ * an intake token, retrieve, partial update, and the PHI search that keeps names out of URLs. Every
+ * handler records the patient ids it touched in the audit trail.
  */
 
 import type { Db } from '../db/types.js';

@@ -1,7 +1,7 @@
 /**
- * Patient-intake tokens (api.md §8): a publishable key turns patient fields into a single-use
- * `tok_…` valid 10 minutes; a server exchanges it with `createPatient {token}`. The response
- * never echoes the fields it carries.
+ * Patient-intake tokens (docs/design.md#keys): a publishable key turns patient fields into a
+ * single-use `tok_…` valid 10 minutes; a server exchanges it with `createPatient {token}`. The
+ * response never echoes the fields it carries.
  */
 import { checkPatientFields } from '../domain/patients.js';
 import { nowSeconds } from '../domain/serialize.js';

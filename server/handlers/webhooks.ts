@@ -1,6 +1,6 @@
 /**
- * Webhook endpoints (api.md §9, spec: Webhooks tag). The signing secret is made here and
- * returned once, in the create response; the repository keeps it out of the stored document,
+ * Webhook endpoints (docs/design.md#webhooks, spec: Webhooks tag). The signing secret is made here
+ * and returned once, in the create response; the repository keeps it out of the stored document,
  * so retrieve, list, update and events cannot return it. URLs pass the webhooks helper's
  * guard (scheme per mode, no credentials or fragment, no private or loopback targets in live).
  * Endpoint changes emit no event (the spec lists none); only the delivery worker's

@@ -1,6 +1,6 @@
 /**
- * Authentication and authorization (api.md §8). Who may call an operation is read from the
- * route table (`keyKinds`, `scopes`, from the spec's `x-key-kinds` / `x-scopes`), never from a
+ * Authentication and authorization (docs/design.md#keys). Who may call an operation is read from
+ * the route table (`keyKinds`, `scopes`, from the spec's `x-key-kinds` / `x-scopes`), never from a
  * second list kept by hand.
  */
 

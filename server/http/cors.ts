@@ -1,6 +1,6 @@
 /**
- * CORS for the keys meant for browsers (api.md §8): publishable keys call `createToken` and
- * ephemeral keys act for one patient from a web page. Which operations a browser may call is
+ * CORS for the keys meant for browsers (docs/design.md#keys): publishable keys call `createToken`
+ * and ephemeral keys act for one patient from a web page. Which operations a browser may call is
  * read from the route table (`keyKinds` containing `publishable` or `ephemeral`), never from a
  * list kept here.
  *

@@ -39,7 +39,7 @@ function routeConfig(request: FastifyRequest): { operationId?: string; public?: 
   return (request.routeOptions.config ?? {}) as { operationId?: string; public?: boolean };
 }
 
-/** Records a refused call by a known key (api.md §11: denied attempts are audited too). */
+/** Records a refused call by a known key (docs/design.md#phi: denied attempts are audited too). */
 function auditDenied(deps: HookDeps, request: FastifyRequest, key: AuthenticatedKey): void {
   const operationId = routeConfig(request).operationId;
   if (deps.audit === null || operationId === undefined) return;

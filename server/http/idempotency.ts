@@ -1,7 +1,7 @@
 /**
- * Idempotent POSTs (api.md §6). The first completed response per key + mode is stored and
- * replayed; the stored response is written in the same transaction as the write it answers
- * (see `HandlerContext.write`), so a committed write always has its response on record.
+ * Idempotent POSTs (docs/design.md#idempotency). The first completed response per key + mode is
+ * stored and replayed; the stored response is written in the same transaction as the write it
+ * answers (see `HandlerContext.write`), so a committed write always has its response on record.
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/types.js';

@@ -1,5 +1,5 @@
 /**
- * Logging (api.md §11): pino through Fastify. Fastify's own request lines are switched off
+ * Logging (docs/design.md#phi): pino through Fastify. Fastify's own request lines are switched off
  * because they print the raw URL (query strings may carry filters); this module writes one line
  * per request with the method, the route template, the status, the time and the request id —
  * never bodies, query strings or headers. Redaction is a second guard for anything that slips.

@@ -1,6 +1,6 @@
 /**
- * Rate limits (api.md §7): a token bucket per key in the database (so every server process
- * shares it), holding one second's worth of requests; each process leases tokens from it in
+ * Rate limits (docs/design.md#rate-limits): a token bucket per key in the database (so every server
+ * process shares it), holding one second's worth of requests; each process leases tokens from it in
  * small batches. Every response carries the `RateLimit-*` headers; an empty bucket answers
  * 429 with `Retry-After`.
  */
@@ -110,12 +110,17 @@ async function renewLease(
 ): Promise<void> {
   const leases = leasesOf(db);
   let lease = leases.get(bucketKey);
-  // One take in flight per bucket serves the requests arriving meanwhile; each taking its own
-  // lease would overwrite (and waste) the others'. A refused take is not shared: each request
-  // then asks the bucket itself, as it would without leases.
-  for (let waits = 0; lease?.pending !== undefined && waits < MAX_WAITS; waits++) {
+  // One lease take in flight per bucket serves the requests arriving meanwhile. A request that
+  // cannot be served from it (the take failed or was refused, or it waited MAX_WAITS times)
+  // asks the bucket for its own single token, never for a lease: N waiters each leasing 5%
+  // would drain the bucket in one go and refuse a process far below its limit (20 waiters
+  // empty any bucket), which is how a failed take once turned into dozens of 429s.
+  for (let waits = 0; lease?.pending !== undefined; waits++) {
+    if (waits === MAX_WAITS) return takeOne(db, store, reply, bucketKey, rps, nowMs);
     const other = await lease.pending.catch(() => undefined);
-    if (other === undefined || !other.allowed) break;
+    if (other === undefined || !other.allowed) {
+      return takeOne(db, store, reply, bucketKey, rps, nowMs);
+    }
     if (spend(lease, reply, rps, nowMs)) return;
   }
   if (lease === undefined) {

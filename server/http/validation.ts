@@ -1,5 +1,5 @@
 /**
- * Request validation from the route table's JSON Schemas (architecture.md, Server).
+ * Request validation from the route table's JSON Schemas (rules: spec/openapi.yaml "Basics").
  *
  * Two Ajv instances: bodies are strict (no coercion, nothing removed, no defaults filled in, so
  * an update never gains fields the client did not send); path and query parameters arrive as

@@ -1,6 +1,6 @@
 /**
- * The dated `PatientCare-Version` header (api.md §10): optional on requests, echoed on every
- * response; an unknown date is a 400 naming the header.
+ * The dated `PatientCare-Version` header (docs/design.md#versioning): optional on requests, echoed
+ * on every response; an unknown date is a 400 naming the header.
  */
 import { ApiError } from '../errors.js';
 

@@ -1,4 +1,4 @@
-/** Every scope an operation can require (design §2). */
+/** Every scope an operation can require (docs/design.md#keys). */
 export const ALL_SCOPES = [
   'patients:read',
   'patients:write',

@@ -2,7 +2,7 @@ import type { Db } from '../db/types.js';
 import type { ApiKeyRecord } from '../keys/record.js';
 import { createKey, getKey } from '../keys/store.js';
 
-/** Ephemeral keys live 15 minutes (design §8). */
+/** Ephemeral keys live 15 minutes (docs/design.md#keys). */
 export const EPHEMERAL_KEY_TTL_SECONDS = 15 * 60;
 
 export interface CreateEphemeralKeyInput {

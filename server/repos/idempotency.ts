@@ -1,6 +1,6 @@
 import type { Db } from '../db/types.js';
 
-/** How long a completed response is replayed (design §6: 24 h). */
+/** How long a completed response is replayed (docs/design.md#idempotency: 24 h). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A `running` record older than this belongs to a writer that died before committing. */
 export const STALE_RUNNING_MS = 60 * 1000;

@@ -9,7 +9,7 @@ export interface CreatedRange {
   lte?: number;
 }
 
-/** The list parameters every list endpoint shares (§5 of the design). */
+/** The list parameters every list endpoint shares (docs/design.md#lists). */
 export interface ListParams {
   /** 1–100, default 10 (the handler validates; values outside are clamped here). */
   limit?: number;

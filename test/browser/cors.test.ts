@@ -1,6 +1,6 @@
 /**
- * The browser flow of api.md §8 in headless Chromium, across origins: a page served from its
- * own origin on 127.0.0.1 loads the built client package (bundled for the browser), tokenizes a
+ * The browser flow of docs/design.md#keys in headless Chromium, across origins: a page served from
+ * its own origin on 127.0.0.1 loads the built client package (bundled for the browser), tokenizes a
  * patient intake with a `pk_test_` key that allows that origin; the test's server side (Node,
  * secret key, no `Origin`) creates the patient from the token and mints an ephemeral key; the
  * page reads that patient with it (200) and is refused another patient (403). A secret key used

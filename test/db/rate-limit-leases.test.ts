@@ -107,6 +107,36 @@ await describeEachDatabase('rate-limit leases', (dialect) => {
     expect(store.takes).toHaveLength(2);
   });
 
+  it('never lets the requests waiting on a failed take lease 5% each (they ask for one token)', async () => {
+    // The first take fails (say the connection pool timed out on a busy machine). Before, each
+    // of the 59 requests waiting on it took a lease of its own: 20 leases empty the bucket and
+    // the rest were refused with 429 although the process was far below its limit.
+    const store = countingStore();
+    let failNext = true;
+    const failing = {
+      takes: store.takes,
+      takeToken: async (db: Db, input: TakeTokenInput) => {
+        if (failNext) {
+          failNext = false;
+          store.takes.push(input);
+          await nextTurn();
+          throw new Error('connection pool timed out');
+        }
+        return store.takeToken(db, input);
+      },
+    };
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 60 }, () => request(ctx.db, failing, T0)),
+    );
+    const failed = outcomes.filter((o) => o.status === 'rejected');
+    expect(failed).toHaveLength(1);
+    const answers = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    expect(answers.filter((a) => !a.ok)).toEqual([]);
+    expect(answers).toHaveLength(59);
+    // One failed lease take, then one single token per waiting request.
+    expect(store.takes.map((t) => t.count ?? 1)).toEqual([5, ...Array(59).fill(1)]);
+  });
+
   it('does not spend a lease older than the 50 ms the bucket takes to refill it', async () => {
     const store = countingStore();
     expect((await request(ctx.db, store, T0)).headers['RateLimit-Remaining']).toBe('99');

@@ -1,5 +1,5 @@
 /**
- * Crash durability, small version (issue 7, item 3): one round per database of 300 concurrent
+ * Crash durability, small version: one round per database of 300 concurrent
  * creates, `kill -9` mid-way, restart, then no acknowledged patient lost, integrity check
  * `ok`, and retries with the same Idempotency-Keys create no duplicates. `npm run
  * test:durability` runs the full 1,000 × 3 rounds (`scripts/durability.ts`).

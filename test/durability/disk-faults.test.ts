@@ -1,5 +1,5 @@
 /**
- * Disk faults (issue 7, item 4), small version: the service under libfiu (`fiu-run -x`),
+ * Disk faults, small version: the service under libfiu (`fiu-run -x`),
  * failing a share of SQLite's `pwrite64` calls, then of its `fsync`/`fdatasync` calls, for a
  * batch of creates. Every failed create is the bare documented 500; faults really fire; nothing
  * acknowledged is lost (fault off, then kill -9 and restart); the service keeps serving;

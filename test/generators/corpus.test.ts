@@ -1,50 +1,38 @@
 /**
- * Every real-world document in ../shared/corpus generates with the same script and its output
- * type-checks with tsc against the project's own runtime modules. The slowest test of the suite
- * (GitHub's document alone is 13 MB): one generate per document, then one tsc over all outputs.
- * Output goes to the git-ignored `.corpus-out/`.
+ * Every real-world document of the corpus (tooling/corpus/: GitHub's, OpenAI's and Stripe's,
+ * from pinned npm packages) generates with the same script and its output type-checks with tsc
+ * against the project's own runtime modules. Integration tier (GitHub's document alone is
+ * 13 MB): one generate per document, then one tsc over all outputs. Output goes to the
+ * git-ignored `.corpus-out/`.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { corpusDocuments } from '../../tooling/corpus/corpus.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const CORPUS = join(ROOT, '..', 'shared', 'corpus');
 const OUT = '.corpus-out';
 const run = promisify(execFile);
 
-const documents = existsSync(CORPUS)
-  ? readdirSync(CORPUS)
-      .filter((name) => /\.(ya?ml|json)$/.test(name))
-      .sort()
-  : [];
-const folder = (file: string) => file.replace(/\.(ya?ml|json)$/, '').replace(/[^a-z0-9-]+/gi, '-');
+const documents = await corpusDocuments();
 
 describe('corpus', () => {
   it('has documents to test', () => {
     expect(documents.length).toBeGreaterThanOrEqual(3);
   });
 
-  for (const file of documents) {
-    it(`${file} generates types, client and routes`, async () => {
+  for (const { name, file } of documents) {
+    it(`${name} generates types, client and routes`, async () => {
       const { stdout } = await run(
         process.execPath,
-        [
-          '--import',
-          'tsx',
-          'scripts/generate.ts',
-          '--spec',
-          join(CORPUS, file),
-          '--out',
-          `${OUT}/${folder(file)}`,
-        ],
+        ['--import', 'tsx', 'scripts/generate.ts', '--spec', file, '--out', `${OUT}/${name}`],
         { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
       );
       expect(stdout).toMatch(/done: \d+ operation\(s\), 3 file\(s\)/);
-      for (const name of ['types.ts', 'client.ts', 'routes.ts']) {
-        expect(existsSync(join(ROOT, OUT, folder(file), name)), name).toBe(true);
+      for (const output of ['types.ts', 'client.ts', 'routes.ts']) {
+        expect(existsSync(join(ROOT, OUT, name, output)), output).toBe(true);
       }
     }, 300_000);
   }
@@ -56,7 +44,7 @@ describe('corpus', () => {
       JSON.stringify({
         extends: '../tsconfig.json',
         compilerOptions: { noEmit: true, skipLibCheck: true },
-        include: documents.map((file) => `${folder(file)}/*.ts`),
+        include: documents.map(({ name }) => `${name}/*.ts`),
       }),
     );
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');

@@ -9,7 +9,7 @@ import {
 import { toApiError } from '../../server/http/error-handler.js';
 
 describe('error registry', () => {
-  it('gives every code the status and type of api.md §4', () => {
+  it('gives every code the status and type of the spec’s error table', () => {
     const want: Record<string, [number, string]> = {
       parameter_missing: [400, 'invalid_request_error'],
       parameter_unknown: [400, 'invalid_request_error'],

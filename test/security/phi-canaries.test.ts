@@ -1,5 +1,5 @@
 /**
- * PHI canaries (api.md §11): a unique family name, given name, birth date, MRN and email go
+ * PHI canaries (docs/design.md#phi): a unique family name, given name, birth date, MRN and email go
  * through every operation — valid requests, and failing ones (bad bodies, wrong and
  * malformed keys, keys of the wrong kind, unknown ids, a 409 duplicate, PHI pasted into the
  * URL and query) — then none of them may appear in any log line of the app's pino output, in

@@ -1,5 +1,5 @@
 /**
- * The auth matrix (issue 4, item 8): every operation of the generated route table × every kind
+ * The auth matrix: every operation of the generated route table × every kind
  * of caller. Driven by `routes`, so a new operation is covered without touching this file; what
  * each operation allows comes from its `x-key-kinds` and `x-scopes`, the same data the server
  * enforces, and the expectations are the spec's (401 before 403, scope named in the message,

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { loadSpec } from './load-spec.js';
 
 /**
- * The oracle: api.md §2's endpoint table written out by hand (method, path with `/v1`,
- * operationId, scope) plus the key kinds of the shared conventions, and the operations added
- * since (marked). The spec must say exactly this, no more and no less.
+ * The oracle: the endpoint table of docs/design.md#endpoints written out by hand (method,
+ * path with `/v1`, operationId, scope) plus the key kinds of the spec's key table, and the
+ * operations added since (marked). The spec must say exactly this, no more and no less.
  */
 const DESIGN_TABLE: readonly (readonly [string, string, string, string | null])[] = [
   ['GET', '/v1/patients', 'listPatients', 'patients:read'],
@@ -24,7 +24,7 @@ const DESIGN_TABLE: readonly (readonly [string, string, string, string | null])[
   ['GET', '/v1/webhooks/{id}', 'retrieveWebhook', 'webhooks:read'],
   ['POST', '/v1/webhooks/{id}', 'updateWebhook', 'webhooks:write'],
   ['DELETE', '/v1/webhooks/{id}', 'deleteWebhook', 'webhooks:write'],
-  // Beyond api.md's table (additive, issue 5): where an endpoint's delivery attempts are seen.
+  // Added after the first table (additive): where an endpoint's delivery attempts are seen.
   ['GET', '/v1/webhooks/{id}/deliveries', 'listWebhookDeliveries', 'webhooks:read'],
   ['GET', '/v1/events', 'listEvents', 'events:read'],
   ['GET', '/v1/events/{id}', 'retrieveEvent', 'events:read'],
@@ -77,7 +77,7 @@ function operationsOf(document: Record<string, unknown>): SpecOperation[] {
 const operations = operationsOf(loadSpec());
 const byRoute = new Map(operations.map((op) => [`${op.method} ${op.path}`, op]));
 
-describe('the spec matches the design table of api.md §2', () => {
+describe('the spec matches the endpoint table of docs/design.md', () => {
   it.each(DESIGN_TABLE)('%s %s is %s with scope %s', (method, path, operationId, scope) => {
     const operation = byRoute.get(`${method} ${path}`);
     expect(operation, `${method} ${path} is missing`).toBeDefined();

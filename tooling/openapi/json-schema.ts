@@ -207,8 +207,11 @@ class Converter {
   private readonly componentId: (name: string, direction: Direction) => string;
   private readonly annotations: boolean;
   private readonly inlining = new Set<string>();
+  private readonly options: ConvertOptions;
 
-  constructor(private readonly options: ConvertOptions) {
+  // Plain fields, no parameter properties: the generator runs under Node's type stripping.
+  constructor(options: ConvertOptions) {
+    this.options = options;
     this.direction = options.direction;
     this.annotations = options.annotations ?? false;
     this.componentId = options.componentId ?? defaultComponentId(options.document);

@@ -1,7 +1,8 @@
 /**
- * Loading for `scripts/generate.ts`: parse the document (and the files it `$ref`s) with
- * Redocly's resolver, check the version, lint, bundle. The only part of generation that reads
- * files; `generators/` receives the bundled object.
+ * Loading an OpenAPI document from files: parse it (and the files it `$ref`s) with Redocly's
+ * resolver, check the version, lint, bundle; and turn Redocly's problems and the model's errors
+ * into `file:line:col` locations. The only part of the model that reads files; everything else
+ * receives the bundled object.
  */
 import { realpathSync } from 'node:fs';
 import {
@@ -14,6 +15,7 @@ import {
   lintDocument,
   loadConfig,
   type NormalizedProblem,
+  type Source,
 } from '@redocly/openapi-core';
 import { assertOpenApi30, type OpenApiDocument } from './document.js';
 import { DocumentError } from './errors.js';
@@ -45,38 +47,94 @@ export async function lintConfig(projectConfig: string | null): Promise<Config> 
 
 /** A generator error raised while loading, with the parsed root so its line can be found. */
 export class LoadError extends Error {
-  constructor(
-    readonly error: DocumentError,
-    readonly root: Document,
-  ) {
+  readonly error: DocumentError;
+  readonly root: Document;
+
+  constructor(error: DocumentError, root: Document) {
     super(error.message);
+    this.error = error;
+    this.root = root;
   }
 }
 
-/** Parses, version-checks, lints and bundles `file`. Throws `LoadError` for a wrong version. */
-export async function loadDocument(file: string, config: Config): Promise<LoadedDocument> {
-  const resolver = new BaseResolver(config.resolve);
+/**
+ * Redocly's resolver, reading `.json` files with `JSON.parse`: its YAML parser reads JSON too,
+ * but several times slower (GitHub's 13 MB document). Source positions for messages come from
+ * the source text, parsed again only when a location is asked for.
+ */
+class Resolver extends BaseResolver {
+  override parseDocument(source: Source, isRoot = false): Document {
+    if (/\.json$/i.test(source.absoluteRef)) {
+      try {
+        return { source, parsed: JSON.parse(source.body) };
+      } catch {
+        // Not strict JSON (comments, a YAML body under a .json name): Redocly's parser decides.
+      }
+    }
+    return super.parseDocument(source, isRoot);
+  }
+}
+
+/** A parsed, version-checked, bundled document and the root file it came from. */
+export interface ReadDocument {
+  bundled: OpenApiDocument;
+  /** The root file as Redocly parsed it, to turn pointers into lines. */
+  root: Document;
+}
+
+async function resolveRoot(file: string, resolver: BaseResolver): Promise<Document> {
   const root = await resolver.resolveDocument(null, realpathSync(file), true);
   if (root instanceof Error || !('parsed' in root)) {
     throw new Error(`Cannot parse ${file}: ${(root as Error).message}`);
   }
+  return root;
+}
+
+/**
+ * Parses, version-checks and bundles `file` (no lint). Throws `LoadError` for a document that
+ * is not OpenAPI 3.0.
+ */
+export async function readDocument(file: string, config?: Config): Promise<ReadDocument> {
+  const resolved = config ?? (await createConfig({}));
+  const resolver = new Resolver(resolved.resolve);
+  const root = await resolveRoot(file, resolver);
   try {
     assertOpenApi30(root.parsed);
   } catch (error) {
     if (error instanceof DocumentError) throw new LoadError(error, root);
     throw error;
   }
+  // A single-file document is already "bundled"; re-walking 13 MB to prove it costs ~2 s.
+  const bundled = hasExternalRefs(root.parsed)
+    ? ((
+        await bundle({
+          config: resolved,
+          doc: root,
+          dereference: false,
+          externalRefResolver: resolver,
+        })
+      ).bundle.parsed as OpenApiDocument)
+    : root.parsed;
+  return { bundled, root };
+}
+
+/** Lints `file` (and the files it `$ref`s) with `config`. */
+export async function lintFile(file: string, config: Config): Promise<NormalizedProblem[]> {
+  const resolver = new Resolver(config.resolve);
+  const root = await resolveRoot(file, resolver);
+  return lintDocument({ document: root, config, externalRefResolver: resolver });
+}
+
+/** Parses, version-checks, lints and bundles `file`. Throws `LoadError` for a wrong version. */
+export async function loadDocument(file: string, config: Config): Promise<LoadedDocument> {
+  const read = await readDocument(file, config);
+  const resolver = new Resolver(config.resolve);
   const problems = await lintDocument({
-    document: root,
+    document: read.root,
     config,
     externalRefResolver: resolver,
   });
-  // A single-file document is already "bundled"; re-walking 13 MB to prove it costs ~2 s.
-  const bundled = hasExternalRefs(root.parsed)
-    ? ((await bundle({ config, doc: root, dereference: false, externalRefResolver: resolver }))
-        .bundle.parsed as OpenApiDocument)
-    : root.parsed;
-  return { bundled, root, problems };
+  return { ...read, problems };
 }
 
 /** True when some `$ref` points outside the file. */

@@ -18,9 +18,9 @@ export interface GateResult {
 }
 
 /**
- * The versioning policy (design §10): a breaking change lands only with `info.version` moved to
- * a newer dated version and the change listed under that version in `spec/CHANGELOG.md`. A
- * version move must always come with its changelog section.
+ * The versioning policy (docs/design.md#versioning): a breaking change lands only with
+ * `info.version` moved to a newer dated version and the change listed under that version in
+ * `spec/CHANGELOG.md`. A version move must always come with its changelog section.
  */
 export function evaluateGate({
   changes,

@@ -13,8 +13,8 @@ import type { WireResponse } from './http.js';
  * - 404 `resource_missing`: the case named a random well-formed id on purpose (path or body
  *   reference), which exists in no database;
  * - 400 `token_invalid` on createPatient: the case sent a well-formed intake token that was
- *   never issued; the design answers an unusable token with 400 `token_invalid` (api.md §4),
- *   not 404.
+ *   never issued; the design answers an unusable token with 400 `token_invalid` (spec/openapi.yaml,
+ *   "Errors"), not 404.
  * Nothing else: 409 cannot happen (identifier values carry a run counter, idempotency keys
  * are unique), 429 cannot happen (rate limits set far above the run), and every other 4xx
  * means a valid request was refused.

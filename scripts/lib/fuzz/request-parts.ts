@@ -77,7 +77,8 @@ export function validQuery(
     .map(([value, draws]) => {
       const query = { ...(value as Record<string, unknown>) };
       const picks = new Picks(draws);
-      // §5: the two cursors are exclusive; a random well-formed cursor is still a position.
+      // docs/design.md#lists: the two cursors are exclusive; a random well-formed cursor is still a
+      // position.
       if (query.starting_after !== undefined && query.ending_before !== undefined) {
         delete query[picks.oneIn(2) ? 'starting_after' : 'ending_before'];
       }
@@ -132,7 +133,7 @@ export function brokenQuery(
     .filter(({ query }) => !registry.validText(schema, query))
     .map(({ query, why }) => ({ query: serializeQuery(query), why }));
   if (!names.includes('ending_before')) return judged;
-  // Valid for the schema, refused by the design (§5: the cursors are exclusive).
+  // Valid for the schema, refused by the design (docs/design.md#lists: the cursors are exclusive).
   const exclusive = fc.constant({
     query: serializeQuery({ starting_after: someId, ending_before: someId }),
     why: 'starting_after and ending_before together',

@@ -1,18 +1,18 @@
 /**
  * The rules a valid request must meet beyond its JSON Schema, one function per operation
- * body, written from the spec's prose (api.md §1–§3 and each tag's description). Each takes a
- * schema-valid value and makes it valid for the service too, so "valid input is never
- * rejected" can be asserted strictly. Everything listed here is something the schema cannot
- * say; nothing here is a guess about the implementation:
+ * body, written from the spec's prose (spec/openapi.yaml: the introduction and each tag's
+ * description). Each takes a schema-valid value and makes it valid for the service too, so "valid
+ * input is never rejected" can be asserted strictly. Everything listed here is something the schema
+ * cannot say; nothing here is a guess about the implementation:
  *
  * - references (`patient`, `appointment`, path ids) name real objects of the set-up phase, or
  *   on purpose a random well-formed id (then 404 is correct);
- * - `starting_after` and `ending_before` are exclusive (§5);
- * - patients: `MR` identifiers unique per mode (§1, else 409), so generated values get a run
- *   counter; birth dates not in the future (generated up to 2020);
+ * - `starting_after` and `ending_before` are exclusive (docs/design.md#lists);
+ * - patients: `MR` identifiers unique per mode (Patients tag, else 409), so generated values get a
+ *   run counter; birth dates not in the future (generated up to 2020);
  * - appointments: `start`/`end` together with `end > start`, `confirm` only with a time;
- *   updates follow the state machine from the fresh appointment's status (§3);
- *   `cancellation_reason` only with the move to `cancelled`;
+ *   updates follow the state machine from the fresh appointment's status
+ *   (docs/design.md#appointments); `cancellation_reason` only with the move to `cancelled`;
  * - claims: `insurance` exactly when `billing_type` is `insurance`, NPI Luhn check digit,
  *   `sequence`s numbered 1..n, `diagnosis_sequences` naming existing diagnoses, a real ISO
  *   4217 currency, an appointment of the same patient;

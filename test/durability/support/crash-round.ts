@@ -1,5 +1,5 @@
 /**
- * One crash round (issue 7, item 3): N concurrent `POST /v1/patients` with distinct
+ * One crash round: N concurrent `POST /v1/patients` with distinct
  * Idempotency-Keys against the real service process, `kill -9` once a share of them was
  * acknowledged, restart, then check that every acknowledged patient is there, that the
  * database passes its integrity check, and that retrying every request with its key creates

@@ -1,5 +1,5 @@
 /**
- * One disk-fault round (issue 7, item 4) on SQLite: the real service runs under `fiu-run -x`
+ * One disk-fault round on SQLite: the real service runs under `fiu-run -x`
  * (libfiu's POSIX preload, which wraps `pwrite64` and `fsync` — the calls better-sqlite3's
  * SQLite makes), `fiu-ctrl` turns a fault on for a batch of creates and off again. Checks:
  * every failed create is the documented 500 envelope with no detail; faults really fired; no

@@ -1,6 +1,6 @@
 /**
- * The API's access vocabulary (spec/openapi.yaml, "Authentication and keys"), in one place so
- * every rule and message uses the same words. Key kinds are contract/key-kinds.ts.
+ * The API's access vocabulary (docs/design.md#keys), in one place so every rule and message
+ * uses the same words. Key kinds are contract/key-kinds.ts.
  */
 
 /** Scopes an API key may carry. "Write implies read" is enforced by the server, not here. */
