@@ -64,4 +64,19 @@ describe(`patient-care/${rule}`, () => {
       '#/components/headers/Never/example',
     ]);
   });
+
+  it('skips a header whose schema it cannot convert instead of reporting it', async () => {
+    const given = openapi(
+      {},
+      {
+        headers: {
+          Split: {
+            schema: { type: 'object', properties: { id: { $ref: 'other.yaml#/Id' } } },
+            example: { id: 'x' },
+          },
+        },
+      },
+    );
+    expect(await lintWithRule(rule, given)).toEqual([]);
+  });
 });
