@@ -131,7 +131,15 @@ function hasStackTrace(text: string): boolean {
 
 function ours(file: string, outDir: string): Pick<Row, 'outcome' | 'message' | 'seconds'> {
   const result = runNode(
-    ['--import', 'tsx', 'scripts/generate.ts', '--spec', file, '--out', outDir],
+    [
+      '--import',
+      './tooling/node/ts-resolve.mjs',
+      'scripts/generate.ts',
+      '--spec',
+      file,
+      '--out',
+      outDir,
+    ],
     ROOT,
   );
   const output = `${result.stdout ?? ''}\n${result.stderr ?? ''}`;
@@ -140,7 +148,10 @@ function ours(file: string, outDir: string): Pick<Row, 'outcome' | 'message' | '
     return { outcome: 'generated', message: '', seconds };
   }
   const errorLines = (result.stderr ?? '').trim().split('\n').filter(Boolean);
-  if (result.status === 1 && !hasStackTrace(output) && errorLines.length > 0) {
+  // A refusal names a location: `  error  file:line:col  #/pointer  reason`; a bare
+  // `generate: message` is an unexpected failure caught at the top, so it counts as a crash.
+  const refusal = /^\s*error\s+\S/.test(errorLines[0] ?? '');
+  if (result.status === 1 && !hasStackTrace(output) && refusal) {
     return { outcome: 'refused', message: errorLines[0]!.trim(), seconds };
   }
   const why = result.signal

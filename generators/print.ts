@@ -16,8 +16,9 @@ export const LINE_WIDTH = 100;
  * @example printValue({ type: 'string', enum: ['a', 'b'] }, 0, 0) // "{ type: 'string', enum: ['a', 'b'] }"
  */
 export function printValue(value: unknown, indent: number, column: number): string {
-  const flat = printFlat(value);
-  if (column + flat.length <= LINE_WIDTH || !isContainer(value)) return flat;
+  if (!isContainer(value)) return printFlat(value, Number.POSITIVE_INFINITY)!;
+  const flat = printFlat(value, LINE_WIDTH - column);
+  if (flat !== undefined) return flat;
   const inner = ' '.repeat(indent + 2);
   const items: string[] = [];
   if (Array.isArray(value)) {
@@ -33,13 +34,27 @@ export function printValue(value: unknown, indent: number, column: number): stri
   return `{\n${items.join('\n')}\n${' '.repeat(indent)}}`;
 }
 
-function printFlat(value: unknown): string {
+/**
+ * `value` on one line, or `undefined` as soon as it is longer than `budget` characters: each
+ * level of a large tree gives up after a line's worth of work, so printing stays linear.
+ */
+function printFlat(value: unknown, budget: number): string | undefined {
   if (typeof value === 'string') return literal(value);
   if (value === null || typeof value !== 'object') return String(value);
-  if (Array.isArray(value)) return `[${value.map(printFlat).join(', ')}]`;
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length === 0) return '{}';
-  return `{ ${entries.map(([key, item]) => `${printKey(key)}: ${printFlat(item)}`).join(', ')} }`;
+  const array = Array.isArray(value);
+  const entries = array ? value.map((item) => ['', item] as const) : Object.entries(value);
+  if (entries.length === 0) return array ? '[]' : '{}';
+  let out = array ? '[' : '{ ';
+  for (const [index, [key, item]] of entries.entries()) {
+    if (index > 0) out += ', ';
+    if (!array) out += `${printKey(key)}: `;
+    const text = printFlat(item, budget - out.length);
+    if (text === undefined) return undefined;
+    out += text;
+    if (out.length > budget) return undefined;
+  }
+  out += array ? ']' : ' }';
+  return out.length > budget ? undefined : out;
 }
 
 /** `__proto__` written plainly would set the literal's prototype; computed, it is a property. */

@@ -18,6 +18,7 @@ import { createRequire } from 'node:module';
 import type * as OpenApiTypescript from 'openapi-typescript';
 import type { GlobalContext, OpenAPI3 } from 'openapi-typescript';
 import type { OpenApiDocument } from '../tooling/openapi/document.js';
+import { inlinePathReferences } from '../tooling/openapi/inline-path-refs.js';
 
 /**
  * openapi-typescript's CommonJS build, part by part. Its package root also loads its own Redocly
@@ -67,7 +68,9 @@ export function generateTypes(document: OpenApiDocument): string {
   // openapi-typescript writes into the document it transforms (a discriminator's enum property
   // gets a description appended each time), so it gets a copy: generating twice from one
   // document must give the same text, and the caller's document must stay as it was.
-  const schema = structuredClone(document) as unknown as OpenAPI3;
+  const copy = structuredClone(document);
+  inlinePathReferences(copy);
+  const schema = copy as unknown as OpenAPI3;
   const ctx: GlobalContext = {
     additionalProperties: false,
     alphabetize: TYPE_OPTIONS.alphabetize,
