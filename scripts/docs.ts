@@ -15,8 +15,8 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { externalLoads } from '../server/docs/external-references.js';
 import { redocCliFlags } from '../server/docs/redoc-options.js';
-import { bundleSpec, toYaml, withoutRemoteAssets } from '../server/docs/spec-bundle.js';
-import { hardenStaticPage } from '../server/docs/static-page.js';
+import { bundleSpec, toYaml, withoutRemoteAssets } from '../tooling/docs/spec-bundle.js';
+import { hardenStaticPage } from '../tooling/docs/static-page.js';
 
 const run = promisify(execFile);
 

@@ -14,10 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { openDb } from '../../server/db/open.js';
 import type { Db } from '../../server/db/types.js';
-import { bundleSpec } from '../../server/docs/spec-bundle.js';
 import { handlers } from '../../server/handlers/index.js';
 import type { HandlerTable } from '../../server/http/register-routes.js';
 import { createKey } from '../../server/keys/store.js';
+import { prepareDocs } from '../../tooling/docs/prepare.js';
+import { bundleSpec } from '../../tooling/docs/spec-bundle.js';
 import {
   haveChromium,
   type LaunchedChromium,
@@ -72,7 +73,7 @@ const standInListPatients = async () => ({
 });
 
 async function startService(db: Db, secret: string): Promise<FastifyInstance> {
-  const docs = { specPath: SPEC };
+  const docs = { load: () => prepareDocs(SPEC) };
   const real = await buildApp({ db, docs });
   const probe = await real.inject({
     url: '/v1/patients',
