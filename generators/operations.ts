@@ -66,6 +66,8 @@ export interface OperationModel {
   scopes: string[];
   /** `x-key-kinds`: key kinds that may call it; `null` when absent. */
   keyKinds: string[] | null;
+  /** `security: []`: callable without an API key (health probes). */
+  public: boolean;
   pointer: string;
 }
 
@@ -130,6 +132,7 @@ export function listOperations(document: OpenApiDocument): OperationModel[] {
         responses: readResponses(document, op.responses, `${pointer}/responses`),
         scopes: readStringList(op['x-scopes'], `${pointer}/x-scopes`) ?? [],
         keyKinds: readStringList(op['x-key-kinds'], `${pointer}/x-key-kinds`),
+        public: Array.isArray(op.security) && op.security.length === 0,
         pointer,
       });
     }

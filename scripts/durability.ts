@@ -8,7 +8,6 @@
  * Options: --rounds N (3), --requests N (1000), --concurrency N (100), --faults N (writes per
  * fault round, 200), --only crash|faults.
  */
-import { parseArgs } from 'node:util';
 import type { Dialect } from '../server/db/types.js';
 import { formatFigures, runCrashRound } from '../test/durability/support/crash-round.js';
 import {
@@ -17,19 +16,34 @@ import {
   runFaultRound,
 } from '../test/durability/support/fault-round.js';
 import { POSTGRES_URL, postgresReachable } from '../test/durability/support/fresh-database.js';
+import { choiceOption, exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
 
-const { values } = parseArgs({
+const { values } = parseOrExit({
+  name: 'npm run test:durability --',
+  prefix: 'test:durability',
+  summary:
+    'Crash rounds (concurrent creates, kill -9 mid-way, restart, count) on SQLite and PostgreSQL, then disk-fault rounds under libfiu; exit 1 on any loss, duplicate or failed check.',
   options: {
-    rounds: { type: 'string', default: '3' },
-    requests: { type: 'string', default: '1000' },
-    concurrency: { type: 'string', default: '100' },
-    faults: { type: 'string', default: '200' },
-    only: { type: 'string' },
+    rounds: { type: 'string', value: 'N', default: '3', description: 'Crash rounds per database.' },
+    requests: { type: 'string', value: 'N', default: '1000', description: 'Creates per round.' },
+    concurrency: { type: 'string', value: 'N', default: '100', description: 'Creates in flight.' },
+    faults: { type: 'string', value: 'N', default: '200', description: 'Writes per fault round.' },
+    only: { type: 'string', value: 'crash|faults', description: 'Run one kind of round only.' },
   },
 });
-const rounds = Number(values.rounds);
-const requests = Number(values.requests);
-const concurrency = Number(values.concurrency);
+const { rounds, requests, concurrency, faultWrites } = (() => {
+  try {
+    choiceOption('only', values.only, ['crash', 'faults']);
+    return {
+      rounds: integerOption('rounds', values.rounds, { min: 1 }),
+      requests: integerOption('requests', values.requests, { min: 1 }),
+      concurrency: integerOption('concurrency', values.concurrency, { min: 1 }),
+      faultWrites: integerOption('faults', values.faults, { min: 1 }),
+    };
+  } catch (error) {
+    return exitOnFailure('test:durability')(error);
+  }
+})();
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const failures: string[] = [];
 
@@ -60,7 +74,7 @@ if (values.only !== 'faults') {
 
 if (values.only !== 'crash') {
   if (await fiuAvailable()) {
-    const writes = Number(values.faults);
+    const writes = faultWrites;
     const faultRounds = [
       { points: ['posix/io/rw/pwrite'], probability: 0.02 },
       { points: ['posix/io/rw/pwrite'], probability: 0.05 },

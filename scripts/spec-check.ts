@@ -7,7 +7,8 @@
  * revision; default: merge base with main), --spec PATH (default spec/openapi.yaml),
  * --only lint,examples,drift,types,breaking, --verbose (also list compatible changes).
  */
-import { parseArgs } from 'node:util';
+
+import { runCommand, UsageError } from '../tooling/cli/command.js';
 import {
   formatReport,
   runSpecCheck,
@@ -15,23 +16,35 @@ import {
   type StepName,
 } from './lib/breaking/run-spec-check.js';
 
-function main(): Promise<number> | number {
-  let values: ReturnType<typeof parse>['values'];
-  try {
-    values = parse().values;
-  } catch (err) {
-    console.error(`spec:check: ${(err as Error).message}`);
-    return 2;
-  }
+const SPEC = {
+  name: 'npm run spec:check --',
+  prefix: 'spec:check',
+  summary:
+    'The spec change gate: Redocly lint, example validation, generated-code drift, a type check of generated/ and the breaking-change check against a base; one summary table, exit 1 when a step failed.',
+  options: {
+    base: { type: 'string', value: 'FILE', description: 'Compare with this spec file.' },
+    'base-ref': {
+      type: 'string',
+      value: 'REV',
+      description: 'Compare with the spec at a git revision (default: merge base with main).',
+    },
+    spec: { type: 'string', value: 'PATH', description: 'The spec (default spec/openapi.yaml).' },
+    only: {
+      type: 'string',
+      value: 'STEPS',
+      description: `Comma-separated steps: ${STEP_NAMES.join(', ')}.`,
+    },
+    verbose: { type: 'boolean', default: false, description: 'Also list compatible changes.' },
+  },
+} as const;
+
+await runCommand(SPEC, async ({ values }) => {
   const only = values.only?.split(',').map((s) => s.trim());
   const unknown = only?.filter((s) => !(STEP_NAMES as readonly string[]).includes(s)) ?? [];
   if (unknown.length > 0) {
-    console.error(
-      `spec:check: unknown step(s) ${unknown.join(', ')}; steps: ${STEP_NAMES.join(', ')}`,
-    );
-    return 2;
+    throw new UsageError(`unknown step(s) ${unknown.join(', ')}; steps: ${STEP_NAMES.join(', ')}`);
   }
-  return runSpecCheck({
+  const results = await runSpecCheck({
     root: process.cwd(),
     spec: values.spec ?? 'spec/openapi.yaml',
     changelog: 'spec/CHANGELOG.md',
@@ -39,22 +52,7 @@ function main(): Promise<number> | number {
     baseRef: values['base-ref'],
     verbose: values.verbose,
     only: only as StepName[] | undefined,
-  }).then((results) => {
-    console.log(formatReport(results, values.verbose));
-    return results.some((r) => r.status === 'fail') ? 1 : 0;
   });
-}
-
-function parse() {
-  return parseArgs({
-    options: {
-      base: { type: 'string' },
-      'base-ref': { type: 'string' },
-      spec: { type: 'string' },
-      only: { type: 'string' },
-      verbose: { type: 'boolean', default: false },
-    },
-  });
-}
-
-process.exitCode = await main();
+  console.log(formatReport(results, values.verbose));
+  return results.some((r) => r.status === 'fail') ? 1 : 0;
+});

@@ -29,6 +29,11 @@ export interface CommandSpec<O extends Record<string, OptionSpec>> {
   readonly positionals?: string;
   /** Extra lines after the options (environment variables, examples). */
   readonly notes?: readonly string[];
+  /**
+   * Subcommands parse their own flags: only `--help`/`-h` is handled here and every argument
+   * is handed over as a positional, for the command to parse before any side effect.
+   */
+  readonly passThrough?: boolean;
 }
 
 type ValueOf<S extends OptionSpec> = S['type'] extends 'boolean'
@@ -93,6 +98,10 @@ export function parseCommandLine<O extends Record<string, OptionSpec>>(
   spec: CommandSpec<O>,
   argv: readonly string[],
 ): Parsed<O> | 'help' {
+  if (spec.passThrough === true) {
+    if (argv.includes('--help') || argv.includes('-h')) return 'help';
+    return { values: {} as Values<O>, positionals: [...argv] };
+  }
   const options: ParseArgsOptionsConfig = { help: { type: 'boolean', short: 'h' } };
   for (const [name, option] of Object.entries(spec.options)) {
     options[name] = {
@@ -206,4 +215,32 @@ async function outcome<O extends Record<string, OptionSpec>>(
     if (process.env.DEBUG_STACK === '1' && error instanceof Error) io.err(String(error.stack));
     return 1;
   }
+}
+
+/**
+ * For entry points whose body runs at the top level (benches with child roles): parses the
+ * process's arguments, or answers `--help` (exit 0) or a bad argument (one line, exit 2) and
+ * ends the process before anything else runs.
+ */
+export function parseOrExit<O extends Record<string, OptionSpec>>(
+  spec: CommandSpec<O>,
+  argv: readonly string[] = process.argv.slice(2),
+): Parsed<O> {
+  try {
+    const parsed = parseCommandLine(spec, argv);
+    if (parsed !== 'help') return parsed;
+    processIo.out(helpText(spec));
+    process.exit(0);
+  } catch (error) {
+    processIo.err(`${spec.prefix}: ${firstLine(error)} (see --help)`);
+    process.exit(2);
+  }
+}
+
+/** Ends the process with one line for an error of `main`, exit 1 (2 for a `UsageError`). */
+export function exitOnFailure(prefix: string): (error: unknown) => never {
+  return (error) => {
+    processIo.err(`${prefix}: ${firstLine(error)}`);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  };
 }

@@ -151,3 +151,12 @@ export function pathOperationsVisitor(check) {
     },
   };
 }
+
+/**
+ * Whether an operation is public: `security: []` (OpenAPI's "no authentication"). Public
+ * operations (health probes) take no API key, so key kinds, scopes, 401 and 403 do not apply.
+ * @param {any} operation
+ */
+export function isPublicOperation(operation) {
+  return Array.isArray(operation?.security) && operation.security.length === 0;
+}

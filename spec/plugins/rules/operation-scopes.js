@@ -1,4 +1,4 @@
-import { pathOperationsVisitor } from '../lib/nodes.js';
+import { isPublicOperation, pathOperationsVisitor } from '../lib/nodes.js';
 import {
   EPHEMERAL_SCOPES,
   KNOWN_KEY_KINDS,
@@ -9,7 +9,8 @@ import {
 /**
  * `patient-care/operation-scopes`: every operation says, machine-readably, which scopes
  * (`x-scopes`) and which key kinds (`x-key-kinds`) may call it, because the server and the
- * generators read access rules from the spec rather than from a hand-kept table.
+ * generators read access rules from the spec rather than from a hand-kept table. Public
+ * operations (`security: []`) declare neither.
  */
 export function OperationScopes() {
   return pathOperationsVisitor(({ operation, ctx, label }) => {
@@ -17,6 +18,18 @@ export function OperationScopes() {
     const kinds = operation['x-key-kinds'];
     const report = (message, key) =>
       ctx.report({ message, location: key ? ctx.location.child([key]) : ctx.location.key() });
+
+    if (isPublicOperation(operation)) {
+      for (const key of ['x-scopes', 'x-key-kinds']) {
+        if (operation[key] !== undefined) {
+          report(
+            `${label} is public (security: []) but declares ${key}, which no request without a key can meet. Remove ${key}, or remove "security: []".`,
+            key,
+          );
+        }
+      }
+      return;
+    }
 
     const scopesOk = checkScopes(scopes, label, report);
     const kindsOk = checkKeyKinds(kinds, label, report);
