@@ -38,6 +38,12 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.exit(0);
 }
 
+const unknown = process.argv.slice(2);
+if (unknown.length > 0) {
+  process.stderr.write(`start: unknown argument "${unknown[0]}" (see --help)\n`);
+  process.exit(2);
+}
+
 const reason = buildDue();
 if (reason !== undefined) {
   process.stdout.write(`start: building (${reason})\n`);
