@@ -129,28 +129,19 @@ describe.skipIf(!haveChromium)('docs and explorer in headless Chromium', () => {
       .getByRole('heading', { name: /Patient-Care API/ })
       .first()
       .waitFor();
-    // Redoc's sidebar shows a tag's operations once the tag is opened: open each tag in turn
-    // and collect every link (`#/<tag>/<operationid>`, text = summary + method).
-    const links = new Set<string>();
-    const tags = [...new Set(operations.map((op) => op.tag))];
-    for (const tag of tags) {
-      const exact = new RegExp(`^${tag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-      await page.locator('a:not([href*="/section/"])', { hasText: exact }).first().click();
-      const seen = await page
-        .locator('a')
-        .evaluateAll((anchors) =>
-          anchors.map((a) => `${a.getAttribute('href') ?? ''} ${a.textContent ?? ''}`),
-        );
-      for (const link of seen) links.add(link);
-    }
+    // Redoc renders every operation in the page, each with a permalink
+    // (`#tag/<tag>/operation/<operationId>`) and its summary as a heading.
+    await page.locator('a[href*="/operation/"]').first().waitFor();
+    const anchors = await page
+      .locator('a[href*="/operation/"]')
+      .evaluateAll((list) => list.map((a) => (a.getAttribute('href') ?? '').toLowerCase()));
+    const headings = await page
+      .locator('h2')
+      .evaluateAll((list) => list.map((h) => (h.textContent ?? '').trim()));
     const missing = operations.filter(
       (op) =>
-        ![...links].some(
-          (link) =>
-            link.toLowerCase().startsWith(`#/`) &&
-            link.toLowerCase().includes(`/${op.operationId.toLowerCase()} `) &&
-            link.includes(op.summary),
-        ),
+        !anchors.some((href) => href.endsWith(`/operation/${op.operationId.toLowerCase()}`)) ||
+        !headings.includes(op.summary),
     );
     expect(missing.map((op) => `${op.method.toUpperCase()} ${op.path} ${op.operationId}`)).toEqual(
       [],
