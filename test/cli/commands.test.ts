@@ -73,7 +73,8 @@ describe('the command table', () => {
 
 // Concurrent: each case is a process start (~2-3 s under tsx); they share nothing.
 describe.concurrent.each(Object.entries(COMMANDS))('%s', (name, file) => {
-  it('--help and -h print usage and exit 0', async () => {
+  // Generous: several process starts at once on a shared machine take a while.
+  it('--help and -h print usage and exit 0', { timeout: 120_000 }, async () => {
     for (const flag of ['--help', '-h']) {
       const database = join(dir, `${name.replace(/\W/g, '_')}-help.db`);
       const res = await invoke(file, [flag], database);
@@ -83,7 +84,9 @@ describe.concurrent.each(Object.entries(COMMANDS))('%s', (name, file) => {
     }
   });
 
-  it('a bad flag is one line on stderr, exit 2, no stack, nothing opened', async () => {
+  it('a bad flag is one line on stderr, exit 2, no stack, nothing opened', {
+    timeout: 120_000,
+  }, async () => {
     const database = join(dir, `${name.replace(/\W/g, '_')}-bad.db`);
     const res = await invoke(file, ['--no-such-flag'], database);
     expect(res.code, res.stderr).toBe(2);
