@@ -17,8 +17,22 @@ import { initial } from '../server/db/migrations/0001-initial.js';
 import { migrations } from '../server/db/migrations/index.js';
 import { connect } from '../server/db/open.js';
 import { newId } from '../server/ids.js';
+import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
 
-const repetitions = Number(process.argv[2] ?? 5);
+const { positionals } = parseOrExit({
+  name: 'npx tsx bench/audit.ts',
+  prefix: 'bench/audit',
+  summary: 'CPU per read-audit entry of the thread writer, before and after migration 0002.',
+  options: {},
+  positionals: '[repetitions]',
+});
+const repetitions = (() => {
+  try {
+    return integerOption('repetitions', positionals[0] ?? '5', { min: 1, max: 1000 });
+  } catch (error) {
+    return exitOnFailure('bench/audit')(error);
+  }
+})();
 const BATCH = 200;
 const WARM_BATCHES = 20;
 const BATCHES = 100;

@@ -22,19 +22,48 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
 
-const { values } = parseArgs({
+const { values } = parseOrExit({
+  name: 'npm run bench:ceiling --',
+  prefix: 'bench:ceiling',
+  summary:
+    "How fast GET /v1/patients?limit=10 could be before the service's own per-request work: a plain Fastify route with the unavoidable parts added one at a time; medians to bench/results/ceiling.md.",
   options: {
-    rounds: { type: 'string', default: '3' },
-    seconds: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '50' },
-    out: { type: 'string' },
-    variant: { type: 'string' },
-    db: { type: 'string' },
+    rounds: {
+      type: 'string',
+      value: 'N',
+      default: '3',
+      description: 'Rounds (medians are reported).',
+    },
+    seconds: { type: 'string', value: 'S', default: '5', description: 'Seconds per measurement.' },
+    connections: {
+      type: 'string',
+      value: 'N',
+      default: '50',
+      description: 'Concurrent connections.',
+    },
+    out: {
+      type: 'string',
+      value: 'FILE',
+      description: 'Results file (default bench/results/ceiling.md).',
+    },
+    variant: {
+      type: 'string',
+      value: 'a|b|c|d',
+      description: 'Internal: serve one variant (child process).',
+    },
+    db: { type: 'string', value: 'FILE', description: 'Internal: the SQLite file of variant d.' },
   },
 });
+for (const name of ['rounds', 'seconds', 'connections'] as const) {
+  try {
+    integerOption(name, values[name], { min: 1 });
+  } catch (error) {
+    exitOnFailure('bench:ceiling')(error);
+  }
+}
 
 const VARIANTS = {
   a: 'bare Fastify, list serialised per request',

@@ -14,8 +14,23 @@ import { AuditWriter } from '../server/audit/index.js';
 import { openDb } from '../server/db/open.js';
 import { newId } from '../server/ids.js';
 import { takeToken } from '../server/repos/rate-limits.js';
+import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
 
-const seconds = Number(process.argv[2] ?? 2);
+const { positionals } = parseOrExit({
+  name: 'npx tsx bench/db.ts',
+  prefix: 'bench/db',
+  summary:
+    'Storage figures: single-row commits, rate-limit takes and audit entries per second on a SQLite file; results to bench/results/db.md.',
+  options: {},
+  positionals: '[seconds-per-phase]',
+});
+const seconds = (() => {
+  try {
+    return integerOption('seconds-per-phase', positionals[0] ?? '2', { min: 1, max: 600 });
+  } catch (error) {
+    return exitOnFailure('bench/db')(error);
+  }
+})();
 const dir = mkdtempSync(join(tmpdir(), 'patient-care-bench-'));
 const db = await openDb(`sqlite:${join(dir, 'bench.db')}`);
 

@@ -10,8 +10,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
+import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
 import { corpusDocuments } from '../tooling/corpus/corpus.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -85,10 +85,32 @@ function version(pkg: string): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { runs: { type: 'string', default: '3' }, only: { type: 'string' } },
+  const { values } = parseOrExit({
+    name: 'npm run bench:generate --',
+    prefix: 'bench:generate',
+    summary:
+      'Times npm run generate on our spec and the corpus documents against openapi-typescript; results to bench/results/generate.md.',
+    options: {
+      runs: {
+        type: 'string',
+        value: 'N',
+        default: '3',
+        description: 'Runs per document (median).',
+      },
+      only: {
+        type: 'string',
+        value: 'NAME',
+        description: 'Only documents whose name contains NAME.',
+      },
+    },
   });
-  const runs = Number(values.runs);
+  const runs = (() => {
+    try {
+      return integerOption('runs', values.runs, { min: 1 });
+    } catch (error) {
+      return exitOnFailure('bench:generate')(error);
+    }
+  })();
   const documents = [
     { name: 'patient-care (ours)', file: join(ROOT, 'spec', 'openapi.yaml'), ours: true },
     // Fetched from pinned npm packages into a cache on first use (tooling/corpus/).

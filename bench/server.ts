@@ -23,31 +23,71 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer } from 'node:net';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
 
-const { values } = parseArgs({
+const { values } = parseOrExit({
+  name: 'npm run bench:server --',
+  prefix: 'bench:server',
+  summary:
+    'HTTP figures of the service on this machine (bare Fastify reference, GET list, distinct reads, POST create, RSS); medians to bench/results/server.md.',
   options: {
-    runs: { type: 'string', default: '3' },
-    seconds: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '50' },
-    out: { type: 'string' },
-    role: { type: 'string', default: 'bench' },
-    port: { type: 'string' },
-    body: { type: 'string' },
-    // Profiling aid: extra environment for the service, e.g. `--env LOG_LEVEL=warn`.
-    env: { type: 'string', multiple: true },
-    // Profiling aid: a flag for the service's node, e.g. `--node-arg=--cpu-prof`.
-    'node-arg': { type: 'string', multiple: true },
-    only: { type: 'string' },
-    // The service's database; default a fresh SQLite file. Use a database of its own: the
-    // bench leaves its keys, patients and audit rows there.
-    db: { type: 'string' },
+    runs: { type: 'string', value: 'N', default: '3', description: 'Runs (medians are reported).' },
+    seconds: { type: 'string', value: 'S', default: '10', description: 'Seconds per measurement.' },
+    connections: {
+      type: 'string',
+      value: 'N',
+      default: '50',
+      description: 'Concurrent connections.',
+    },
+    out: {
+      type: 'string',
+      value: 'FILE',
+      description: 'Results file (default bench/results/server.md).',
+    },
+    role: {
+      type: 'string',
+      value: 'ROLE',
+      default: 'bench',
+      description: 'Internal: bench or bare (child process).',
+    },
+    port: { type: 'string', value: 'PORT', description: 'Internal: port of the bare child.' },
+    body: { type: 'string', value: 'FILE', description: 'Internal: body file of the bare child.' },
+    env: {
+      type: 'string',
+      value: 'NAME=VALUE',
+      multiple: true,
+      description: 'Profiling aid: extra environment for the service.',
+    },
+    'node-arg': {
+      type: 'string',
+      value: 'FLAG',
+      multiple: true,
+      description: "Profiling aid: a flag for the service's node, e.g. --node-arg=--cpu-prof.",
+    },
+    only: {
+      type: 'string',
+      value: 'NAME',
+      description: 'Only the measurements whose name contains NAME.',
+    },
+    db: {
+      type: 'string',
+      value: 'URL',
+      description: "The service's database (default a fresh SQLite file); use one of its own.",
+    },
   },
 });
-const RUNS = Number(values.runs);
-const SECONDS = Number(values.seconds);
-const CONNECTIONS = Number(values.connections);
+const [RUNS, SECONDS, CONNECTIONS] = (() => {
+  try {
+    return [
+      integerOption('runs', values.runs, { min: 1 }),
+      integerOption('seconds', values.seconds, { min: 1 }),
+      integerOption('connections', values.connections, { min: 1 }),
+    ];
+  } catch (error) {
+    return exitOnFailure('bench:server')(error);
+  }
+})();
 const ROOT = join(import.meta.dirname, '..');
 const OUT = values.out ?? join(import.meta.dirname, 'results', 'server.md');
 
@@ -171,12 +211,12 @@ async function runBench(): Promise<void> {
         pair.slice(pair.indexOf('=') + 1),
       ]),
     );
-    // What `npm start` runs: its `prestart` bundles server/main.ts into build/server/main.js.
-    const built = spawnSync('npm', ['run', '--silent', 'prestart'], {
+    // What `npm start` runs: the build (server bundle and docs site), then build/server/main.js.
+    const built = spawnSync('npm', ['run', '--silent', 'build'], {
       cwd: ROOT,
       stdio: 'inherit',
     });
-    if (built.status !== 0) throw new Error('npm run prestart (the service bundle) failed');
+    if (built.status !== 0) throw new Error('npm run build (the service bundle) failed');
     const service = spawn(
       process.execPath,
       [...(values['node-arg'] ?? []), 'build/server/main.js'],

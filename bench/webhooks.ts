@@ -19,7 +19,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { verifyWebhook } from '../client/webhook.js';
 import { connect, openDb } from '../server/db/open.js';
 import type { Db } from '../server/db/types.js';
@@ -27,21 +26,63 @@ import { type EventObject, emitEvent } from '../server/domain/events.js';
 import { newId } from '../server/ids.js';
 import { insertWebhook } from '../server/repos/webhooks.js';
 import { startDeliveryWorker } from '../server/webhooks/worker.js';
+import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
 
-const { values } = parseArgs({
+const { values } = parseOrExit({
+  name: 'npm run bench:webhooks --',
+  prefix: 'bench:webhooks',
+  summary:
+    'Webhook delivery throughput and commit-to-receipt latency against a signature-verifying receiver on 127.0.0.1; results to bench/results/webhooks.md.',
   options: {
-    events: { type: 'string', default: '5000' },
-    rate: { type: 'string', default: '200' },
-    seconds: { type: 'string', default: '5' },
-    concurrency: { type: 'string', default: '64' },
-    db: { type: 'string' },
-    role: { type: 'string', default: 'bench' },
+    events: {
+      type: 'string',
+      value: 'N',
+      default: '5000',
+      description: 'Events of the throughput phase.',
+    },
+    rate: {
+      type: 'string',
+      value: 'N',
+      default: '200',
+      description: 'Events per second of the latency phase.',
+    },
+    seconds: {
+      type: 'string',
+      value: 'S',
+      default: '5',
+      description: 'Length of the latency phase.',
+    },
+    concurrency: {
+      type: 'string',
+      value: 'N',
+      default: '64',
+      description: "The worker's deliveries in flight.",
+    },
+    db: {
+      type: 'string',
+      value: 'URL',
+      description: 'A PostgreSQL database instead of a fresh SQLite file.',
+    },
+    role: {
+      type: 'string',
+      value: 'ROLE',
+      default: 'bench',
+      description: 'Internal: bench or receiver (child process).',
+    },
   },
 });
-const EVENTS = Number(values.events);
-const RATE = Number(values.rate);
-const SECONDS = Number(values.seconds);
-const CONCURRENCY = Number(values.concurrency);
+const [EVENTS, RATE, SECONDS, CONCURRENCY] = (() => {
+  try {
+    return [
+      integerOption('events', values.events, { min: 1 }),
+      integerOption('rate', values.rate, { min: 1 }),
+      integerOption('seconds', values.seconds, { min: 1 }),
+      integerOption('concurrency', values.concurrency, { min: 1 }),
+    ];
+  } catch (error) {
+    return exitOnFailure('bench:webhooks')(error);
+  }
+})();
 const PHASE_LIMIT_MS = 60_000;
 const RESULTS = join(import.meta.dirname, 'results', 'webhooks.md');
 const TITLE = '# Webhook delivery benchmark (bench/webhooks.ts)\n';

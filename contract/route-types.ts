@@ -62,6 +62,8 @@ export interface RouteDefinition {
   readonly scopes: readonly string[];
   /** Key kinds that may call it (`x-key-kinds`); `null` when the spec does not restrict it. */
   readonly keyKinds: readonly KeyKind[] | null;
+  /** `security: []` in the spec: no API key; the anonymous per-client rate limit applies. */
+  readonly public?: true;
   readonly bodyRequired: boolean;
   /** Media type of the request body, when there is one. */
   readonly bodyMediaType: string | null;

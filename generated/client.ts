@@ -10,6 +10,10 @@ export const defaultBaseUrl: string | undefined = 'https://api.patientcare.examp
 
 /** Every operation of the document by client method name. */
 export const operations = {
+  /** Check liveness */
+  checkLiveness: { method: 'get', path: '/healthz', operationId: 'checkLiveness', list: false },
+  /** Check readiness */
+  checkReadiness: { method: 'get', path: '/readyz', operationId: 'checkReadiness', list: false },
   /** Create an appointment */
   createAppointment: { method: 'post', path: '/v1/appointments', operationId: 'createAppointment', list: false },
   /** Create an ephemeral key */

@@ -1020,6 +1020,25 @@ const genderSchema: JsonSchema = {
   enum: ['male', 'female', 'other', 'unknown'],
 };
 
+const healthSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:Health',
+  type: 'object',
+  properties: {
+    object: { type: 'string', enum: ['health'] },
+    status: { type: 'string', enum: ['ok', 'unavailable'] },
+    checks: {
+      type: 'object',
+      properties: {
+        database: { type: 'string', enum: ['ok', 'unavailable'] },
+        migrations: { type: 'string', enum: ['ok', 'pending', 'unknown'] },
+      },
+      additionalProperties: false,
+    },
+  },
+  required: ['object', 'status', 'checks'],
+  additionalProperties: false,
+};
+
 const humanNameSchema: JsonSchema = {
   $id: 'urn:openapi:schema:HumanName',
   type: 'object',
@@ -1689,6 +1708,7 @@ export const componentSchemas: readonly JsonSchema[] = [
   eventRequestSchema2,
   eventTypeSchema,
   genderSchema,
+  healthSchema,
   humanNameSchema,
   metadataSchema,
   metadataUpdateSchema,
@@ -2725,6 +2745,53 @@ const createEphemeralKeyRoute: RouteDefinition = {
   },
 };
 
+/** GET /healthz */
+const checkLivenessRoute: RouteDefinition = {
+  operationId: 'checkLiveness',
+  method: 'GET',
+  path: '/healthz',
+  url: '/healthz',
+  tags: ['Health'],
+  summary: 'Check liveness',
+  scopes: [],
+  keyKinds: null,
+  public: true,
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [],
+  schemas: {
+    response: {
+      '200': { $ref: 'urn:openapi:schema:Health' },
+      '429': { $ref: 'urn:openapi:schema:Error' },
+      '500': { $ref: 'urn:openapi:schema:Error' },
+    },
+  },
+};
+
+/** GET /readyz */
+const checkReadinessRoute: RouteDefinition = {
+  operationId: 'checkReadiness',
+  method: 'GET',
+  path: '/readyz',
+  url: '/readyz',
+  tags: ['Health'],
+  summary: 'Check readiness',
+  scopes: [],
+  keyKinds: null,
+  public: true,
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [],
+  schemas: {
+    response: {
+      '200': { $ref: 'urn:openapi:schema:Health' },
+      '429': { $ref: 'urn:openapi:schema:Error' },
+      '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Health' },
+    },
+  },
+};
+
 /** One entry per operation of the spec, in document order. */
 export const routes: readonly RouteDefinition[] = [
   listPatientsRoute,
@@ -2749,6 +2816,8 @@ export const routes: readonly RouteDefinition[] = [
   retrieveEventRoute,
   createTokenRoute,
   createEphemeralKeyRoute,
+  checkLivenessRoute,
+  checkReadinessRoute,
 ];
 
 /** Per operation: the request parts a handler receives and, per status, the body it may reply. */
@@ -3165,6 +3234,29 @@ export type OperationTypes = {
       415: Readable<paths['/v1/ephemeral_keys']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/ephemeral_keys']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/ephemeral_keys']['post']['responses'][500]['content']['application/json']>;
+    };
+  };
+  checkLiveness: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: undefined;
+    responses: {
+      200: Readable<paths['/healthz']['get']['responses'][200]['content']['application/json']>;
+      429: Readable<paths['/healthz']['get']['responses'][429]['content']['application/json']>;
+      500: Readable<paths['/healthz']['get']['responses'][500]['content']['application/json']>;
+    };
+  };
+  checkReadiness: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: undefined;
+    responses: {
+      200: Readable<paths['/readyz']['get']['responses'][200]['content']['application/json']>;
+      429: Readable<paths['/readyz']['get']['responses'][429]['content']['application/json']>;
+      500: Readable<paths['/readyz']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/readyz']['get']['responses'][503]['content']['application/json']>;
     };
   };
 };

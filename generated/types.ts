@@ -418,10 +418,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check liveness
+         * @description Answers `200` while the process can serve requests; it touches no database, so a
+         *     restart is only called for when the process itself is stuck. No API key: load
+         *     balancers and orchestrators probe it. Requests without a key are rate limited per
+         *     client IP (see Rate limits).
+         */
+        get: operations["checkLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check readiness
+         * @description Answers `200` when this process can serve API requests: the database answers and
+         *     its schema has every migration this build knows. Otherwise `503` with the same
+         *     report, naming the failed check (never an address, a URL or an error text). No API
+         *     key; rate limited per client IP like every request without a key.
+         */
+        get: operations["checkReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description A health report. `status` is `ok` or `unavailable`; `checks` has one entry per check
+         *     run (none for liveness; `database` and `migrations` for readiness).
+         * @example {
+         *       "object": "health",
+         *       "status": "ok",
+         *       "checks": {
+         *         "database": "ok",
+         *         "migrations": "ok"
+         *       }
+         *     }
+         */
+        Health: {
+            /** @enum {string} */
+            object: "health";
+            /** @enum {string} */
+            status: "ok" | "unavailable";
+            checks: {
+                /**
+                 * @description `ok`, or `unavailable` when a trivial query fails.
+                 * @enum {string}
+                 */
+                database?: "ok" | "unavailable";
+                /**
+                 * @description `ok`, `pending` (the schema lacks migrations of this build), or `unknown` when the database is unavailable.
+                 * @enum {string}
+                 */
+                migrations?: "ok" | "pending" | "unknown";
+            };
+        };
         /**
          * @description A patient id (`pat_` + 26-character ULID).
          * @example pat_01JD7X5K8M9N2P3Q4R5S6T7V8W
@@ -4135,6 +4211,98 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    checkLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "health",
+                     *       "status": "ok",
+                     *       "checks": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    checkReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready for traffic. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "health",
+                     *       "status": "ok",
+                     *       "checks": {
+                     *         "database": "ok",
+                     *         "migrations": "ok"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Not ready; the report names the failed check. Retry later. */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "health",
+                     *       "status": "unavailable",
+                     *       "checks": {
+                     *         "database": "ok",
+                     *         "migrations": "pending"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
         };
     };
 }

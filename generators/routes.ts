@@ -150,6 +150,8 @@ function routeDefinition(operation: OperationModel, convert: Convert): Record<st
     summary: operation.summary,
     scopes: operation.scopes,
     keyKinds: operation.keyKinds,
+    // Only when set, so route tables of specs without public operations are unchanged.
+    ...(operation.public ? { public: true } : {}),
     bodyRequired: body?.required ?? false,
     bodyMediaType: body?.media.mediaType ?? null,
     parameters: operation.parameters.map((p) => ({

@@ -8,15 +8,30 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { exitOnFailure, parseOrExit, UsageError } from '../tooling/cli/command.js';
 
 const root = join(import.meta.dirname, '..');
 const benchDir = join(root, 'bench');
-const wanted = new Set(process.argv.slice(2));
-const scripts = readdirSync(benchDir)
+const available = readdirSync(benchDir)
   .filter((name) => name.endsWith('.ts'))
   .map((name) => name.slice(0, -'.ts'.length))
-  .filter((name) => wanted.size === 0 || wanted.has(name))
   .sort();
+const { positionals } = parseOrExit({
+  name: 'npm run bench --',
+  prefix: 'bench',
+  summary:
+    'Runs every bench/*.ts one after another (never in parallel), each writing its bench/results/*.md.',
+  options: {},
+  positionals: `[${available.join('|')}]…`,
+});
+const unknown = positionals.filter((name) => !available.includes(name));
+if (unknown.length > 0) {
+  exitOnFailure('bench')(
+    new UsageError(`unknown bench ${unknown.join(', ')}; benches: ${available.join(', ')}`),
+  );
+}
+const wanted = new Set(positionals);
+const scripts = available.filter((name) => wanted.size === 0 || wanted.has(name));
 
 const failed: string[] = [];
 for (const name of scripts) {

@@ -18,8 +18,9 @@ import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { parse } from 'yaml';
+import { runCommand } from '../tooling/cli/command.js';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -236,17 +237,22 @@ export async function buildClientPackage(root: string, outDir: string): Promise<
   return version;
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { out: { type: 'string', default: DEFAULT_OUT } } });
-  const root = process.cwd();
-  const outDir = resolve(root, values.out);
-  const version = await buildClientPackage(root, outDir);
-  console.log(`built ${PACKAGE_NAME}@${version} in ${outDir}`);
-}
-
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exitCode = 1;
-  });
+  await runCommand(
+    {
+      name: 'npm run build:client --',
+      prefix: 'build:client',
+      summary: `Builds the ${PACKAGE_NAME} npm package (compiled client, declarations, README) from generated/ and client/.`,
+      options: {
+        out: { type: 'string', value: 'DIR', default: DEFAULT_OUT, description: 'Output folder.' },
+      },
+    },
+    async ({ values }) => {
+      const root = process.cwd();
+      const outDir = resolve(root, values.out);
+      const version = await buildClientPackage(root, outDir);
+      console.log(`built ${PACKAGE_NAME}@${version} in ${outDir}`);
+      return 0;
+    },
+  );
 }

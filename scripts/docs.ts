@@ -12,11 +12,12 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { externalLoads } from '../server/docs/external-references.js';
 import { redocCliFlags } from '../server/docs/redoc-options.js';
-import { bundleSpec, toYaml, withoutRemoteAssets } from '../server/docs/spec-bundle.js';
-import { hardenStaticPage } from '../server/docs/static-page.js';
+import { type Parsed, runCommand } from '../tooling/cli/command.js';
+import { bundleSpec, toYaml, withoutRemoteAssets } from '../tooling/docs/spec-bundle.js';
+import { hardenStaticPage } from '../tooling/docs/static-page.js';
 
 const run = promisify(execFile);
 
@@ -25,13 +26,18 @@ function redoclyBin(): string {
   return join(dirname(require.resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
 }
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      spec: { type: 'string', default: 'spec/openapi.yaml' },
-      out: { type: 'string', default: 'build/docs' },
-    },
-  });
+const SPEC = {
+  name: 'npm run docs --',
+  prefix: 'docs',
+  summary:
+    "Builds the static API reference (Redoc's server-rendered page, offline, no external loads) and the bundled spec into a folder; the service serves it at /docs/static.",
+  options: {
+    spec: { type: 'string', value: 'FILE', default: 'spec/openapi.yaml', description: 'The spec.' },
+    out: { type: 'string', value: 'DIR', default: 'build/docs', description: 'Output folder.' },
+  },
+} as const;
+
+async function main({ values }: Parsed<(typeof SPEC)['options']>): Promise<number> {
   const specPath = resolve(values.spec);
   const outDir = resolve(values.out);
   await mkdir(outDir, { recursive: true });
@@ -72,12 +78,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`docs: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+await runCommand(SPEC, main);

@@ -10,8 +10,8 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { StubReport } from '../generators/handler-stubs.js';
+import { parseOrExit, UsageError } from '../tooling/cli/command.js';
 import { DocumentError } from '../tooling/openapi/errors.js';
 import { lintInWorker } from '../tooling/openapi/lint-in-worker.js';
 import { LoadError, type Located, locateError, readDocument } from '../tooling/openapi/load.js';
@@ -37,25 +37,45 @@ function seconds(): string {
   return `${((performance.now() - started) / 1000).toFixed(2)} s`;
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      check: { type: 'boolean', default: false },
-      spec: { type: 'string' },
-      out: { type: 'string' },
+const SPEC = {
+  name: 'npm run generate --',
+  prefix: 'generate',
+  summary:
+    'Lints spec/openapi.yaml, then writes generated/ (types, client, routes) and adds handler stubs to server/handlers/. With --spec and --out, generates any OpenAPI 3.0 document into a folder of the repository.',
+  options: {
+    check: {
+      type: 'boolean',
+      default: false,
+      description: 'Write nothing; exit 1 listing the files that are out of date.',
     },
-    strict: true,
-  });
+    spec: {
+      type: 'string',
+      value: 'FILE',
+      description: 'Another OpenAPI 3.0 document (needs --out).',
+    },
+    out: {
+      type: 'string',
+      value: 'DIR',
+      description: 'Output folder inside the repository (with --spec).',
+    },
+  },
+} as const;
+
+async function main(): Promise<void> {
+  const { values } = parseOrExit(SPEC);
   const ours = values.spec === undefined;
-  if (ours && values.out !== undefined) fail(['--out needs --spec: generated/ is for our spec.']);
+  if (ours && values.out !== undefined)
+    throw new UsageError('--out needs --spec: generated/ is for our spec');
   if (!ours && values.out === undefined)
-    fail(['--spec needs --out DIR (a folder inside the repository).']);
+    throw new UsageError('--spec needs --out DIR (a folder inside the repository)');
   const specFile = resolve(values.spec ?? join(ROOT, OUR_SPEC));
   const outDir = relative(ROOT, resolve(values.out ?? join(ROOT, 'generated')));
   if (outDir.startsWith('..') || outDir === '' || resolve(outDir) === outDir) {
-    fail([`--out must be a folder inside the repository (${ROOT}); got ${values.out}.`]);
+    throw new UsageError(
+      `--out must be a folder inside the repository (${ROOT}); got ${values.out}`,
+    );
   }
-  if (!existsSync(specFile)) fail([`No such file: ${specFile}`]);
+  if (!existsSync(specFile)) throw new UsageError(`--spec: no such file ${specFile}`);
   const remakeCommand = ours
     ? 'npm run generate'
     : `npm run generate -- --spec ${values.spec} --out ${values.out}`;
@@ -168,6 +188,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`generate: ${error.message} (see --help)`);
+    process.exitCode = 2;
+    return;
+  }
   if (!(error instanceof Refused)) {
     console.error(`generate: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -1,13 +1,35 @@
 /** `npm run keys -- create|list|revoke`: manage API keys in the database of `DATABASE_URL`. */
 import { openDb } from '../server/db/open.js';
-import { keysCli } from '../server/keys/cli.js';
+import { KEYS_USAGE, parseKeysCommand, runKeysCommand } from '../server/keys/cli.js';
+import { KeyOptionsError } from '../server/keys/store.js';
+import { runCommand, UsageError } from '../tooling/cli/command.js';
 
-const db = await openDb();
-try {
-  process.exitCode = await keysCli(db, process.argv.slice(2), {
-    out: (line) => console.log(line),
-    err: (line) => console.error(line),
-  });
-} finally {
-  await db.close();
-}
+const io = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
+
+await runCommand(
+  {
+    name: 'npm run keys --',
+    prefix: 'keys',
+    summary: 'Creates, lists and revokes API keys in the database of DATABASE_URL.',
+    options: {},
+    positionals: '<create|list|revoke> …',
+    passThrough: true,
+    notes: ['Commands:', ...KEYS_USAGE.split('\n').slice(1)],
+  },
+  async ({ positionals }) => {
+    let command: ReturnType<typeof parseKeysCommand>;
+    try {
+      command = parseKeysCommand(positionals);
+    } catch (err) {
+      if (err instanceof KeyOptionsError) throw new UsageError(err.message);
+      throw err;
+    }
+    // Parsed first: a mistyped command opens (and creates) no database.
+    const db = await openDb();
+    try {
+      return await runKeysCommand(db, command, io);
+    } finally {
+      await db.close();
+    }
+  },
+);

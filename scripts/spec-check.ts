@@ -4,30 +4,42 @@
  * generated/ and the breaking-change check against a base, then prints one summary table and
  * exits non-zero when any step failed.
  */
-import { parseArgs } from 'node:util';
-import { formatReport, parseSteps, runSpecCheck } from '../tooling/spec-gate/run-spec-check.js';
+import { runCommand, UsageError } from '../tooling/cli/command.js';
+import {
+  formatReport,
+  parseSteps,
+  runSpecCheck,
+  STEP_NAMES,
+} from '../tooling/spec-gate/run-spec-check.js';
 
-const USAGE = `Usage: npm run spec:check [-- options]
-  --base FILE       compare with this spec file
-  --base-ref REV    compare with the spec at this git revision (default: merge base with main)
-  --spec PATH       the spec (default spec/openapi.yaml)
-  --only STEPS      comma-separated subset of: lint, drift, types, breaking
-  --verbose         also list compatible changes
-  --help            print this help`;
+const SPEC = {
+  name: 'npm run spec:check --',
+  prefix: 'spec:check',
+  summary:
+    'The spec change gate: Redocly lint (examples included), generated-code drift, a type check of generated/ and the breaking-change check against a base; one summary table, exit 1 when a step failed.',
+  options: {
+    base: { type: 'string', value: 'FILE', description: 'Compare with this spec file.' },
+    'base-ref': {
+      type: 'string',
+      value: 'REV',
+      description: 'Compare with the spec at a git revision (default: merge base with main).',
+    },
+    spec: { type: 'string', value: 'PATH', description: 'The spec (default spec/openapi.yaml).' },
+    only: {
+      type: 'string',
+      value: 'STEPS',
+      description: `Comma-separated steps: ${STEP_NAMES.join(', ')}.`,
+    },
+    verbose: { type: 'boolean', default: false, description: 'Also list compatible changes.' },
+  },
+} as const;
 
-async function main(): Promise<number> {
-  let values: ReturnType<typeof parse>['values'];
+await runCommand(SPEC, async ({ values }) => {
   let only: ReturnType<typeof parseSteps>;
   try {
-    values = parse().values;
     only = parseSteps(values.only);
   } catch (err) {
-    console.error(`spec:check: ${(err as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
+    throw new UsageError((err as Error).message);
   }
   const results = await runSpecCheck({
     root: process.cwd(),
@@ -40,19 +52,4 @@ async function main(): Promise<number> {
   });
   console.log(formatReport(results, values.verbose));
   return results.some((r) => r.status === 'fail') ? 1 : 0;
-}
-
-function parse() {
-  return parseArgs({
-    options: {
-      base: { type: 'string' },
-      'base-ref': { type: 'string' },
-      spec: { type: 'string' },
-      only: { type: 'string' },
-      verbose: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  });
-}
-
-process.exitCode = await main();
+});

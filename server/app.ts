@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { RouteDefinition } from '../contract/route-types.js';
 import { DEFAULT_HTTP_CONFIG, type HttpConfig, type RateLimitConfig } from './config.js';
 import type { Db } from './db/types.js';
+import type { DocsPluginOptions } from './docs/plugin.js';
 import { addCorsHeaders, registerPreflightRoutes } from './http/cors.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
 import { authenticationHook } from './http/hooks.js';
@@ -36,8 +37,8 @@ export interface AppOptions {
   audit?: AuditSink | null;
   /** Logging; default off (tests), `server/main.ts` turns it on. */
   logger?: LogSetting;
-  /** Serve the API reference (`/docs`, `/openapi.json`) from this spec. */
-  docs?: { specPath: string; buildDir?: string };
+  /** Serve the API reference (`/docs`, `/openapi.json`, `GET /`) from prepared files. */
+  docs?: DocsPluginOptions;
 }
 
 function resolveConfig(config: AppOptions['config']): HttpConfig {
@@ -173,6 +174,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerPreflightRoutes(app, routes);
 
   if (options.docs) {
+    // Loaded only when asked for (a chunk of its own in the bundle), so the API alone starts lean.
     const { docsPlugin } = await import('./docs/plugin.js');
     await app.register(docsPlugin, options.docs);
   }

@@ -1,7 +1,9 @@
 /**
- * The service's settings, read from the environment once at start. Invalid values stop the
- * process with a message naming the variable, never a stack trace.
+ * The service's settings, read from the environment once at start, before anything else
+ * happens. Invalid values stop the process with one line naming the variable and what it
+ * accepts (exit 2), never a stack trace.
  */
+import { isIP } from 'node:net';
 import { isLoopback } from './webhooks/ip-ranges.js';
 
 /** Token-bucket rates per key, in requests per second (docs/design.md#rate-limits). */
@@ -46,6 +48,8 @@ export interface ServerConfig extends HttpConfig {
   databaseUrl: string | undefined;
   /** How long shutdown waits for in-flight requests before closing connections, in ms. */
   shutdownGraceMs: number;
+  /** The URL clients reach the service at (`PUBLIC_URL`), advertised in the served spec. */
+  publicUrl: string | undefined;
 }
 
 /** The dated API version this build implements (`info.version` in the spec). */
@@ -73,7 +77,9 @@ function positiveNumber(env: Env, name: string, fallback: number, integer = fals
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new ConfigError(`${name} must be a positive ${integer ? 'integer' : 'number'}`);
+    throw new ConfigError(
+      `${name} must be a positive ${integer ? 'whole number' : 'number'}, got "${raw.trim()}"`,
+    );
   }
   return value;
 }
@@ -93,6 +99,62 @@ function trustProxy(env: Env): TrustProxy {
   if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
   if (raw === 'true') return true;
   if (/^\d+$/.test(raw)) return Number(raw);
+  const bad = raw.split(',').find((entry) => !isAddressOrRange(entry.trim()));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `TRUSTED_PROXY must be true, false, a hop count or comma-separated IP addresses/CIDR ranges; "${bad.trim()}" is none of these`,
+    );
+  }
+  return raw;
+}
+
+function isAddressOrRange(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** `sqlite:PATH`, `sqlite::memory:`, `postgres://…`; the value is never echoed (passwords). */
+function databaseUrl(env: Env): string | undefined {
+  const raw = env.DATABASE_URL?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (/^sqlite:./.test(raw) || /^postgres(?:ql)?:\/\/./.test(raw)) return raw;
+  throw new ConfigError(
+    'DATABASE_URL must be sqlite:PATH, sqlite::memory: or postgres://USER@HOST/DATABASE',
+  );
+}
+
+function publicUrl(env: Env): string | undefined {
+  const raw = env.PUBLIC_URL?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (
+    url === undefined ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
+    throw new ConfigError(
+      'PUBLIC_URL must be an absolute http:// or https:// URL without query or fragment, e.g. https://api.example.com',
+    );
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function host(env: Env): string {
+  const raw = env.HOST?.trim() || '127.0.0.1';
+  if (isIP(raw) === 0 && !/^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/i.test(raw)) {
+    throw new ConfigError('HOST must be an IP address or a host name, e.g. 127.0.0.1 or 0.0.0.0');
+  }
   return raw;
 }
 
@@ -119,9 +181,10 @@ const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 
 /**
  * Reads the environment.
  *
- * HOST (127.0.0.1), PORT (4010), DATABASE_URL, TRUSTED_PROXY, RATE_LIMIT_LIVE (100),
- * RATE_LIMIT_TEST (25), RATE_LIMIT_ANONYMOUS (test rate), LOG_LEVEL (info),
- * SHUTDOWN_GRACE_MS (10000), WEBHOOK_ALLOW_PRIVATE_TARGETS (true when HOST is loopback).
+ * HOST (127.0.0.1), PORT (4010), DATABASE_URL, PUBLIC_URL, TRUSTED_PROXY, RATE_LIMIT_LIVE
+ * (100), RATE_LIMIT_TEST (25), RATE_LIMIT_ANONYMOUS (test rate), LOG_LEVEL (info),
+ * SHUTDOWN_GRACE_MS (10000), WEBHOOK_ALLOW_PRIVATE_TARGETS (true when HOST is loopback). The
+ * background work's variables are read by `loadBackgroundConfig` (server/webhooks/background.ts).
  */
 export function loadConfig(env: Env = process.env): ServerConfig {
   const testRps = positiveNumber(env, 'RATE_LIMIT_TEST', DEFAULT_HTTP_CONFIG.rateLimits.testRps);
@@ -131,9 +194,10 @@ export function loadConfig(env: Env = process.env): ServerConfig {
   }
   return {
     ...DEFAULT_HTTP_CONFIG,
-    host: env.HOST?.trim() || '127.0.0.1',
+    host: host(env),
     port: port(env),
-    databaseUrl: env.DATABASE_URL?.trim() || undefined,
+    databaseUrl: databaseUrl(env),
+    publicUrl: publicUrl(env),
     trustProxy: trustProxy(env),
     logLevel,
     rateLimits: {

@@ -1,29 +1,56 @@
 /**
- * Starts the service: `npm start`. Opens the database (running migrations), creates and prints
- * the first test key on a fresh database, listens on HOST:PORT, and shuts down gracefully on
- * SIGTERM/SIGINT: stop accepting, let in-flight requests finish, flush the audit trail, close
- * the database.
+ * Starts the service: `npm start` (or `node build/server/main.js` in a production install).
+ * Reads and checks every setting first (a bad one: one line naming it, exit 2, nothing opened);
+ * takes the one-server lock of a SQLite file; opens the database (running migrations);
+ * creates the first test key on a fresh database; listens on HOST:PORT and then prints where
+ * the API and its docs are, with a ready-to-paste request using the new key. Shuts down
+ * gracefully on SIGTERM/SIGINT: stop accepting, let in-flight requests finish, flush the audit
+ * trail, close the database.
  */
 
 import { buildApp } from './app.js';
 import { openAuditWriter } from './audit/index.js';
-import { ConfigError, loadConfig } from './config.js';
-import { openDb } from './db/open.js';
+import { ConfigError, loadConfig, type ServerConfig } from './config.js';
+import { DEFAULT_DATABASE_URL, openDb, sqlitePathOf } from './db/open.js';
+import { lockSqliteForServer, ServerLockError } from './db/server-lock.js';
+import { builtSiteDir, readPreparedDocs } from './docs/prepared.js';
 import { bufferedDestination } from './http/log-destination.js';
 import { ensureInitialTestKey } from './keys/index.js';
 import { releaseAbandonedClaims } from './repos/idempotency.js';
-import { startBackgroundWork } from './webhooks/background.js';
+import {
+  type BackgroundConfig,
+  loadBackgroundConfig,
+  startBackgroundWork,
+} from './webhooks/background.js';
+
+function readSettings(): { config: ServerConfig; background: BackgroundConfig } {
+  const config = loadConfig();
+  try {
+    return { config, background: loadBackgroundConfig() };
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** The address to show for the listening socket: a wildcard host is reached as localhost. */
+function baseUrl(config: ServerConfig, port: number): string {
+  if (config.publicUrl !== undefined) return config.publicUrl;
+  const host = ['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const { config, background: backgroundConfig } = readSettings();
+  const sqlitePath = sqlitePathOf(config.databaseUrl ?? DEFAULT_DATABASE_URL);
+  const lock =
+    sqlitePath !== undefined && sqlitePath !== ':memory:' && sqlitePath !== ''
+      ? lockSqliteForServer(sqlitePath)
+      : undefined;
   const db = await openDb(config.databaseUrl);
-  // One server per SQLite file: claims still `running` belong to a process that died.
+  // One server per SQLite file (the lock above): claims still `running` belong to a process
+  // that died.
   if (db.dialect === 'sqlite') await releaseAbandonedClaims(db);
   const secret = await ensureInitialTestKey(db);
-  if (secret !== null) {
-    // Printed once: only its hash is stored, so this is the one chance to copy it.
-    process.stdout.write(`Created the first test secret key (shown once, keep it): ${secret}\n`);
-  }
   const audit = openAuditWriter(db, {
     onError: (err) => app.log.error({ err }, 'audit batch failed; will retry'),
   });
@@ -33,10 +60,14 @@ async function main(): Promise<void> {
     config,
     audit,
     logger: { level: config.logLevel, stream: logs.stream },
-    docs: { specPath: 'spec/openapi.yaml', buildDir: 'build/docs' },
+    docs: {
+      load: () => readPreparedDocs(builtSiteDir()),
+      publicUrl: config.publicUrl,
+      staticDir: 'build/docs',
+    },
   });
   // Webhook delivery and the test-mode clearinghouse (WORKER=off leaves them to `npm run worker`).
-  const background = startBackgroundWork({ db, log: app.log });
+  const background = startBackgroundWork({ db, config: backgroundConfig, log: app.log });
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -53,6 +84,7 @@ async function main(): Promise<void> {
       await background.stop();
       await audit.close();
       await db.close();
+      lock?.release();
       logs.flushSync();
       process.exit(0);
     } catch (err) {
@@ -64,16 +96,31 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 
   await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const base = baseUrl(config, typeof address === 'object' && address ? address.port : config.port);
+  const lines = [`Patient-Care API listening on ${base}`, `  Docs:     ${base}/docs`];
+  if (secret !== null) {
+    // Printed once: only its hash is stored, so this is the one chance to copy it.
+    lines.push(
+      `  Created the first test secret key (shown once, keep it): ${secret}`,
+      `  Try it:   curl -H "Authorization: Bearer ${secret}" ${base}/v1/patients`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`patient-care: ${err.message}\n`);
-  } else {
-    // No stack here: a driver error message can name the database URL; the log has details.
-    process.stderr.write(
-      `patient-care: could not start: ${err instanceof Error ? err.message : String(err)}\n`,
-    );
+    process.exit(2);
   }
+  if (err instanceof ServerLockError) {
+    process.stderr.write(`patient-care: ${err.message}\n`);
+    process.exit(1);
+  }
+  // No stack here: a driver error message can name the database URL; the log has details.
+  process.stderr.write(
+    `patient-care: could not start: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
   process.exit(1);
 });

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import type { Db } from '../db/types.js';
 import { accessHistory } from './history.js';
 
@@ -8,34 +7,19 @@ export interface CliIo {
   err: (line: string) => void;
 }
 
-export const AUDIT_USAGE = 'usage: npm run audit -- --patient pat_… [--limit N] [--json]';
+/** The parsed `audit` command line. */
+export interface AuditArgs {
+  readonly patient: string;
+  readonly limit: number;
+  readonly json: boolean;
+}
 
 /**
  * Prints a patient's access history, newest first: time, operation, outcome, key, request,
- * client IP and the objects touched. Exit code 0, or 2 on bad usage.
+ * client IP and the objects touched. Exit code 0.
  */
-export async function auditCli(db: Db, argv: readonly string[], io: CliIo): Promise<number> {
-  let values: { patient?: string; limit?: string; json?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        patient: { type: 'string' },
-        limit: { type: 'string' },
-        json: { type: 'boolean' },
-      },
-    }));
-  } catch (err) {
-    io.err(`audit: ${(err as Error).message}`);
-    io.err(AUDIT_USAGE);
-    return 2;
-  }
-  const limit = values.limit === undefined ? 100 : Number(values.limit);
-  if (!values.patient?.startsWith('pat_') || !Number.isInteger(limit) || limit < 1) {
-    io.err(AUDIT_USAGE);
-    return 2;
-  }
+export async function auditCli(db: Db, values: AuditArgs, io: CliIo): Promise<number> {
+  const limit = values.limit;
   const rows = await accessHistory(db, values.patient, { limit });
   if (values.json) {
     for (const row of rows) io.out(JSON.stringify(row));

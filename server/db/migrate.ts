@@ -42,3 +42,16 @@ export async function migrate(
     return applied;
   });
 }
+
+/**
+ * Versions this build knows that the database has not applied (readiness: a process started
+ * against a schema another deployment has not migrated yet must not take traffic).
+ */
+export async function pendingMigrations(
+  db: Db,
+  migrations: readonly Migration[] = allMigrations,
+): Promise<number[]> {
+  const rows = await db.all<{ version: number | string }>('SELECT version FROM schema_migrations');
+  const done = new Set(rows.map((row) => Number(row.version)));
+  return migrations.map((m) => m.version).filter((version) => !done.has(version));
+}

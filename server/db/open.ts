@@ -22,12 +22,15 @@ export async function openDb(url?: string): Promise<Db> {
   return db;
 }
 
+/** The file (or `:memory:`) of a `sqlite:` URL; undefined for other schemes. */
+export function sqlitePathOf(url: string): string | undefined {
+  return url.startsWith('sqlite:') ? url.slice('sqlite:'.length).replace(/^\/\//, '') : undefined;
+}
+
 /** Opens without migrating (tests and tools that manage the schema themselves). */
 export function connect(url: string): Db {
-  if (url.startsWith('sqlite:')) {
-    const path = url.slice('sqlite:'.length).replace(/^\/\//, '');
-    return openSqlite(path);
-  }
+  const path = sqlitePathOf(url);
+  if (path !== undefined) return openSqlite(path);
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url);
   // The URL may hold a password, so only its scheme is named.
   throw new Error(

@@ -50,7 +50,10 @@ export function docsPage(ctx: PageContext): string {
   return layout(
     ctx,
     'Reference',
-    `<script type="module" src="${ctx.assetBase}/docs-init.js"></script>`,
+    // Redoc's standalone build is a classic script defining `Redoc`; deferred scripts and
+    // modules run in document order, so docs-init.js finds it.
+    `<script defer src="${ctx.assetBase}/redoc.standalone.js"></script>
+<script type="module" src="${ctx.assetBase}/docs-init.js"></script>`,
     `<div id="redoc" data-spec-url="${escapeHtml(ctx.specUrl)}" data-options="${options}"></div>
 <noscript>The reference needs JavaScript. The raw description is at <a href="/openapi.yaml">/openapi.yaml</a>.</noscript>`,
   );

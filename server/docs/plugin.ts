@@ -1,31 +1,34 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { docUrl, type ErrorCode, errorSpec } from '../errors.js';
-import { type AssetManifest, loadAssets } from './assets.js';
+import { docUrl, type ErrorCode, errorSpec, isApiError } from '../errors.js';
+import { type Asset, assetManifest } from './assets.js';
 import { inlineScriptHashes } from './inline-scripts.js';
 import { docsPage, explorerPage } from './pages.js';
+import type { PreparedDocs } from './prepared.js';
 import { contentSecurityPolicy, securityHeaders } from './security-headers.js';
-import { cachedSpec, type OpenApiDocument, toYaml, withServer } from './spec-bundle.js';
+import { specDocuments } from './spec-documents.js';
 
 /** Options of {@link docsPlugin}. */
 export interface DocsPluginOptions {
-  /** The root OpenAPI document, e.g. `spec/openapi.yaml`. */
-  specPath: string;
+  /**
+   * Loads what the routes serve (`readPreparedDocs(builtSiteDir())` in the service; tests
+   * prepare it in memory). Called once, on first use.
+   */
+  load: () => Promise<PreparedDocs>;
+  /** The URL the served spec advertises (`PUBLIC_URL`); without it, the relative `/`. */
+  publicUrl?: string | undefined;
   /**
    * Where `npm run docs` writes the server-rendered reference (`build/docs`). When its
    * `index.html` exists it is also served at `/docs/static`; nothing requires it to exist.
    */
-  buildDir?: string;
+  staticDir?: string | undefined;
 }
 
 const ASSET_PREFIX = '/docs/assets';
 const SPEC_URL = '/openapi.json';
-// Host header values that may name this service in `servers`: a DNS name or IP, optional port.
-const HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
-const MAX_CACHED_ORIGINS = 16;
 
-/** Route config marking routes that need no API key (server/http/hooks.ts skips their auth). */
+/** Route config marking routes that need no API key; the anonymous rate limit applies. */
 const PUBLIC_ROUTE = { config: { public: true } } as const;
 
 function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode): FastifyReply {
@@ -42,10 +45,23 @@ function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode
   });
 }
 
-/** `http://127.0.0.1:4010` for the request, or undefined when the Host header is unusable. */
-function requestOrigin(request: FastifyRequest): string | undefined {
-  const host = request.host;
-  return HOST.test(host) ? `${request.protocol}://${host}` : undefined;
+/** Sends prepared bytes with their ETag (304 when the client has them) and gzip on request. */
+function sendAsset(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  asset: Asset,
+  cacheControl: string,
+): FastifyReply {
+  reply
+    .type(asset.type)
+    .header('etag', asset.etag)
+    .header('vary', 'accept-encoding')
+    .header('cache-control', cacheControl);
+  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+  if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) {
+    return reply.header('content-encoding', 'gzip').send(asset.gzipped());
+  }
+  return reply.send(asset.body);
 }
 
 function once<T>(load: () => Promise<T>): () => Promise<T> {
@@ -60,48 +76,40 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
 }
 
 /**
- * Serves the API reference (`/docs`), the interactive explorer (`/docs/explorer`) and the
- * bundled spec (`/openapi.yaml`, `/openapi.json`, with `servers` pointing at this service).
- * Every script and style comes from the service itself (whitelisted files under
- * `/docs/assets/<version>/`), and a strict Content-Security-Policy forbids other origins.
+ * Serves the API reference (`/docs`, also the target of `GET /`), the interactive explorer
+ * (`/docs/explorer`) and the bundled spec (`/openapi.yaml`, `/openapi.json`, advertising the
+ * configured public URL or a relative server). Every script and style comes from the service
+ * itself (whitelisted files under `/docs/assets/<version>/`), and a strict
+ * Content-Security-Policy forbids other origins.
  *
- * Nothing is built at registration: the spec is bundled and the assets read on first use,
- * then answered from memory. Not API operations: no `/v1` prefix and no API key.
+ * Nothing is read at registration: the prepared site is loaded on first use, then every answer
+ * is bytes made once. Not API operations: no `/v1` prefix and no API key, but the per-client
+ * anonymous rate limit (the app's authentication hook) applies.
  *
- * @example await app.register(docsPlugin, { specPath: 'spec/openapi.yaml' });
+ * @example await app.register(docsPlugin, { load: () => readPreparedDocs(builtSiteDir()) });
  */
 export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, options) => {
-  const spec = cachedSpec(options.specPath, (dropped) =>
-    app.log.warn({ dropped }, 'docs: left out parts of the spec that load from other origins'),
-  );
-  const manifest = once(loadAssets);
-  const jsonByOrigin = new Map<string, string>();
-
-  const pageContext = async () => {
-    const [doc, assets] = await Promise.all([spec(), manifest()]);
-    const info = (doc.info ?? {}) as { title?: unknown };
-    return {
+  const prepared = once(async () => {
+    const docs = await options.load();
+    const assets = assetManifest(docs.assets);
+    const info = (docs.spec.info ?? {}) as { title?: unknown };
+    const ctx = {
       assetBase: `${ASSET_PREFIX}/${assets.version}`,
       specUrl: SPEC_URL,
       title: typeof info.title === 'string' ? info.title : 'API',
     };
-  };
-  const pages = once(async () => {
-    const ctx = await pageContext();
-    return { docs: docsPage(ctx), explorer: explorerPage(ctx) };
+    return {
+      assets,
+      spec: specDocuments(docs, options.publicUrl),
+      pages: { docs: docsPage(ctx), explorer: explorerPage(ctx) },
+    };
   });
   const staticBuild = once(async () => {
-    if (options.buildDir === undefined) return undefined;
-    const html = await readFile(join(options.buildDir, 'index.html'), 'utf8').catch(() => null);
+    if (options.staticDir === undefined) return undefined;
+    const html = await readFile(join(options.staticDir, 'index.html'), 'utf8').catch(() => null);
     if (html === null) return undefined;
     return { html, csp: contentSecurityPolicy(inlineScriptHashes(html)) };
   });
-
-  const specFor = async (request: FastifyRequest): Promise<OpenApiDocument> => {
-    const doc = await spec();
-    const origin = requestOrigin(request);
-    return origin === undefined ? doc : withServer(doc, origin);
-  };
 
   app.addHook('onSend', async (_request, reply) => {
     for (const [name, value] of Object.entries(securityHeaders)) {
@@ -110,6 +118,8 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
   });
 
   app.setErrorHandler((error, request, reply) => {
+    // API errors (the anonymous rate limit's 429) are the app's to answer, in its envelope.
+    if (isApiError(error)) throw error;
     // A broken spec or a missing vendored file is an operator problem: log it, answer with
     // the envelope and no detail.
     request.log.error({ err: error }, 'docs plugin failed');
@@ -119,7 +129,9 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
   const html = (reply: FastifyReply, body: string) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(body);
 
-  app.get('/docs', PUBLIC_ROUTE, async (_request, reply) => html(reply, (await pages()).docs));
+  app.get('/docs', PUBLIC_ROUTE, async (_request, reply) =>
+    html(reply, (await prepared()).pages.docs),
+  );
   app.get('/docs/', PUBLIC_ROUTE, async (_request, reply) => reply.redirect('/docs', 301));
   // Error envelopes link to `<base>/docs/errors#<code>` (server/errors.ts): land on the
   // reference's Errors section.
@@ -127,7 +139,7 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
     reply.redirect('/docs#/section/errors', 302),
   );
   app.get('/docs/explorer', PUBLIC_ROUTE, async (_request, reply) =>
-    html(reply, (await pages()).explorer),
+    html(reply, (await prepared()).pages.explorer),
   );
   app.get('/docs/static', PUBLIC_ROUTE, async (request, reply) => {
     const built = await staticBuild();
@@ -135,48 +147,27 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
     return html(reply.header('content-security-policy', built.csp), built.html);
   });
 
+  app.get('/', PUBLIC_ROUTE, async (_request, reply) => reply.redirect('/docs', 302));
+
   app.get<{ Params: { version: string; name: string } }>(
     `${ASSET_PREFIX}/:version/:name`,
     PUBLIC_ROUTE,
     async (request, reply) => {
-      const assets: AssetManifest = await manifest();
+      const { assets } = await prepared();
       const asset = assets.assets.get(request.params.name);
       if (asset === undefined || request.params.version !== assets.version) {
         return sendError(request, reply, 'route_missing');
       }
-      reply
-        .type(asset.type)
-        .header('etag', asset.etag)
-        .header('vary', 'accept-encoding')
-        // The URL changes with the content, so the file never needs revalidating.
-        .header('cache-control', 'public, max-age=31536000, immutable');
-      if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-      if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) {
-        return reply.header('content-encoding', 'gzip').send(asset.gzipped());
-      }
-      return reply.send(asset.body);
+      // The URL changes with the content, so the file never needs revalidating.
+      return sendAsset(request, reply, asset, 'public, max-age=31536000, immutable');
     },
   );
 
-  app.get(SPEC_URL, PUBLIC_ROUTE, async (request, reply) => {
-    const origin = requestOrigin(request) ?? '';
-    let body = jsonByOrigin.get(origin);
-    if (body === undefined) {
-      body = JSON.stringify(await specFor(request));
-      // A few origins at most in practice (localhost, 127.0.0.1, the public name).
-      if (jsonByOrigin.size >= MAX_CACHED_ORIGINS) jsonByOrigin.clear();
-      jsonByOrigin.set(origin, body);
-    }
-    return reply
-      .type('application/json; charset=utf-8')
-      .header('cache-control', 'no-cache')
-      .send(body);
-  });
-
+  // The spec changes only with a deployment: clients keep it but ask again (a cheap 304).
+  app.get(SPEC_URL, PUBLIC_ROUTE, async (request, reply) =>
+    sendAsset(request, reply, (await prepared()).spec.json, 'no-cache'),
+  );
   app.get('/openapi.yaml', PUBLIC_ROUTE, async (request, reply) =>
-    reply
-      .type('application/yaml; charset=utf-8')
-      .header('cache-control', 'no-cache')
-      .send(toYaml(await specFor(request))),
+    sendAsset(request, reply, (await prepared()).spec.yaml, 'no-cache'),
   );
 };

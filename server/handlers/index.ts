@@ -5,6 +5,7 @@ import * as appointments from './appointments.js';
 import * as claims from './claims.js';
 import * as ephemeralKeys from './ephemeral-keys.js';
 import * as events from './events.js';
+import * as health from './health.js';
 import * as patients from './patients.js';
 import * as tokens from './tokens.js';
 import type { HandlerContext } from './types.js';
@@ -16,6 +17,7 @@ export const handlers = {
   ...claims,
   ...ephemeralKeys,
   ...events,
+  ...health,
   ...patients,
   ...tokens,
   ...webhooks,

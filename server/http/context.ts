@@ -166,3 +166,41 @@ export function createContext(init: ContextInit): HandlerContext {
     },
   };
 }
+
+/**
+ * The context of a public operation (`security: []`, the health probes): no key, so nothing
+ * keyed exists. Reaching for the key, a write or an audit row there is a bug in the handler,
+ * and fails loudly (500) instead of acting for nobody.
+ */
+export function publicContext(init: {
+  db: Db;
+  clock: () => number;
+  requestId: string;
+  clientIp: string;
+  operationId: string;
+  log: FastifyBaseLogger;
+}): HandlerContext {
+  const keyless = (what: string): never => {
+    throw new Error(`${init.operationId} is public: it has no ${what}`);
+  };
+  return {
+    db: init.db,
+    get key(): AuthenticatedKey {
+      return keyless('API key');
+    },
+    get livemode(): boolean {
+      return keyless('mode');
+    },
+    requestId: init.requestId,
+    idempotencyKey: null,
+    clientIp: init.clientIp,
+    operationId: init.operationId,
+    log: init.log,
+    now: init.clock,
+    // Public handlers register no webhook endpoints; the strict answer costs nothing.
+    allowPrivateWebhookTargets: false,
+    write: () => keyless('write access'),
+    audit: () => keyless('audit trail'),
+    assertPatient: () => keyless('patient'),
+  };
+}

@@ -12,7 +12,7 @@ import { ApiError } from '../errors.js';
 import { ipAllowed } from '../keys/index.js';
 import { type AuthenticatedKey, authorize, identifyKey } from './auth.js';
 import { answerPreflight, checkOrigin } from './cors.js';
-import { keyBucket, keyRate, takeRequestToken } from './rate-limit.js';
+import { anonymousBucket, keyBucket, keyRate, takeRequestToken } from './rate-limit.js';
 import type { AuditSink, HttpStore } from './store.js';
 import { negotiateVersion } from './version.js';
 
@@ -64,7 +64,8 @@ function auditDenied(deps: HookDeps, request: FastifyRequest, key: Authenticated
  * Global `onRequest`: every response gets `Request-Id` and `PatientCare-Version` (API responses
  * also `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`); every
  * non-public request (unknown routes included, so probing paths needs a key) is authenticated,
- * checked against the key's IP allowlist and counted against its rate limit.
+ * checked against the key's IP allowlist and counted against its rate limit. Public routes are
+ * counted against the client address's anonymous bucket.
  */
 export function authenticationHook(deps: HookDeps) {
   return async (
@@ -73,7 +74,20 @@ export function authenticationHook(deps: HookDeps) {
   ): Promise<FastifyReply | undefined> => {
     reply.header('Request-Id', request.id);
     reply.header('PatientCare-Version', deps.apiVersions[0]!);
-    if (routeConfig(request).public === true) return;
+    if (routeConfig(request).public === true) {
+      // No key needed (docs, spec, health), but the per-client bucket of requests without a
+      // key still applies: an anonymous route must not be a way around the rate limit.
+      const limited = takeRequestToken(
+        deps.db,
+        deps.store,
+        reply,
+        anonymousBucket(request.ip),
+        deps.rateLimits.anonymousRps,
+        deps.clock(),
+      );
+      if (limited !== undefined) await limited;
+      return;
+    }
     // API answers carry PHI: no shared or browser cache may keep them, and no browser may
     // sniff them into something other than JSON.
     reply.header('Cache-Control', 'no-store');

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HandlerRequest, RouteDefinition } from '../../contract/route-types.js';
 import { ApiError } from '../errors.js';
-import { createContext, type HandlerContext, type ReplyLike } from './context.js';
+import { createContext, type HandlerContext, publicContext, type ReplyLike } from './context.js';
 import { type HookDeps, routeGuard } from './hooks.js';
 import {
   type IdempotencyRecord,
@@ -179,6 +179,17 @@ function registerRoute(
     return sendJson(reply, Number(result.status), withRequestId(result.body, request.id));
   };
 
+  if (route.public === true) {
+    app.route({
+      method: route.method,
+      url: route.url,
+      // `public`: the authentication hook counts it against the client's anonymous bucket
+      // instead of asking for a key; no key guard, no idempotency.
+      config: { operationId: route.operationId, public: true },
+      handler: publicHandler(route, handler, validate, deps),
+    });
+    return;
+  }
   app.route({
     method: route.method,
     url: route.url,
@@ -186,4 +197,43 @@ function registerRoute(
     onRequest: routeGuard(route, deps),
     handler: handle,
   });
+}
+
+/** The handler of a public operation: validation, the handler, a listed status. */
+function publicHandler(
+  route: RouteDefinition,
+  handler: AnyHandler,
+  validate: ReturnType<typeof compileRouteValidator>,
+  deps: RegisterDeps,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const parts = {
+      params: request.params,
+      query: request.query,
+      body: request.body,
+      headers: request.headers as Record<string, unknown>,
+    };
+    validate(parts);
+    const ctx = publicContext({
+      db: deps.db,
+      clock: deps.clock,
+      requestId: request.id,
+      clientIp: request.ip,
+      operationId: route.operationId,
+      log: request.log,
+    });
+    const result = await handler(parts as HandlerRequest<never, never, never, never>, ctx);
+    const status = Number(result.status);
+    if (!statusListed(route, status)) {
+      request.log.error(
+        { operationId: route.operationId, status },
+        'handler returned a status the spec does not list',
+      );
+      throw new ApiError('internal');
+    }
+    for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+    // Probes must see the current state, never a cached one.
+    reply.header('Cache-Control', 'no-store');
+    return sendJson(reply, status, withRequestId(result.body, request.id));
+  };
 }

@@ -11,39 +11,72 @@ export interface CliIo {
   err: (line: string) => void;
 }
 
-export const KEYS_USAGE = `usage: npm run keys -- <command>
+export const KEYS_USAGE = `npm run keys -- <command>
   create [--secret | --restricted | --publishable] [--live]
          [--scopes a:read,b:write] [--allow-ip CIDR]... [--origin URL]...
          [--expires-in 30d] [--rate-limit N] [--description TEXT]
   list   [--all]            (--all includes ephemeral keys)
   revoke key_…`;
 
+/** A parsed `keys` command line. */
+export type KeysCommand =
+  | { readonly command: 'create'; readonly options: CreateKeyOptions }
+  | { readonly command: 'list'; readonly all: boolean }
+  | { readonly command: 'revoke'; readonly id: string };
+
+type CreateKeyOptions = Parameters<typeof createKey>[1];
+
 /**
- * `keys create|list|revoke`. Returns the exit code: 0 done, 1 no such key, 2 bad usage.
- * The secret is printed once, by `create`; `list` shows only a hint.
+ * Parses `create|list|revoke …` without touching anything; throws `KeyOptionsError` (a usage
+ * error) for anything it cannot accept.
  */
-export async function keysCli(db: Db, argv: readonly string[], io: CliIo): Promise<number> {
+export function parseKeysCommand(argv: readonly string[]): KeysCommand {
   const [command, ...rest] = argv;
   try {
-    if (command === 'create') return await create(db, rest, io);
-    if (command === 'list') return await list(db, rest, io);
-    if (command === 'revoke') return await revoke(db, rest, io);
-    io.err(KEYS_USAGE);
-    return 2;
+    if (command === 'create') return { command, options: parseCreate(rest) };
+    if (command === 'list') {
+      const { values } = parseArgs({
+        args: rest,
+        strict: true,
+        options: { all: { type: 'boolean' } },
+      });
+      return { command, all: values.all === true };
+    }
+    if (command === 'revoke') {
+      const { positionals } = parseArgs({
+        args: rest,
+        strict: true,
+        allowPositionals: true,
+        options: {},
+      });
+      if (positionals.length !== 1) throw new KeyOptionsError('revoke takes one key id');
+      return { command, id: positionals[0]! };
+    }
   } catch (err) {
-    if (
-      err instanceof KeyOptionsError ||
-      (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-    ) {
-      io.err(`keys: ${(err as Error).message}`);
-      io.err(KEYS_USAGE);
-      return 2;
+    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      throw new KeyOptionsError((err as Error).message);
     }
     throw err;
   }
+  throw new KeyOptionsError(
+    command === undefined
+      ? 'name a command: create, list or revoke'
+      : `unknown command "${command}"; commands: create, list, revoke`,
+  );
 }
 
-async function create(db: Db, argv: string[], io: CliIo): Promise<number> {
+/**
+ * Runs a parsed `keys` command. Returns the exit code: 0 done, 1 no such key, 2 bad options
+ * (`createKey` refusing a combination). The secret is printed once, by `create`; `list` shows
+ * only a hint.
+ */
+export async function runKeysCommand(db: Db, parsed: KeysCommand, io: CliIo): Promise<number> {
+  if (parsed.command === 'create') return create(db, parsed.options, io);
+  if (parsed.command === 'list') return list(db, parsed.all, io);
+  return revoke(db, parsed.id, io);
+}
+
+function parseCreate(argv: string[]): CreateKeyOptions {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -80,7 +113,7 @@ async function create(db: Db, argv: string[], io: CliIo): Promise<number> {
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const { key, secret } = await createKey(db, {
+  return {
     kind,
     livemode: values.live === true,
     ...(scopes ? { scopes } : {}),
@@ -89,16 +122,27 @@ async function create(db: Db, argv: string[], io: CliIo): Promise<number> {
     ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
     ...(rateLimit === undefined ? {} : { rateLimit }),
     description: values.description ?? null,
-  });
+  };
+}
+
+async function create(db: Db, options: CreateKeyOptions, io: CliIo): Promise<number> {
+  let created: Awaited<ReturnType<typeof createKey>>;
+  try {
+    created = await createKey(db, options);
+  } catch (err) {
+    if (!(err instanceof KeyOptionsError)) throw err;
+    io.err(`keys: ${err.message} (see --help)`);
+    return 2;
+  }
+  const { key, secret } = created;
   io.out(`created ${key.id} (${describe(key)})`);
   io.out(`secret: ${secret}`);
   io.out('Store the secret now: it is not kept and cannot be shown again.');
   return 0;
 }
 
-async function list(db: Db, argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args: argv, strict: true, options: { all: { type: 'boolean' } } });
-  const keys = await listKeys(db, { includeEphemeral: values.all === true });
+async function list(db: Db, all: boolean, io: CliIo): Promise<number> {
+  const keys = await listKeys(db, { includeEphemeral: all });
   const header = ['id', 'kind', 'mode', 'key', 'scopes', 'created', 'expires', 'revoked', 'state'];
   const rows = keys.map((key) => [
     key.id,
@@ -116,15 +160,7 @@ async function list(db: Db, argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-async function revoke(db: Db, argv: string[], io: CliIo): Promise<number> {
-  const { positionals } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: {},
-  });
-  if (positionals.length !== 1) throw new KeyOptionsError('revoke takes one key id');
-  const id = positionals[0]!;
+async function revoke(db: Db, id: string, io: CliIo): Promise<number> {
   if (await revokeKey(db, id)) {
     io.out(`revoked ${id}`);
     return 0;

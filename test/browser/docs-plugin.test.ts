@@ -12,18 +12,21 @@ import { gunzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { ASSET_NAMES } from '../../server/docs/assets.js';
 import { externalLoads } from '../../server/docs/external-references.js';
 import { inlineScriptHashes } from '../../server/docs/inline-scripts.js';
 import { docsPlugin } from '../../server/docs/plugin.js';
-import { hardenStaticPage } from '../../server/docs/static-page.js';
+import { ASSET_NAMES, prepareDocs } from '../../tooling/docs/prepare.js';
+import { hardenStaticPage } from '../../tooling/docs/static-page.js';
 
 const FIXTURE = resolve('test/browser/fixtures/mini-spec.yaml');
 const HOST = { host: '127.0.0.1:4010' };
 
-async function docsApp(specPath = FIXTURE, buildDir?: string): Promise<FastifyInstance> {
+async function docsApp(
+  specPath = FIXTURE,
+  options: { staticDir?: string; publicUrl?: string } = {},
+): Promise<FastifyInstance> {
   const app = Fastify();
-  await app.register(docsPlugin, buildDir === undefined ? { specPath } : { specPath, buildDir });
+  await app.register(docsPlugin, { load: () => prepareDocs(specPath), ...options });
   return app;
 }
 
@@ -93,7 +96,7 @@ describe('docs plugin', () => {
     });
     expect(res.headers['content-encoding']).toBe('gzip');
     const code = gunzipSync(res.rawPayload).toString('utf8');
-    expect(code).toContain('RedocStandalone');
+    expect(code).toContain('Redoc');
     expect(code).not.toContain('cdn.redoc.ly');
   });
 
@@ -118,11 +121,14 @@ describe('docs plugin', () => {
     ]);
   });
 
-  it('serves the bundled spec pointing at the origin that asked', async () => {
-    const res = await app.inject({ url: '/openapi.json', headers: HOST });
+  it('serves the bundled spec with a relative server, whatever the Host header says', async () => {
+    const res = await app.inject({ url: '/openapi.json', headers: { host: 'evil.example' } });
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     const doc = res.json();
-    expect(doc.servers).toEqual([{ url: 'http://127.0.0.1:4010', description: 'This service' }]);
+    expect(doc.servers).toEqual([
+      { url: '/', description: 'This service (relative to where this document was loaded)' },
+    ]);
+    expect(res.body).not.toContain('evil.example');
     // split files and markdown guides are resolved, the remote logo is left out
     const schema =
       doc.paths['/v1/patients'].get.responses['200'].content['application/json'].schema;
@@ -136,9 +142,38 @@ describe('docs plugin', () => {
     expect(parseYaml(yaml.body)).toEqual(doc);
   });
 
-  it('keeps the spec servers when the Host header is not a host name', async () => {
-    const res = await app.inject({ url: '/openapi.json', headers: { host: 'evil"><script>' } });
-    expect(res.json().servers).toEqual([{ url: 'https://api.patientcare.example' }]);
+  it('serves the spec as prepared bytes with an ETag, revalidated with a 304', async () => {
+    const first = await app.inject({ url: '/openapi.yaml' });
+    const again = await app.inject({ url: '/openapi.yaml' });
+    expect(first.headers.etag).toMatch(/^"[\w-]{22}"$/);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(first.headers['cache-control']).toBe('no-cache');
+    const cached = await app.inject({
+      url: '/openapi.yaml',
+      headers: { 'if-none-match': String(first.headers.etag) },
+    });
+    expect(cached.statusCode).toBe(304);
+    expect(cached.body).toBe('');
+  });
+
+  it('advertises the configured public URL in both formats', async () => {
+    const configured = await docsApp(FIXTURE, { publicUrl: 'https://api.example.com' });
+    const json = await configured.inject({
+      url: '/openapi.json',
+      headers: { host: 'evil.example' },
+    });
+    const yaml = await configured.inject({ url: '/openapi.yaml' });
+    await configured.close();
+    expect(json.json().servers).toEqual([
+      { url: 'https://api.example.com', description: 'This service' },
+    ]);
+    expect(parseYaml(yaml.body).servers).toEqual(json.json().servers);
+  });
+
+  it('sends GET / to the reference', async () => {
+    const res = await app.inject({ url: '/' });
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe('/docs');
   });
 
   it('redirects /docs/ to /docs', async () => {
@@ -216,7 +251,7 @@ describe('static reference build', () => {
         'Fixture API',
       );
 
-      const served = await docsApp(FIXTURE, out);
+      const served = await docsApp(FIXTURE, { staticDir: out });
       const res = await served.inject({ url: '/docs/static' });
       await served.close();
       expect(res.statusCode).toBe(200);

@@ -14,10 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { openDb } from '../../server/db/open.js';
 import type { Db } from '../../server/db/types.js';
-import { bundleSpec } from '../../server/docs/spec-bundle.js';
 import { handlers } from '../../server/handlers/index.js';
 import type { HandlerTable } from '../../server/http/register-routes.js';
 import { createKey } from '../../server/keys/store.js';
+import { prepareDocs } from '../../tooling/docs/prepare.js';
+import { bundleSpec } from '../../tooling/docs/spec-bundle.js';
 import {
   haveChromium,
   type LaunchedChromium,
@@ -72,7 +73,7 @@ const standInListPatients = async () => ({
 });
 
 async function startService(db: Db, secret: string): Promise<FastifyInstance> {
-  const docs = { specPath: SPEC };
+  const docs = { load: () => prepareDocs(SPEC) };
   const real = await buildApp({ db, docs });
   const probe = await real.inject({
     url: '/v1/patients',
@@ -128,28 +129,19 @@ describe.skipIf(!haveChromium)('docs and explorer in headless Chromium', () => {
       .getByRole('heading', { name: /Patient-Care API/ })
       .first()
       .waitFor();
-    // Redoc's sidebar shows a tag's operations once the tag is opened: open each tag in turn
-    // and collect every link (`#/<tag>/<operationid>`, text = summary + method).
-    const links = new Set<string>();
-    const tags = [...new Set(operations.map((op) => op.tag))];
-    for (const tag of tags) {
-      const exact = new RegExp(`^${tag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-      await page.locator('a:not([href*="/section/"])', { hasText: exact }).first().click();
-      const seen = await page
-        .locator('a')
-        .evaluateAll((anchors) =>
-          anchors.map((a) => `${a.getAttribute('href') ?? ''} ${a.textContent ?? ''}`),
-        );
-      for (const link of seen) links.add(link);
-    }
+    // Redoc renders every operation in the page, each with a permalink
+    // (`#tag/<tag>/operation/<operationId>`) and its summary as a heading.
+    await page.locator('a[href*="/operation/"]').first().waitFor();
+    const anchors = await page
+      .locator('a[href*="/operation/"]')
+      .evaluateAll((list) => list.map((a) => (a.getAttribute('href') ?? '').toLowerCase()));
+    const headings = await page
+      .locator('h2')
+      .evaluateAll((list) => list.map((h) => (h.textContent ?? '').trim()));
     const missing = operations.filter(
       (op) =>
-        ![...links].some(
-          (link) =>
-            link.toLowerCase().startsWith(`#/`) &&
-            link.toLowerCase().includes(`/${op.operationId.toLowerCase()} `) &&
-            link.includes(op.summary),
-        ),
+        !anchors.some((href) => href.endsWith(`/operation/${op.operationId.toLowerCase()}`)) ||
+        !headings.includes(op.summary),
     );
     expect(missing.map((op) => `${op.method.toUpperCase()} ${op.path} ${op.operationId}`)).toEqual(
       [],

@@ -1,10 +1,12 @@
 /**
- * `server/main.ts` as a process: first start prints one test key, the service answers on
- * PORT, SIGTERM/SIGINT shut it down cleanly, and a second start on the same database prints
- * no key.
+ * `server/main.ts` as a process: first start prints where the API and docs are and one test
+ * key with a ready-to-paste curl, the service answers on PORT, SIGTERM/SIGINT shut it down
+ * cleanly, a second start on the same database prints no key; a second server on the same
+ * SQLite file at the same time is refused in one line; a bad setting stops it before anything
+ * is opened (exit 2, one line naming the variable).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,16 +32,21 @@ interface Started {
   port: number;
 }
 
+function serverEnv(port: number, extra: Record<string, string> = {}) {
+  return {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: `sqlite:${join(dir, 'service.db')}`,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
 async function start(): Promise<Started> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: `sqlite:${join(dir, 'service.db')}`,
-      LOG_LEVEL: 'warn',
-    },
+    env: serverEnv(port),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -49,12 +56,12 @@ async function start(): Promise<Started> {
   child.stderr?.on('data', (chunk: Buffer) => {
     out += chunk.toString();
   });
-  // Poll until it answers (start-up time varies a lot on a busy machine).
+  // Poll the liveness probe until it answers (start-up time varies a lot on a busy machine).
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
     try {
-      await fetch(`http://127.0.0.1:${port}/v1/patients`);
-      return { child, stdout: () => out, port };
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (res.status === 200) return { child, stdout: () => out, port };
     } catch {
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -77,7 +84,25 @@ describe('server/main.ts', () => {
     const first = await start();
     const key = /sk_test_[0-9A-Za-z]+/.exec(first.stdout())?.[0];
     expect(key).toBeDefined();
-    expect(first.stdout().match(/sk_test_/g)).toHaveLength(1);
+    const base = `http://127.0.0.1:${first.port}`;
+    expect(first.stdout()).toContain(`Patient-Care API listening on ${base}\n`);
+    expect(first.stdout()).toContain(`Docs:     ${base}/docs\n`);
+    expect(first.stdout()).toContain(
+      `curl -H "Authorization: Bearer ${key}" ${base}/v1/patients\n`,
+    );
+    // The same key twice (shown, and in the curl line), no other.
+    expect(new Set(first.stdout().match(/sk_test_[0-9A-Za-z]+/g))).toEqual(new Set([key]));
+
+    // A second server on the same SQLite file while the first runs: refused, one line.
+    const other = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      env: serverEnv(await freePort()),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(other.status).toBe(1);
+    expect(other.stderr.trim().split('\n')).toEqual([
+      `patient-care: another server is already running on ${join(dir, 'service.db')} (one server per SQLite file; run several against PostgreSQL)`,
+    ]);
 
     const res = await fetch(`http://127.0.0.1:${first.port}/v1/patients`, {
       headers: { authorization: `Bearer ${key}` },
@@ -98,5 +123,32 @@ describe('server/main.ts', () => {
     expect(second.stdout()).not.toContain('sk_test_');
     second.child.kill('SIGINT');
     expect(await exited(second.child)).toBe(0);
+  });
+});
+
+describe('settings', () => {
+  it.each([
+    ['TRUSTED_PROXY', 'garbage', /^patient-care: TRUSTED_PROXY must be true, false, a hop count/],
+    ['WORKER', 'maybe', /^patient-care: WORKER must be on or off$/],
+    ['PORT', '99999', /^patient-care: PORT must be an integer from 0 to 65535$/],
+    ['PUBLIC_URL', 'ftp://x', /^patient-care: PUBLIC_URL must be an absolute http/],
+    ['DATABASE_URL', 'mysql://secret@db/x', /^patient-care: DATABASE_URL must be sqlite:PATH/],
+  ])('a bad %s stops the start in one line, exit 2, nothing opened', async (name, value, want) => {
+    const fresh = join(dir, `never-${name}.db`);
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      env: serverEnv(await freePort(), {
+        DATABASE_URL: `sqlite:${fresh}`,
+        [name]: value,
+      }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(res.status).toBe(2);
+    const lines = res.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(want);
+    expect(res.stderr).not.toContain('secret@');
+    expect(res.stdout).toBe('');
+    expect(existsSync(fresh)).toBe(false);
   });
 });

@@ -2,11 +2,18 @@
  * OWASP API4:2023 Unrestricted Resource Consumption, on every route of the table: a body over
  * the limit is 413 on every operation that takes one, `limit` over 100 (or under 1) is 400 on
  * every list and on search, and a key past its rate is 429 with `Retry-After`, on every route,
- * with the bucket shared across routes (switching endpoints does not reset it).
+ * with the bucket shared across routes (switching endpoints does not reset it). Anonymous
+ * routes (docs, `/openapi.*`, health, `GET /`) take the per-client-IP bucket of requests
+ * without a key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareDocs } from '../../tooling/docs/prepare.js';
 import { inject, requestFor } from './support/operations.js';
-import { buildSecurityApp, routes, type SecurityApp } from './support/security-app.js';
+import {
+  buildSecurityApp,
+  keyedRoutes as routes,
+  type SecurityApp,
+} from './support/security-app.js';
 
 let s: SecurityApp;
 beforeAll(async () => {
@@ -127,5 +134,38 @@ describe('rate limit', () => {
       last = res.status;
     }
     expect(last).toBe(429);
+  });
+});
+
+describe('anonymous routes (docs, spec, health, GET /)', () => {
+  let anon: SecurityApp;
+  beforeAll(async () => {
+    anon = await buildSecurityApp({
+      config: { rateLimits: { anonymousRps: 4 } },
+      docs: { load: () => prepareDocs('spec/openapi.yaml') },
+    });
+  });
+  afterAll(() => anon.close());
+
+  it('share the per-client-IP bucket: past it, 429 in the envelope; other clients and keys unaffected', async () => {
+    const from = (url: string, remoteAddress: string) =>
+      anon.t.app.inject({ method: 'GET', url, remoteAddress });
+    const urls = ['/openapi.yaml', '/docs', '/healthz', '/openapi.json'];
+    for (const url of urls) expect((await from(url, '203.0.113.7')).statusCode, url).not.toBe(429);
+    for (const url of [...urls, '/']) {
+      const res = await from(url, '203.0.113.7');
+      expect(res.statusCode, url).toBe(429);
+      expect(res.json().error.code).toBe('rate_limited');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    // Another address has its own bucket; an API key has its own too.
+    expect((await from('/openapi.yaml', '203.0.113.8')).statusCode).toBe(200);
+    const api = await anon.t.app.inject({
+      method: 'GET',
+      url: '/v1/patients',
+      remoteAddress: '203.0.113.7',
+      headers: { authorization: `Bearer ${anon.keys.secret}` },
+    });
+    expect(api.statusCode).toBe(200);
   });
 });

@@ -8,7 +8,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject, requestFor } from './support/operations.js';
-import { buildSecurityApp, routes, type SecurityApp } from './support/security-app.js';
+import {
+  buildSecurityApp,
+  keyedRoutes as routes,
+  type SecurityApp,
+} from './support/security-app.js';
 
 let s: SecurityApp;
 beforeAll(async () => {

@@ -6,8 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpMethod } from '../../contract/route-types.js';
+import { prepareDocs } from '../../tooling/docs/prepare.js';
 import { requestFor } from './support/operations.js';
-import { buildSecurityApp, routes, type SecurityApp } from './support/security-app.js';
+import {
+  buildSecurityApp,
+  keyedRoutes as routes,
+  type SecurityApp,
+} from './support/security-app.js';
 
 let s: SecurityApp;
 beforeAll(async () => {
@@ -130,5 +135,47 @@ describe('preflights', () => {
     expect(res.statusCode).not.toBe(204);
     expect(res.headers['access-control-allow-methods']).toBeUndefined();
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+});
+
+describe('the served spec', () => {
+  let docs: SecurityApp;
+  beforeAll(async () => {
+    docs = await buildSecurityApp({ docs: { load: () => prepareDocs('spec/openapi.yaml') } });
+  });
+  afterAll(() => docs.close());
+
+  it.each(['evil.example', 'evil.example:443', '[::1]:4010'])(
+    'never advertises a server taken from the Host header (%s)',
+    async (host) => {
+      for (const url of ['/openapi.json', '/openapi.yaml']) {
+        const res = await docs.t.app.inject({ method: 'GET', url, headers: { host } });
+        expect(res.statusCode, url).toBe(200);
+        expect(res.body, url).not.toContain(host);
+      }
+      const json = await docs.t.app.inject({
+        method: 'GET',
+        url: '/openapi.json',
+        headers: { host },
+      });
+      expect(json.json().servers).toEqual([
+        { url: '/', description: 'This service (relative to where this document was loaded)' },
+      ]);
+    },
+  );
+
+  it('is the same bytes for every request (prepared once), with an ETag', async () => {
+    const a = await docs.t.app.inject({
+      method: 'GET',
+      url: '/openapi.yaml',
+      headers: { host: 'a.example' },
+    });
+    const b = await docs.t.app.inject({
+      method: 'GET',
+      url: '/openapi.yaml',
+      headers: { host: 'b.example' },
+    });
+    expect(a.body).toBe(b.body);
+    expect(a.headers.etag).toBe(b.headers.etag);
   });
 });

@@ -11,7 +11,11 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckedResponse, InjectRequest } from '../support/inject.js';
 import { inject, type Phi, patientBody, requestFor } from './support/operations.js';
-import { buildSecurityApp, routes, type SecurityApp } from './support/security-app.js';
+import {
+  buildSecurityApp,
+  keyedRoutes as routes,
+  type SecurityApp,
+} from './support/security-app.js';
 
 const tag = randomBytes(5).toString('hex').toUpperCase();
 const PHI: Phi = {

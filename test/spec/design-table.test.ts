@@ -32,6 +32,15 @@ const DESIGN_TABLE: readonly (readonly [string, string, string, string | null])[
   ['POST', '/v1/ephemeral_keys', 'createEphemeralKey', null],
 ];
 
+/**
+ * Beyond api.md's table (issue 14): the unauthenticated health probes, outside `/v1`, with
+ * `security: []` and neither scopes nor key kinds.
+ */
+const PUBLIC_OPERATIONS: readonly (readonly [string, string, string])[] = [
+  ['GET', '/healthz', 'checkLiveness'],
+  ['GET', '/readyz', 'checkReadiness'],
+];
+
 /** Key kinds per the conventions: normal operations are for secret and restricted keys. */
 const KEY_KINDS: Readonly<Record<string, readonly string[]>> = {
   retrievePatient: ['secret', 'restricted', 'ephemeral'],
@@ -51,6 +60,7 @@ interface SpecOperation {
   operationId: unknown;
   scopes: unknown;
   keyKinds: unknown;
+  security: unknown;
   tags: unknown;
 }
 
@@ -67,6 +77,7 @@ function operationsOf(document: Record<string, unknown>): SpecOperation[] {
         operationId: operation.operationId,
         scopes: operation['x-scopes'],
         keyKinds: operation['x-key-kinds'],
+        security: operation.security,
         tags: operation.tags,
       });
     }
@@ -86,12 +97,25 @@ describe('the spec matches the endpoint table of docs/design.md', () => {
   });
 
   it('has no operation the table lacks', () => {
-    const expected = new Set(DESIGN_TABLE.map(([method, path]) => `${method} ${path}`));
+    const expected = new Set(
+      [...DESIGN_TABLE, ...PUBLIC_OPERATIONS].map(([method, path]) => `${method} ${path}`),
+    );
     const extra = operations
       .map((op) => `${op.method} ${op.path}`)
       .filter((route) => !expected.has(route));
     expect(extra).toEqual([]);
   });
+
+  it.each(PUBLIC_OPERATIONS)(
+    '%s %s is %s, public: no key, scopes or key kinds',
+    (method, path, operationId) => {
+      const operation = byRoute.get(`${method} ${path}`);
+      expect(operation?.operationId).toBe(operationId);
+      expect(operation?.security).toEqual([]);
+      expect(operation?.scopes).toBeUndefined();
+      expect(operation?.keyKinds).toBeUndefined();
+    },
+  );
 
   it('uses each operationId once', () => {
     const ids = operations.map((op) => op.operationId);
@@ -114,6 +138,7 @@ describe('the spec matches the endpoint table of docs/design.md', () => {
       'Events',
       'Tokens',
       'Ephemeral Keys',
+      'Health',
     ]);
     for (const operation of operations) {
       expect(operation.tags, String(operation.operationId)).toHaveLength(1);

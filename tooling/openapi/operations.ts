@@ -88,6 +88,8 @@ export interface OperationModel {
   scopes: string[];
   /** `x-key-kinds`: key kinds that may call it; `null` when absent. */
   keyKinds: KeyKind[] | null;
+  /** `security: []`: callable without an API key (health probes). */
+  public: boolean;
   /** The Operation Object as the document writes it (its other extensions included). */
   node: Record<string, unknown>;
   pointer: string;
@@ -156,6 +158,7 @@ export function listOperations(document: OpenApiDocument): OperationModel[] {
         responses: readResponses(document, op.responses, `${pointer}/responses`),
         scopes: readStringList(op['x-scopes'], `${pointer}/x-scopes`) ?? [],
         keyKinds: readKeyKinds(op['x-key-kinds'], `${pointer}/x-key-kinds`),
+        public: Array.isArray(op.security) && op.security.length === 0,
         node: op,
         pointer,
       });

@@ -13,6 +13,9 @@ import { claimBody } from '../../support/bodies.js';
 
 export { claimBody, componentSchemas, routes };
 
+/** Operations that take an API key: every one but the public health probes (`security: []`). */
+export const keyedRoutes = routes.filter((route) => route.public !== true);
+
 /** Ids of the objects seeded in one mode, by id prefix. */
 export type SeededIds = Record<'pat' | 'pat2' | 'appt' | 'appt2' | 'clm' | 'wh' | 'evt', string>;
 

@@ -143,3 +143,11 @@ export function pathOperationsVisitor(check: (input: OperationInput) => void) {
     },
   };
 }
+
+/**
+ * Whether an operation is public: `security: []` (OpenAPI's "no authentication"). Public
+ * operations (health probes) take no API key, so key kinds, scopes, 401 and 403 do not apply.
+ */
+export function isPublicOperation(operation: SpecNode): boolean {
+  return Array.isArray(operation?.security) && operation.security.length === 0;
+}

@@ -1,6 +1,7 @@
 import type { Location, Oas3Rule, UserContext } from '@redocly/openapi-core';
 import {
   deref,
+  isPublicOperation,
   isRef,
   locationKey,
   pathOperationsVisitor,
@@ -11,12 +12,15 @@ import {
 import { ERROR_RESPONSE_COMPONENTS } from '../lib/vocabulary.js';
 
 const ALWAYS_REQUIRED = ['400', '401', '403', '429', '500'];
+// Public operations (`security: []`, the health probes) meet no key check: no 401 or 403.
+const PUBLIC_REQUIRED = ['429', '500'];
 const ERROR_SCHEMA_REF = '#/components/schemas/Error';
 
 /**
  * `patient-care/operation-error-responses`: every operation documents the errors any client
  * can meet (400, 401, 403, 429, 500; 404 when it addresses a resource by path parameter; 409
- * on POST, for idempotency conflicts and duplicates), and every error response uses the one
+ * on POST, for idempotency conflicts and duplicates; public operations, `security: []`, only
+ * 429 and 500), and every error response uses the one
  * shared envelope, `#/components/schemas/Error`, so generated clients have a single error type.
  */
 export const OperationErrorResponses: Oas3Rule = () => {
@@ -28,7 +32,8 @@ export const OperationErrorResponses: Oas3Rule = () => {
   const visitor = pathOperationsVisitor(({ operation, ctx, method, path, label, pathItem }) => {
     const responses =
       operation.responses && typeof operation.responses === 'object' ? operation.responses : {};
-    const required = [...ALWAYS_REQUIRED];
+    const open = isPublicOperation(operation);
+    const required = [...(open ? PUBLIC_REQUIRED : ALWAYS_REQUIRED)];
     if (hasPathParameter(path, operation, pathItem)) required.push('404');
     if (method === 'post') required.push('409');
     const missing = required.filter((code) => !(code in responses)).sort();
@@ -47,6 +52,8 @@ export const OperationErrorResponses: Oas3Rule = () => {
 
     for (const [code, raw] of Object.entries(responses)) {
       if (!/^[45]/.test(code) && code !== 'default') continue;
+      // A readiness probe's 503 is its report (which check failed), not an API error.
+      if (open && code === '503') continue;
       const response = deref(ctx, raw, ctx.location.child(['responses', code]));
       if (!response.node || typeof response.node !== 'object') continue;
       if (response.viaRef) {

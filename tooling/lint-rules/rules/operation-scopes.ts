@@ -1,12 +1,13 @@
 import type { Oas3Rule } from '@redocly/openapi-core';
 import { isKeyKind, KEY_KINDS } from '../../../contract/key-kinds.js';
-import { pathOperationsVisitor } from '../lib/nodes.js';
+import { isPublicOperation, pathOperationsVisitor } from '../lib/nodes.js';
 import { EPHEMERAL_SCOPES, KNOWN_SCOPES, SCOPELESS_KEY_KINDS } from '../lib/vocabulary.js';
 
 /**
  * `patient-care/operation-scopes`: every operation says, machine-readably, which scopes
  * (`x-scopes`) and which key kinds (`x-key-kinds`) may call it, because the server and the
- * generators read access rules from the spec rather than from a hand-kept table.
+ * generators read access rules from the spec rather than from a hand-kept table. Public
+ * operations (`security: []`) declare neither.
  */
 export const OperationScopes: Oas3Rule = () => {
   return pathOperationsVisitor(({ operation, ctx, label }) => {
@@ -14,6 +15,18 @@ export const OperationScopes: Oas3Rule = () => {
     const kinds = operation['x-key-kinds'];
     const report: Report = (message, key) =>
       ctx.report({ message, location: key ? ctx.location.child([key]) : ctx.location.key() });
+
+    if (isPublicOperation(operation)) {
+      for (const key of ['x-scopes', 'x-key-kinds']) {
+        if (operation[key] !== undefined) {
+          report(
+            `${label} is public (security: []) but declares ${key}, which no request without a key can meet. Remove ${key}, or remove "security: []".`,
+            key,
+          );
+        }
+      }
+      return;
+    }
 
     const scopesOk = checkScopes(scopes, label, report);
     const kindsOk = checkKeyKinds(kinds, label, report);

@@ -1,7 +1,6 @@
 import { bundle, createConfig, stringifyYaml } from '@redocly/openapi-core';
 
-/** An OpenAPI document as plain JSON data. */
-export type OpenApiDocument = Record<string, unknown> & { servers?: unknown };
+import type { OpenApiDocument } from '../../server/docs/prepared.js';
 
 /**
  * Resolves every `$ref` to another file (split schemas, `spec/guides/*.md` descriptions) into
@@ -23,30 +22,6 @@ export async function bundleSpec(specPath: string): Promise<OpenApiDocument> {
 }
 
 /**
- * Returns a loader that bundles the spec once, on first use, and then answers from memory,
- * without remote assets (`onDropped` hears what was removed). A failed attempt is not cached,
- * so fixing the file and retrying works without a restart.
- */
-export function cachedSpec(
-  specPath: string,
-  onDropped: (dropped: string[]) => void = () => {},
-): () => Promise<OpenApiDocument> {
-  let pending: Promise<OpenApiDocument> | undefined;
-  const load = async () => {
-    const { doc, dropped } = withoutRemoteAssets(await bundleSpec(specPath));
-    if (dropped.length > 0) onDropped(dropped);
-    return doc;
-  };
-  return () => {
-    pending ??= load().catch((error: unknown) => {
-      pending = undefined;
-      throw error;
-    });
-    return pending;
-  };
-}
-
-/**
  * A copy of `doc` without parts that would make the docs load from another origin: today
  * `info.x-logo` with an absolute URL (Redoc draws it as an `<img>`). Returns what was dropped
  * so the build can say so.
@@ -62,11 +37,6 @@ export function withoutRemoteAssets(doc: OpenApiDocument): {
   }
   const { 'x-logo': _dropped, ...rest } = info;
   return { doc: { ...doc, info: rest }, dropped: [`info.x-logo (${logo.url})`] };
-}
-
-/** A copy of `doc` whose only server is `origin`, so consoles send requests back here. */
-export function withServer(doc: OpenApiDocument, origin: string): OpenApiDocument {
-  return { ...doc, servers: [{ url: origin, description: 'This service' }] };
 }
 
 /** `doc` as YAML text. */

@@ -1,6 +1,6 @@
-import { withoutRemoteLogo } from './assets.js';
-import { inlineScriptHashes } from './inline-scripts.js';
-import { contentSecurityPolicy } from './security-headers.js';
+import { inlineScriptHashes } from '../../server/docs/inline-scripts.js';
+import { contentSecurityPolicy } from '../../server/docs/security-headers.js';
+import { withoutRemoteLogo } from './remote-logo.js';
 
 /**
  * Makes Redoc's server-rendered page (`redocly build-docs --inlineBundle`) self-contained and

@@ -1,0 +1,37 @@
+import { type Asset, makeAsset } from './assets.js';
+import type { PreparedDocs } from './prepared.js';
+
+/** The spec as served: `/openapi.json` and `/openapi.yaml`, bytes made once. */
+export interface SpecDocuments {
+  readonly json: Asset;
+  readonly yaml: Asset;
+}
+
+/**
+ * The one server the served spec advertises: the configured public URL, or `/`, which OpenAPI
+ * resolves against wherever the document was fetched. Never a request header: a `Host` sent by
+ * a client must not decide where other people's consoles send their keys.
+ */
+export function advertisedServer(publicUrl: string | undefined): {
+  url: string;
+  description: string;
+} {
+  return publicUrl === undefined
+    ? { url: '/', description: 'This service (relative to where this document was loaded)' }
+    : { url: publicUrl, description: 'This service' };
+}
+
+/**
+ * Serialises the prepared spec once with its server. YAML: a JSON string is a valid YAML
+ * double-quoted scalar, so the `servers` block is appended as text to the prepared YAML (a
+ * top-level mapping) with no YAML library at run time.
+ */
+export function specDocuments(docs: PreparedDocs, publicUrl: string | undefined): SpecDocuments {
+  const server = advertisedServer(publicUrl);
+  const json = JSON.stringify({ ...docs.spec, servers: [server] });
+  const yaml = `${docs.specYaml.replace(/\n*$/, '\n')}servers:\n  - url: ${JSON.stringify(server.url)}\n    description: ${JSON.stringify(server.description)}\n`;
+  return {
+    json: makeAsset('application/json; charset=utf-8', Buffer.from(json)),
+    yaml: makeAsset('application/yaml; charset=utf-8', Buffer.from(yaml)),
+  };
+}

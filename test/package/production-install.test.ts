@@ -1,0 +1,161 @@
+/**
+ * The service as an operator deploys it: `npm run build`, then only the built output with
+ * package.json and package-lock.json in an empty folder, `npm ci --omit=dev` there, and
+ * `node build/server/main.js`. Every route answers, the docs included: nothing the running
+ * service imports may be a devDependency, and nothing a browser page loads may need one.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = resolve('.');
+const dir = mkdtempSync(join(tmpdir(), 'pc-prod-'));
+let server: ChildProcess | undefined;
+let output = '';
+let base = '';
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+beforeAll(async () => {
+  await run(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/build.ts', '--out', join(dir, 'build')],
+    {
+      cwd: ROOT,
+    },
+  );
+  for (const file of ['package.json', 'package-lock.json']) {
+    copyFileSync(join(ROOT, file), join(dir, file));
+  }
+  await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: dir,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, ['build/server/main.js'], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: `sqlite:${join(dir, 'data', 'service.db')}`,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  server.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  for (let i = 0; i < 300; i++) {
+    if (server.exitCode !== null) throw new Error(`the service exited:\n${output}`);
+    const up = await fetch(`${base}/healthz`).then(
+      (res) => res.status === 200,
+      () => false,
+    );
+    if (up && output.includes('Try it:')) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the service did not come up:\n${output}`);
+}, 600_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    server.kill('SIGKILL');
+    await new Promise((r) => server?.once('exit', r));
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a production install (npm ci --omit=dev beside build/)', () => {
+  it('has no build or docs tooling in node_modules', () => {
+    for (const dev of [
+      '@redocly/cli',
+      '@redocly/openapi-core',
+      'redoc',
+      'rapidoc',
+      'esbuild',
+      'tsx',
+    ]) {
+      expect(existsSync(join(dir, 'node_modules', dev)), dev).toBe(false);
+    }
+    expect(existsSync(join(dir, 'node_modules', 'ajv'))).toBe(true);
+  });
+
+  it('starts, prints the first key, and is ready', async () => {
+    expect(output).toContain(`Patient-Care API listening on ${base}`);
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ok' });
+  });
+
+  it('serves the API with the printed key', async () => {
+    const key = /sk_test_[0-9A-Za-z]+/.exec(output)?.[0];
+    expect(key).toBeDefined();
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const created = await fetch(`${base}/v1/patients`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: { family: 'Production' } }),
+    });
+    expect(created.status).toBe(200);
+    const patient = (await created.json()) as { id: string };
+    const read = await fetch(`${base}/v1/patients/${patient.id}`, { headers });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ id: patient.id });
+  });
+
+  it('serves /docs, the explorer, every asset they load and the spec', async () => {
+    const root = await fetch(`${base}/`, { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/docs');
+    const assets = new Set<string>();
+    for (const page of ['/docs', '/docs/explorer']) {
+      const res = await fetch(`${base}${page}`);
+      expect(res.status, page).toBe(200);
+      for (const m of (await res.text()).matchAll(/(?:src|href)="(\/docs\/assets\/[^"]+)"/g)) {
+        assets.add(m[1]!);
+      }
+    }
+    expect(assets.size).toBeGreaterThanOrEqual(4);
+    for (const asset of assets) {
+      const res = await fetch(`${base}${asset}`);
+      expect(res.status, asset).toBe(200);
+      expect((await res.arrayBuffer()).byteLength, asset).toBeGreaterThan(100);
+    }
+    const spec = await fetch(`${base}/openapi.json`);
+    expect(spec.status).toBe(200);
+    const doc = (await spec.json()) as { paths: Record<string, unknown>; servers: unknown };
+    expect(Object.keys(doc.paths)).toContain('/v1/patients');
+    expect(doc.servers).toEqual([
+      { url: '/', description: 'This service (relative to where this document was loaded)' },
+    ]);
+    const yaml = await fetch(`${base}/openapi.yaml`);
+    expect(yaml.status).toBe(200);
+    expect(await yaml.text()).toContain('openapi: 3.0');
+  });
+
+  it('shuts down cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((r) => server?.once('exit', (code) => r(code)));
+    server?.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * `npm run build`: everything the service needs at run time, in `build/`, so a production
+ * install (`npm ci --omit=dev` beside it) runs with runtime dependencies only:
+ *
+ * - `build/server/main.js` (+ chunks): `server/main.ts` bundled by esbuild, packages external.
+ *   Code splitting keeps the docs plugin a lazily loaded chunk, as it is in the source.
+ * - `build/site/`: the bundled spec (JSON and YAML) and the docs pages' browser files.
+ * - `build/stamp.json`: when it was built, for `npm start`'s staleness check.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { prepareDocs, writePreparedDocs } from '../docs/prepare.js';
+
+export const BUILD_STAMP = 'stamp.json';
+
+export interface BuildResult {
+  readonly outDir: string;
+  readonly dropped: readonly string[];
+  readonly ms: number;
+}
+
+/** Builds the server bundle and the docs site of the repository at `root` into `outDir`. */
+export async function buildService(
+  root: string,
+  outDir = join(root, 'build'),
+): Promise<BuildResult> {
+  const started = performance.now();
+  const serverDir = join(outDir, 'server');
+  await rm(serverDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  const [, docs] = await Promise.all([
+    build({
+      entryPoints: [join(root, 'server', 'main.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node24',
+      packages: 'external',
+      splitting: true,
+      outdir: serverDir,
+      chunkNames: '[name]-[hash]',
+      logLevel: 'warning',
+    }),
+    prepareDocs(join(root, 'spec', 'openapi.yaml')),
+  ]);
+  await writePreparedDocs(docs, join(outDir, 'site'));
+  await writeFile(
+    join(outDir, BUILD_STAMP),
+    `${JSON.stringify({ built: new Date().toISOString() })}\n`,
+  );
+  return { outDir, dropped: docs.dropped, ms: performance.now() - started };
+}
