@@ -7,8 +7,8 @@
  * FUZZ_ONLY (comma-separated operationIds), FUZZ_PRISM (`off` skips Prism), FUZZ_PRISM_LOG (a
  * file to keep Prism's whole log in).
  */
-import { formatReport } from './lib/fuzz/report.js';
-import { runFuzz } from './lib/fuzz/run.js';
+import { formatReport } from '../tooling/fuzz/report.js';
+import { runFuzz } from '../tooling/fuzz/run.js';
 
 function integer(name: string, fallback: number): number {
   const raw = process.env[name];

@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../generated/routes.js';
-import { formatReport } from '../../scripts/lib/fuzz/report.js';
-import { runFuzz } from '../../scripts/lib/fuzz/run.js';
+import { formatReport } from '../../tooling/fuzz/report.js';
+import { runFuzz } from '../../tooling/fuzz/run.js';
 
 const runs = Number(process.env.FUZZ_SMOKE_RUNS ?? 15);
 const seed = Number(process.env.FUZZ_SEED ?? 20261101);

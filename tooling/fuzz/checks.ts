@@ -4,7 +4,7 @@
  * that status — the same `ResponseChecker` the service tests use; invalid input never
  * accepted; valid input not rejected, except the answers listed in `ACCEPTABLE_FOR_VALID`.
  */
-import type { ResponseChecker } from '../../../test/support/inject.js';
+import type { ResponseChecker } from '../../test/support/inject.js';
 import type { FuzzCase } from './case-types.js';
 import type { WireResponse } from './http.js';
 

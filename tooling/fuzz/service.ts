@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDb } from '../../../server/db/open.js';
-import { createKey } from '../../../server/keys/index.js';
+import { openDb } from '../../server/db/open.js';
+import { createKey } from '../../server/keys/index.js';
 
 /** A running service. */
 export interface Service {
