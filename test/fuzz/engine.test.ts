@@ -6,12 +6,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { componentSchemas, routes } from '../../generated/routes.js';
-import type { ResponseChecker } from '../../test/support/inject.js';
 import type { FuzzCase } from '../../tooling/fuzz/case-types.js';
 import { acceptableForValid, checkAnswer } from '../../tooling/fuzz/checks.js';
 import { luhnDigit } from '../../tooling/fuzz/luhn.js';
 import { parsePrismLog } from '../../tooling/fuzz/prism.js';
 import { serializeQuery } from '../../tooling/fuzz/request-parts.js';
+import type { ResponseChecker } from '../../tooling/fuzz/response-checker.js';
 import { arbitraryFor } from '../../tooling/fuzz/schema-arbitrary.js';
 import { brokenArbitrary } from '../../tooling/fuzz/schema-mutations.js';
 import { SchemaRegistry } from '../../tooling/fuzz/schema-registry.js';

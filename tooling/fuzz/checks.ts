@@ -4,16 +4,17 @@
  * that status — the same `ResponseChecker` the service tests use; invalid input never
  * accepted; valid input not rejected, except the answers listed in `ACCEPTABLE_FOR_VALID`.
  */
-import type { ResponseChecker } from '../../test/support/inject.js';
+
 import type { FuzzCase } from './case-types.js';
 import type { WireResponse } from './http.js';
+import type { ResponseChecker } from './response-checker.js';
 
 /**
  * The only non-2xx answers a valid case may get, and why each is right:
  * - 404 `resource_missing`: the case named a random well-formed id on purpose (path or body
  *   reference), which exists in no database;
  * - 400 `token_invalid` on createPatient: the case sent a well-formed intake token that was
- *   never issued; the design answers an unusable token with 400 `token_invalid` (api.md §4),
+ *   never issued; the design answers an unusable token with 400 `token_invalid` (spec/openapi.yaml, createPatient),
  *   not 404.
  * Nothing else: 409 cannot happen (identifier values carry a run counter, idempotency keys
  * are unique), 429 cannot happen (rate limits set far above the run), and every other 4xx
