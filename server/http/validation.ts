@@ -1,15 +1,19 @@
 /**
- * Request validation from the route table's JSON Schemas (architecture.md, Server).
+ * Request validation from the route table's JSON Schemas: the one place every request's
+ * parameters and body are judged, in this order — schema (unknown, missing, invalid), then
+ * the values no database can store as sent (`storable-values.ts`).
  *
- * Two Ajv instances: bodies are strict (no coercion, nothing removed, no defaults filled in, so
- * an update never gains fields the client did not send); path and query parameters arrive as
- * strings and are coerced as their schemas say, with defaults (`limit` = 10). Every validator is
- * compiled once, when the routes are registered.
+ * Two Ajv instances, neither coercing: bodies are strict (nothing removed, no defaults filled
+ * in, so an update never gains fields the client did not send); path, query and header
+ * parameters arrive as text, are read as their schemas say by `parameter-text.ts`, and get
+ * defaults (`limit` = 10). Every validator is compiled once, when the routes are registered.
  */
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ApiError } from '../errors.js';
+import { compileParameterReader } from './parameter-text.js';
 import type { JsonSchema, RouteDefinition } from './route-types.js';
+import { checkStorable } from './storable-values.js';
 import { type RequestPart, toValidationError } from './validation-errors.js';
 
 // ajv-formats is CommonJS with a `default` property; under NodeNext the default import is the
@@ -23,8 +27,10 @@ export type ComponentSchemas = readonly JsonSchema[] | Readonly<Record<string, J
 
 /** The two Ajv instances, sharing the component schemas. */
 export interface Validators {
+  /** Bodies: no defaults. */
   readonly strict: Ajv;
-  readonly coercing: Ajv;
+  /** Parameters (already read from text): defaults filled in. */
+  readonly parameters: Ajv;
 }
 
 const COMMON: Options = {
@@ -42,15 +48,28 @@ function schemaList(components: ComponentSchemas): JsonSchema[] {
     : Object.values(components as Record<string, JsonSchema>);
 }
 
+/**
+ * OpenAPI's integer formats, by range. `int64` also demands an exactly representable value:
+ * ajv-formats checks only `Number.isInteger`, which `1e23` and `9007199254740993` (read as
+ * …992) pass, and no database would store them as sent. So `int64` here is ±(2^53 − 1).
+ */
+const INTEGER_FORMATS = {
+  int32: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n <= 2 ** 31 - 1,
+  int64: (n: number) => Number.isSafeInteger(n),
+};
+
 /** Builds the two Ajv instances and registers every component schema with both. */
 export function createValidators(components: ComponentSchemas): Validators {
   const strict = new Ajv({ ...COMMON, coerceTypes: false, useDefaults: false });
-  const coercing = new Ajv({ ...COMMON, coerceTypes: 'array', useDefaults: true });
-  for (const ajv of [strict, coercing]) {
+  const parameters = new Ajv({ ...COMMON, coerceTypes: false, useDefaults: true });
+  for (const ajv of [strict, parameters]) {
     addFormats(ajv);
+    for (const [name, validate] of Object.entries(INTEGER_FORMATS)) {
+      ajv.addFormat(name, { type: 'number', validate });
+    }
     for (const schema of schemaList(components)) ajv.addSchema(schema as object);
   }
-  return { strict, coercing };
+  return { strict, parameters };
 }
 
 /** The parts of a request a route validator checks; query and params are coerced in place. */
@@ -76,8 +95,10 @@ function resolveRefs(ajv: Ajv, schema: JsonSchema): JsonSchema {
 
 /**
  * A body validator. When the body schema is a top-level `oneOf`/`anyOf` (createPatient: a
- * patient or `{token}`), each branch is also compiled, and a failure is explained by the branch
- * the body came closest to (fewest errors), instead of mixing both branches' complaints.
+ * patient or `{token}`), each branch is also compiled, and a failure is explained by the one
+ * branch the body was meant for, instead of mixing both branches' complaints: the branch whose
+ * own fields (fields no other branch has) the body uses — `token` → the token branch,
+ * `name` → the patient branch — else the branch the body came closest to (fewest errors).
  */
 function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObject[] | null {
   const validate = ajv.compile(schema as object);
@@ -93,7 +114,11 @@ function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObje
     if (validate(body)) return null;
     rejectMixedBranches(branchFields, body);
     let best: readonly ErrorObject[] = validate.errors ?? [];
-    if (branchValidators.length > 0) {
+    const meant = intendedBranch(branchFields, body);
+    const chosen = meant === undefined ? undefined : branchValidators[meant];
+    if (chosen !== undefined) {
+      if (!chosen(body)) return [...(chosen.errors ?? [])];
+    } else if (branchValidators.length > 0) {
       let fewest = Number.POSITIVE_INFINITY;
       for (const branch of branchValidators) {
         if (branch(body)) continue;
@@ -108,6 +133,25 @@ function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObje
   };
 }
 
+/** Fields of each branch that no other branch has. */
+function ownedFields(branchFields: readonly string[][], body: object): string[][] {
+  const keys = Object.keys(body);
+  return branchFields.map((fields, i) =>
+    keys.filter(
+      (k) => fields.includes(k) && branchFields.every((other, j) => j === i || !other.includes(k)),
+    ),
+  );
+}
+
+/** The index of the one branch whose own fields the body uses, if exactly one. */
+function intendedBranch(branchFields: readonly string[][], body: unknown): number | undefined {
+  if (branchFields.length < 2 || body === null || typeof body !== 'object') return undefined;
+  const used = ownedFields(branchFields, body)
+    .map((fields, i) => (fields.length > 0 ? i : -1))
+    .filter((i) => i >= 0);
+  return used.length === 1 ? used[0] : undefined;
+}
+
 /**
  * A body that uses fields only one `oneOf` branch has together with fields only another has
  * (createPatient: `token` with patient fields) is two requests in one: 400
@@ -115,13 +159,7 @@ function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObje
  */
 function rejectMixedBranches(branchFields: readonly string[][], body: unknown): void {
   if (branchFields.length < 2 || body === null || typeof body !== 'object') return;
-  const keys = Object.keys(body);
-  const owned = branchFields.map((fields, i) =>
-    keys.filter(
-      (k) => fields.includes(k) && branchFields.every((other, j) => j === i || !other.includes(k)),
-    ),
-  );
-  const used = owned
+  const used = ownedFields(branchFields, body)
     .map((fields, i) => ({ fields, size: branchFields[i]!.length }))
     .filter((b) => b.fields.length > 0);
   if (used.length < 2) return;
@@ -188,12 +226,14 @@ export function compileRouteValidator(
   validators: Validators,
 ): RouteValidator {
   const { schemas } = route;
-  const params = schemas.params ? validators.coercing.compile(schemas.params as object) : null;
-  const query = schemas.querystring
-    ? validators.coercing.compile(schemas.querystring as object)
-    : null;
+  const ajv = validators.parameters;
+  const params = schemas.params ? ajv.compile(schemas.params as object) : null;
+  const readParams = schemas.params ? compileParameterReader(ajv, schemas.params) : null;
+  const query = schemas.querystring ? ajv.compile(schemas.querystring as object) : null;
+  const readQuery = schemas.querystring ? compileParameterReader(ajv, schemas.querystring) : null;
   const header = schemas.headers ? lowerCaseHeaderSchema(schemas.headers) : null;
-  const headers = header ? validators.coercing.compile(header.schema as object) : null;
+  const headers = header ? ajv.compile(header.schema as object) : null;
+  const readHeaders = header ? compileParameterReader(ajv, header.schema) : null;
   // `param` names a header as the spec spells it (`Idempotency-Key`), not as Node lower-cases it.
   const headerNames = new Map(header?.names);
   for (const p of route.parameters ?? []) {
@@ -202,6 +242,9 @@ export function compileRouteValidator(
   const body = schemas.body ? compileBody(validators.strict, schemas.body) : null;
 
   return (parts) => {
+    readParams?.(parts.params);
+    readQuery?.(parts.query);
+    readHeaders?.(parts.headers);
     if (params) check(params, parts.params, 'params');
     if (query) check(query, parts.query, 'querystring');
     else if (hasKeys(parts.query)) {
@@ -224,5 +267,8 @@ export function compileRouteValidator(
         message: `Received unknown parameter: ${name}.`,
       });
     }
+    checkStorable(parts.params);
+    checkStorable(parts.query);
+    checkStorable(parts.body);
   };
 }
