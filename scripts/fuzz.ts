@@ -5,8 +5,11 @@
  *
  * Environment: FUZZ_SEED (default 20261101), FUZZ_RUNS (cases per operation, default 200),
  * FUZZ_ONLY (comma-separated operationIds), FUZZ_PRISM (`off` skips Prism), FUZZ_PRISM_LOG (a
- * file to keep Prism's whole log in).
+ * file to keep Prism's whole log in), FUZZ_DATABASES (default `sqlite,postgres`: every case
+ * goes to each, and their answers must agree), FUZZ_POSTGRES_URL (default TEST_DATABASE_URL,
+ * else postgres://127.0.0.1:5432/test; a fresh schema is made there and dropped after).
  */
+import type { Dialect } from '../server/db/types.js';
 import { formatReport } from '../tooling/fuzz/report.js';
 import { runFuzz } from '../tooling/fuzz/run.js';
 
@@ -21,7 +24,23 @@ function integer(name: string, fallback: number): number {
   return value;
 }
 
+function databases(): Dialect[] {
+  const listed = (process.env.FUZZ_DATABASES ?? 'sqlite,postgres')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = listed.find((d) => d !== 'sqlite' && d !== 'postgres');
+  if (bad !== undefined || listed.length === 0) {
+    process.stderr.write('FUZZ_DATABASES must list sqlite and/or postgres\n');
+    process.exit(2);
+  }
+  return listed as Dialect[];
+}
+
+const postgresUrl = process.env.FUZZ_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
 const report = await runFuzz({
+  databases: databases(),
+  ...(postgresUrl ? { postgresUrl } : {}),
   root: process.cwd(),
   seed: integer('FUZZ_SEED', 20261101),
   runs: integer('FUZZ_RUNS', 200),

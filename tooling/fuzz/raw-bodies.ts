@@ -1,7 +1,12 @@
 /**
- * Request bodies broken below the schema: malformed JSON, bytes that are not UTF-8, the wrong
- * content type, an empty body, JSON nested deeper than any schema, a `__proto__` key, and a
- * body over the 1 MiB limit. None may be accepted.
+ * Request bodies broken below the schema: malformed JSON, bytes that are not UTF-8 (Latin-1,
+ * overlong forms, encoded surrogates, truncated sequences, a byte-order mark), the wrong
+ * content type or a charset other than UTF-8, an empty body, JSON nested deeper than any
+ * schema, a `__proto__` key, and a body over the 1 MiB limit. None may be accepted.
+ *
+ * And `hostileTexts`: JSON texts that are odd but may be valid — duplicate keys (the last
+ * wins), `-0`, `__proto__` inside a map, an escaped lone surrogate — which the caller judges
+ * with the oracle after parsing, as the service must.
  */
 import fc from 'fast-check';
 import type { CaseBody } from './case-types.js';
@@ -37,12 +42,33 @@ export function rawBodies(validText: fc.Arbitrary<string>): fc.Arbitrary<RawBody
       bypassPrism: true,
     }),
   );
-  const notUtf8 = fc.constant<RawBody>({
-    body: { raw: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]) },
-    contentType: 'application/json',
-    why: 'body bytes that are not UTF-8',
-    bypassPrism: true,
-  });
+  const notUtf8 = fc
+    .tuple(validText, fc.constantFrom(...NOT_UTF8))
+    .map(([text, [what, bytes]]): RawBody => {
+      // Inside the first string value, so only the encoding is wrong.
+      const at = text.indexOf(':"');
+      const cut = at === -1 ? 1 : at + 2;
+      return {
+        body: {
+          raw: Buffer.concat([
+            Buffer.from(text.slice(0, cut)),
+            Buffer.from(bytes),
+            Buffer.from(text.slice(cut)),
+          ]),
+        },
+        contentType: 'application/json',
+        why: `body bytes that are not UTF-8: ${what}`,
+        bypassPrism: true,
+      };
+    });
+  const bom = validText.map(
+    (text): RawBody => ({
+      body: { raw: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]) },
+      contentType: 'application/json',
+      why: 'a UTF-8 byte-order mark before the JSON text',
+      bypassPrism: true,
+    }),
+  );
   const wrongType = fc
     .tuple(
       validText,
@@ -52,6 +78,10 @@ export function rawBodies(validText: fc.Arbitrary<string>): fc.Arbitrary<RawBody
         'application/xml',
         'multipart/form-data; boundary=x',
         'application/jsonx',
+        'application/json; charset=utf-16',
+        'application/json; charset=iso-8859-1',
+        'application/json; charset=windows-1252',
+        'application/json; charset=nonsense',
         null,
       ),
     )
@@ -92,5 +122,65 @@ export function rawBodies(validText: fc.Arbitrary<string>): fc.Arbitrary<RawBody
       bypassPrism: true,
     }),
   );
-  return fc.oneof(malformed, notUtf8, wrongType, shapes, huge);
+  return fc.oneof(malformed, notUtf8, bom, wrongType, shapes, huge);
+}
+
+/** Byte sequences that are not UTF-8, each named. */
+const NOT_UTF8: readonly (readonly [string, readonly number[]])[] = [
+  ['Latin-1 é', [0xe9]],
+  ['overlong "/"', [0xc0, 0xaf]],
+  ['overlong NUL', [0xc0, 0x80]],
+  ['a surrogate encoded as bytes', [0xed, 0xa0, 0x80]],
+  ['a truncated sequence', [0xe2, 0x82]],
+  ['0xFF', [0xff, 0xfe]],
+  ['past U+10FFFF', [0xf4, 0x90, 0x80, 0x80]],
+];
+
+/** An odd JSON text; whether it is valid is for the caller's oracle to say after parsing. */
+export interface HostileText {
+  text: string;
+  why: string;
+}
+
+/** The kinds of odd text `hostileText` makes. */
+export const HOSTILE_TEXT_KINDS = [
+  'duplicate',
+  'minus-zero',
+  'proto-in-map',
+  'lone-escape',
+] as const;
+
+/** An odd JSON text of `kind` made from the valid `text` (see the module comment). */
+export function hostileText(text: string, kind: (typeof HOSTILE_TEXT_KINDS)[number]): HostileText {
+  switch (kind) {
+    case 'duplicate': {
+      // The first key once more, before the real one, with another value.
+      const key = /^\{("(?:[^"\\]|\\.)*"):/.exec(text)?.[1];
+      return key === undefined
+        ? { text, why: 'valid text (no key to duplicate)' }
+        : { text: `{${key}:"duplicate",${text.slice(1)}`, why: `duplicate key ${key}` };
+    }
+    case 'minus-zero': {
+      const replaced = text.replace(/:(\d+)([,}\]])/, ':-0$2');
+      return { text: replaced, why: replaced === text ? 'valid text (no integer)' : '-0' };
+    }
+    case 'proto-in-map': {
+      const replaced = text.replace(/"metadata":\{(\}?)/, (_m, close: string) =>
+        close === '}' ? '"metadata":{"__proto__":"x"}' : '"metadata":{"__proto__":"x",',
+      );
+      return {
+        text: replaced,
+        why: replaced === text ? 'valid text (no map)' : '__proto__ key in metadata',
+      };
+    }
+    default: {
+      const at = text.indexOf(':"');
+      return at === -1
+        ? { text, why: 'valid text (no string)' }
+        : {
+            text: `${text.slice(0, at + 2)}\\ud800${text.slice(at + 2)}`,
+            why: 'escaped lone surrogate \\ud800',
+          };
+    }
+  }
 }
