@@ -1,5 +1,5 @@
 /**
- * Reading a request body as JSON text. The spec's rule ("Request bodies", spec/openapi.yaml):
+ * Reading a request body as JSON text. The spec's rule ("Text and numbers", spec/openapi.yaml):
  * a body is UTF-8 JSON whose strings are Unicode text (I-JSON, RFC 7493). So:
  * - a `charset` other than UTF-8 → 415 `content_type_unsupported` (nothing is transcoded);
  * - bytes that are not UTF-8 (Latin-1 `é`, overlong forms, lone surrogates encoded as

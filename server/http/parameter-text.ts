@@ -1,6 +1,6 @@
 /**
  * Path, query and header parameters arrive as text; the spec says they are read "as their
- * schemas say" (spec/openapi.yaml, "Query parameters"). This reads them before validation,
+ * schemas say" (spec/openapi.yaml, "Text and numbers"). This reads them before validation,
  * strictly, so Ajv then sees typed values and judges them without coercion of its own:
  * - integer: optional `-`, then decimal digits without leading zeros (`0x10`, `1e1`, ` 1`,
  *   `+1`, `01`, `1.0` stay text and fail as "must be an integer");

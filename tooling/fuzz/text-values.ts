@@ -1,7 +1,7 @@
 /**
- * The fuzzer's reading of two spec rules, written from the spec (spec/openapi.yaml, "Text and
- * numbers" and "Query parameters") rather than imported from the server, so that the two can
- * disagree and the disagreement shows up as a failed case.
+ * The fuzzer's reading of the spec's rules for text, numbers and parameters (spec/openapi.yaml,
+ * "Text and numbers"), written from the spec rather than imported from the server, so that the
+ * two can disagree and the disagreement shows up as a failed case.
  */
 import type { Schema } from './schema-registry.js';
 
