@@ -13,9 +13,9 @@ import { MIMEType } from 'node:util';
 import { ApiError } from '../errors.js';
 import { bracketPath, findValue } from './value-walk.js';
 
-// One decoder for every body: fatal (throws on bytes that are not UTF-8) and, as RFC 8259
-// §8.1 permits, a leading byte-order mark is not skipped but refused by JSON.parse.
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+// One decoder for every body: fatal (throws on bytes that are not UTF-8); a leading
+// byte-order mark is skipped, as RFC 8259 §8.1 permits (and as Fastify's parser did).
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Whether `label` names UTF-8 under the WHATWG Encoding Standard (`utf-8`, `UTF8`, …). */
 function isUtf8Label(label: string): boolean {

@@ -113,6 +113,11 @@ await describeEachDatabase('hostile input', (dialect) => {
     expect(res.body.error.message).toMatch(/UTF-8/);
   });
 
+  it('a leading UTF-8 byte-order mark is ignored (RFC 8259 §8.1)', async () => {
+    const res = await post('/v1/patients', bytes([0xef, 0xbb, 0xbf], JSON.stringify(PATIENT)));
+    expect(res.status).toBe(200);
+  });
+
   it.each(['utf-16', 'UTF-16LE', 'iso-8859-1', 'latin1', 'us-ascii', 'no-such-charset'])(
     'charset=%s → 415 content_type_unsupported',
     async (charset) => {

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { RouteDefinition } from '../../server/http/route-types.js';
 import type { CaseBody, FuzzCase, KeyChoice } from './case-types.js';
 import { RAW_ABOVE } from './http.js';
-import { HOSTILE_TEXT_KINDS, hostileText, rawBodies } from './raw-bodies.js';
+import { HOSTILE_TEXT_KINDS, hostileText, parseJsonText, rawBodies } from './raw-bodies.js';
 import {
   brokenHeaders,
   brokenPathIds,
@@ -192,7 +192,7 @@ function brokenCases(
         .map(([base, kind]): FuzzCase => {
           const json = (base.body as { json: unknown }).json;
           const hostile = hostileText(JSON.stringify(json), kind);
-          const ok = registry.valid(bodySchema, JSON.parse(hostile.text));
+          const ok = registry.valid(bodySchema, parseJsonText(hostile.text));
           return {
             ...base,
             body: { raw: hostile.text },
