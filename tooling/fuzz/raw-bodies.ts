@@ -84,7 +84,9 @@ export function rawBodies(validText: fc.Arbitrary<string>): fc.Arbitrary<RawBody
         body: { raw: text },
         contentType,
         why: `content type ${contentType ?? '(none)'}`,
-        bypassPrism: false,
+        // Straight to the service: these charsets are new to the run, and in the first full run
+        // Prism's log missed a few requests (a verdict needs the request's log line).
+        bypassPrism: contentType?.includes('charset=') ?? false,
       }),
     );
   const shapes = fc.constantFrom<RawBody>(

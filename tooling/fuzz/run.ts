@@ -172,6 +172,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   if (dialects.length === 0) throw new Error('no database to fuzz');
   const services: Service[] = [];
   let prism: Prism | undefined;
+  // One Prism per database, so both answers travel the same way (Prism changes some bodies
+  // on their way, `null` → none); verdicts are read from the first one's log.
+  const otherPrisms: Prism[] = [];
   const failureDir = mkdtempSync(join(tmpdir(), 'patient-care-fuzz-failures-'));
   const operations: OperationFigure[] = [];
   const sent: Sent[] = [];
@@ -190,6 +193,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const primary = services[0]!;
     if (options.prism) {
       prism = await startPrism(options.root, 'spec/openapi.yaml', primary.baseUrl);
+      for (const service of services.slice(1)) {
+        otherPrisms.push(await startPrism(options.root, 'spec/openapi.yaml', service.baseUrl));
+      }
     }
     const targets: Target[] = [];
     for (const service of services) {
@@ -218,8 +224,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         const answers: { target: Target; request: WireRequest; response: WireResponse }[] = [];
         for (const target of targets) {
           const request = await wire(c, target);
-          const viaPrism = prism !== undefined && target === targets[0] && !c.bypassPrism;
-          const to = viaPrism ? prism!.baseUrl : target.service.baseUrl;
+          const n = targets.indexOf(target);
+          const targetPrism = n === 0 ? prism : otherPrisms[n - 1];
+          const to =
+            targetPrism !== undefined && !c.bypassPrism
+              ? targetPrism.baseUrl
+              : target.service.baseUrl;
           const response = await send(to, request).catch(noAnswer);
           answers.push({ target, request, response });
           if (target.service.exited()) {
@@ -302,6 +312,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     if (prism !== undefined && options.prismLogFile)
       writeFileSync(options.prismLogFile, prism.log());
     await prism?.stop();
+    for (const other of otherPrisms) await other.stop();
     for (const service of services) await service.stop();
   }
 }

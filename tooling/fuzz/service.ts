@@ -155,7 +155,7 @@ export async function startService(
   const exited = () => child.exitCode !== null || child.signalCode !== null;
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp(`${baseUrl}/v1/patients`, 30_000, () => !exited());
+    await waitForHttp(`${baseUrl}/v1/patients`, 90_000, () => !exited());
   } catch (error) {
     await stopChild(child);
     await drop();
