@@ -14,7 +14,7 @@ const SECRET =
   /\b(whsec|ek_test|ek_live|sk_test|sk_live|rk_test|rk_live|pk_test|pk_live)_[A-Za-z0-9]+/g;
 
 // Unix seconds the spec writes as a plain nullable integer rather than a `Timestamp`.
-const UNTYPED_TIMES = ['next_attempt'];
+const UNTYPED_TIMES = ['next_attempt', 'cancelled_at'];
 
 /**
  * Names of the properties whose schema is the `Timestamp` component, in any schema, and the
