@@ -11,6 +11,7 @@ import type { DocsPluginOptions } from './docs/plugin.js';
 import { addCorsHeaders, registerPreflightRoutes } from './http/cors.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
 import { authenticationHook } from './http/hooks.js';
+import { parseJsonBody } from './http/json-body.js';
 import { type LogSetting, loggerOptions, logRequestCompleted } from './http/logging.js';
 import { parseQueryString } from './http/querystring.js';
 import { type HandlerTable, registerRoutes } from './http/register-routes.js';
@@ -133,17 +134,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   // JSON is the only media type: drop the text/plain parser, and read an empty JSON body as no
-  // body (clients send `Content-Type: application/json` on body-less POSTs).
+  // body (clients send `Content-Type: application/json` on body-less POSTs). The body is read
+  // as bytes, so `parseJsonBody` can refuse what is not UTF-8 instead of replacing it.
   app.removeContentTypeParser('text/plain');
-  const parseJson = app.getDefaultJsonParser('error', 'ignore');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    try {
+      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+      done(null, parseJsonBody(bytes, request.headers['content-type']));
+    } catch (error) {
+      done(error as Error, undefined);
     }
-    parseJson(request, text, done);
   });
 
   app.decorateRequest('apiKey', null);

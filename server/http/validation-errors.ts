@@ -6,6 +6,7 @@
 import type { ErrorObject } from 'ajv';
 import { parsePointer } from '../../tooling/openapi/pointer.js';
 import { ApiError } from '../errors.js';
+import { bracketPath } from './value-walk.js';
 
 /** Which part of the request a validator checked; decides how a parameter name is written. */
 export type RequestPart = 'body' | 'querystring' | 'params' | 'headers';
@@ -27,10 +28,10 @@ export function paramName(
   segments: readonly string[],
   headerNames?: ReadonlyMap<string, string>,
 ): string | null {
-  const [first, ...rest] = segments;
+  const first = segments[0];
   if (first === undefined) return null;
   if (part === 'headers') return headerNames?.get(first) ?? first;
-  return first + rest.map((segment) => `[${segment}]`).join('');
+  return bracketPath(segments);
 }
 
 function describeType(type: unknown): string {
@@ -45,6 +46,8 @@ const FORMAT_WORDS: Record<string, string> = {
   date: 'a date (YYYY-MM-DD)',
   'date-time': 'an RFC 3339 date-time',
   email: 'an email address',
+  int32: 'an integer from -2147483648 to 2147483647',
+  int64: `an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`,
   uri: 'an absolute URI',
   url: 'an absolute URL',
   uuid: 'a UUID',

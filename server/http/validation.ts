@@ -1,15 +1,20 @@
 /**
- * Request validation from the route table's JSON Schemas (rules: spec/openapi.yaml "Basics").
+ * Request validation from the route table's JSON Schemas (rules: spec/openapi.yaml "Basics" and
+ * "Text and numbers"): the one place every request's parameters and body are judged, in this
+ * order — schema (unknown, missing, invalid), then the values no database can store as sent
+ * (`storable-values.ts`).
  *
- * Two Ajv instances: bodies are strict (no coercion, nothing removed, no defaults filled in, so
- * an update never gains fields the client did not send); path and query parameters arrive as
- * strings and are coerced as their schemas say, with defaults (`limit` = 10). Every validator is
- * compiled once, when the routes are registered.
+ * Two Ajv instances, neither coercing: bodies are strict (nothing removed, no defaults filled
+ * in, so an update never gains fields the client did not send); path, query and header
+ * parameters arrive as text, are read as their schemas say by `parameter-text.ts`, and get
+ * defaults (`limit` = 10). Every validator is compiled once, when the routes are registered.
  */
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema, RouteDefinition } from '../../contract/route-types.js';
 import { createAjv } from '../../tooling/openapi/ajv.js';
 import { ApiError } from '../errors.js';
+import { compileParameterReader } from './parameter-text.js';
+import { checkStorable } from './storable-values.js';
 import { type RequestPart, toValidationError } from './validation-errors.js';
 
 /** The component schemas, as `generated/routes.ts` exports them (array or map, each with `$id`). */
@@ -17,8 +22,10 @@ export type ComponentSchemas = readonly JsonSchema[] | Readonly<Record<string, J
 
 /** The two Ajv instances, sharing the component schemas. */
 export interface Validators {
+  /** Bodies: no defaults. */
   readonly strict: Ajv;
-  readonly coercing: Ajv;
+  /** Parameters (already read from text): defaults filled in. */
+  readonly parameters: Ajv;
 }
 
 const COMMON = {
@@ -39,8 +46,8 @@ function schemaList(components: ComponentSchemas): JsonSchema[] {
 export function createValidators(components: ComponentSchemas): Validators {
   const schemas = schemaList(components);
   const strict = createAjv({ ...COMMON, schemas });
-  const coercing = createAjv({ ...COMMON, coerceTypes: 'array', useDefaults: true, schemas });
-  return { strict, coercing };
+  const parameters = createAjv({ ...COMMON, useDefaults: true, schemas });
+  return { strict, parameters };
 }
 
 /** The parts of a request a route validator checks; query and params are coerced in place. */
@@ -66,8 +73,10 @@ function resolveRefs(ajv: Ajv, schema: JsonSchema): JsonSchema {
 
 /**
  * A body validator. When the body schema is a top-level `oneOf`/`anyOf` (createPatient: a
- * patient or `{token}`), each branch is also compiled, and a failure is explained by the branch
- * the body came closest to (fewest errors), instead of mixing both branches' complaints.
+ * patient or `{token}`), each branch is also compiled, and a failure is explained by the one
+ * branch the body was meant for, instead of mixing both branches' complaints: the branch whose
+ * own fields (fields no other branch has) the body uses — `token` → the token branch,
+ * `name` → the patient branch — else the branch the body came closest to (fewest errors).
  */
 function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObject[] | null {
   const validate = ajv.compile(schema as object);
@@ -83,7 +92,11 @@ function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObje
     if (validate(body)) return null;
     rejectMixedBranches(branchFields, body);
     let best: readonly ErrorObject[] = validate.errors ?? [];
-    if (branchValidators.length > 0) {
+    const meant = intendedBranch(branchFields, body);
+    const chosen = meant === undefined ? undefined : branchValidators[meant];
+    if (chosen !== undefined) {
+      if (!chosen(body)) return [...(chosen.errors ?? [])];
+    } else if (branchValidators.length > 0) {
       let fewest = Number.POSITIVE_INFINITY;
       for (const branch of branchValidators) {
         if (branch(body)) continue;
@@ -98,6 +111,25 @@ function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObje
   };
 }
 
+/** Fields of each branch that no other branch has. */
+function ownedFields(branchFields: readonly string[][], body: object): string[][] {
+  const keys = Object.keys(body);
+  return branchFields.map((fields, i) =>
+    keys.filter(
+      (k) => fields.includes(k) && branchFields.every((other, j) => j === i || !other.includes(k)),
+    ),
+  );
+}
+
+/** The index of the one branch whose own fields the body uses, if exactly one. */
+function intendedBranch(branchFields: readonly string[][], body: unknown): number | undefined {
+  if (branchFields.length < 2 || body === null || typeof body !== 'object') return undefined;
+  const used = ownedFields(branchFields, body)
+    .map((fields, i) => (fields.length > 0 ? i : -1))
+    .filter((i) => i >= 0);
+  return used.length === 1 ? used[0] : undefined;
+}
+
 /**
  * A body that uses fields only one `oneOf` branch has together with fields only another has
  * (createPatient: `token` with patient fields) is two requests in one: 400
@@ -105,13 +137,7 @@ function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObje
  */
 function rejectMixedBranches(branchFields: readonly string[][], body: unknown): void {
   if (branchFields.length < 2 || body === null || typeof body !== 'object') return;
-  const keys = Object.keys(body);
-  const owned = branchFields.map((fields, i) =>
-    keys.filter(
-      (k) => fields.includes(k) && branchFields.every((other, j) => j === i || !other.includes(k)),
-    ),
-  );
-  const used = owned
+  const used = ownedFields(branchFields, body)
     .map((fields, i) => ({ fields, size: branchFields[i]!.length }))
     .filter((b) => b.fields.length > 0);
   if (used.length < 2) return;
@@ -178,12 +204,14 @@ export function compileRouteValidator(
   validators: Validators,
 ): RouteValidator {
   const { schemas } = route;
-  const params = schemas.params ? validators.coercing.compile(schemas.params as object) : null;
-  const query = schemas.querystring
-    ? validators.coercing.compile(schemas.querystring as object)
-    : null;
+  const ajv = validators.parameters;
+  const params = schemas.params ? ajv.compile(schemas.params as object) : null;
+  const readParams = schemas.params ? compileParameterReader(ajv, schemas.params) : null;
+  const query = schemas.querystring ? ajv.compile(schemas.querystring as object) : null;
+  const readQuery = schemas.querystring ? compileParameterReader(ajv, schemas.querystring) : null;
   const header = schemas.headers ? lowerCaseHeaderSchema(schemas.headers) : null;
-  const headers = header ? validators.coercing.compile(header.schema as object) : null;
+  const headers = header ? ajv.compile(header.schema as object) : null;
+  const readHeaders = header ? compileParameterReader(ajv, header.schema) : null;
   // `param` names a header as the spec spells it (`Idempotency-Key`), not as Node lower-cases it.
   const headerNames = new Map(header?.names);
   for (const p of route.parameters ?? []) {
@@ -192,6 +220,9 @@ export function compileRouteValidator(
   const body = schemas.body ? compileBody(validators.strict, schemas.body) : null;
 
   return (parts) => {
+    readParams?.(parts.params);
+    readQuery?.(parts.query);
+    readHeaders?.(parts.headers);
     if (params) check(params, parts.params, 'params');
     if (query) check(query, parts.query, 'querystring');
     else if (hasKeys(parts.query)) {
@@ -214,5 +245,8 @@ export function compileRouteValidator(
         message: `Received unknown parameter: ${name}.`,
       });
     }
+    checkStorable(parts.params);
+    checkStorable(parts.query);
+    checkStorable(parts.body);
   };
 }

@@ -2,19 +2,31 @@
  * The full contract fuzz (integration tier): every operation of the route table, FUZZ_RUNS cases
  * each (default 200), fixed seed (FUZZ_SEED), against the real service started as `npm start`
  * would, with Prism's proxy in front judging every request and answer against the spec. The
- * same run as `npm run test:fuzz`, which prints each failure as a curl command.
+ * same run as `npm run test:fuzz`, which prints each failure as a curl command. Every case goes
+ * to SQLite and (where it answers) PostgreSQL, and their answers must agree.
  */
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../generated/routes.js';
-import { formatReport } from '../../scripts/lib/fuzz/report.js';
-import { runFuzz } from '../../scripts/lib/fuzz/run.js';
+import type { Dialect } from '../../server/db/types.js';
+import { formatReport } from '../../tooling/fuzz/report.js';
+import { runFuzz } from '../../tooling/fuzz/run.js';
+import { POSTGRES_URL, postgresAvailable } from '../support/databases.js';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 200);
 const seed = Number(process.env.FUZZ_SEED ?? 20261101);
 
 describe('contract fuzz (full run, behind Prism)', () => {
   it(`sends ${runs} cases per operation and every answer keeps the contract`, async () => {
-    const report = await runFuzz({ root: process.cwd(), seed, runs, prism: true });
+    // Both databases, so their answers are compared; PostgreSQL only where it answers.
+    const databases: Dialect[] = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+    const report = await runFuzz({
+      root: process.cwd(),
+      seed,
+      runs,
+      prism: true,
+      databases,
+      postgresUrl: POSTGRES_URL,
+    });
     console.log(formatReport(report, 20));
     expect(report.operations.map((o) => o.operationId)).toEqual(routes.map((r) => r.operationId));
     for (const figure of report.operations) {
@@ -24,8 +36,10 @@ describe('contract fuzz (full run, behind Prism)', () => {
       expect(figure.invalid, figure.operationId).toBeGreaterThan(0);
     }
     expect(report.prism?.requests).toBeGreaterThan(runs * routes.length * 0.8);
+    expect(report.databases.map((d) => d.dialect)).toEqual(databases);
+    expect(report.mismatches).toBe(0);
     expect(report.failures.map((f) => `${f.operationId} #${f.index}: ${f.problems[0]}`)).toEqual(
       [],
     );
-  }, 1_200_000);
+  }, 1_800_000);
 });

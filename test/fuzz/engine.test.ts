@@ -6,15 +6,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { componentSchemas, routes } from '../../generated/routes.js';
-import type { FuzzCase } from '../../scripts/lib/fuzz/case-types.js';
-import { acceptableForValid, checkAnswer } from '../../scripts/lib/fuzz/checks.js';
-import { luhnDigit } from '../../scripts/lib/fuzz/luhn.js';
-import { parsePrismLog } from '../../scripts/lib/fuzz/prism.js';
-import { serializeQuery } from '../../scripts/lib/fuzz/request-parts.js';
-import { arbitraryFor } from '../../scripts/lib/fuzz/schema-arbitrary.js';
-import { brokenArbitrary } from '../../scripts/lib/fuzz/schema-mutations.js';
-import { SchemaRegistry } from '../../scripts/lib/fuzz/schema-registry.js';
-import type { ResponseChecker } from '../../test/support/inject.js';
+import type { FuzzCase } from '../../tooling/fuzz/case-types.js';
+import { acceptableForValid, checkAnswer } from '../../tooling/fuzz/checks.js';
+import { luhnDigit } from '../../tooling/fuzz/luhn.js';
+import { parsePrismLog } from '../../tooling/fuzz/prism.js';
+import { serializeQuery } from '../../tooling/fuzz/request-parts.js';
+import type { ResponseChecker } from '../../tooling/fuzz/response-checker.js';
+import { arbitraryFor } from '../../tooling/fuzz/schema-arbitrary.js';
+import { brokenArbitrary } from '../../tooling/fuzz/schema-mutations.js';
+import { SchemaRegistry } from '../../tooling/fuzz/schema-registry.js';
 
 const registry = new SchemaRegistry(Object.values(componentSchemas));
 const bodyRoutes = routes.filter((r) => r.schemas.body !== undefined);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ResponseChecker } from '../../tooling/fuzz/response-checker.js';
 import * as table from '../fixtures/http/routes.js';
-import { ResponseChecker } from '../support/inject.js';
 
 const checker = new ResponseChecker(table);
 const headers = {

@@ -36,13 +36,15 @@ describe('bad input is the documented error, never a 500', () => {
     expect(res.body.error.code).toBe('body_invalid_json');
   });
 
-  it('prototype poisoning → 400 body_invalid_json', async () => {
+  it('a __proto__ key is read as data and refused as an unknown parameter, not as bad JSON', async () => {
     const res = await post(
       '{"name":{"family":"A"},"__proto__":{"admin":true}}',
       'application/json',
     );
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('body_invalid_json');
+    expect(res.body.error.code).toBe('parameter_unknown');
+    expect(res.body.error.param).toBe('__proto__');
+    expect(res.body.error.message).not.toMatch(/JSON/);
   });
 
   it('JSON with a charset parameter is accepted', async () => {

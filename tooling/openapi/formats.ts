@@ -41,7 +41,21 @@ export const KNOWN_FORMATS: ReadonlySet<string> = new Set([
   'binary',
 ]);
 
+/**
+ * OpenAPI's integer formats, by range. `int64` also demands an exactly representable value:
+ * ajv-formats checks only `Number.isInteger`, which `1e23` and `9007199254740993` (read as
+ * …992) pass, and no database would store them as sent. So `int64` here is ±(2^53 − 1).
+ */
+const INTEGER_FORMATS = {
+  int32: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n <= 2 ** 31 - 1,
+  int64: (n: number) => Number.isSafeInteger(n),
+};
+
 /** Registers every format of {@link KNOWN_FORMATS} with `ajv`. */
 export function addFormats(ajv: Ajv): Ajv {
-  return addAjvFormats(ajv);
+  addAjvFormats(ajv);
+  for (const [name, validate] of Object.entries(INTEGER_FORMATS)) {
+    ajv.addFormat(name, { type: 'number', validate });
+  }
+  return ajv;
 }

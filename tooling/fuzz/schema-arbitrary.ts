@@ -23,25 +23,70 @@ const SMALL_ARRAY = 4;
 const SMALL_OBJECT = 4;
 const LONG_STRING = 40;
 
-/** Strings of every kind of text: ASCII, any grapheme (emoji, combining marks), any code point. */
+/**
+ * Valid text that breaks naive code: bidirectional overrides and marks (RTL), zero-width and
+ * joiner characters, a byte-order mark inside text, C0/C1 controls and DEL, line and paragraph
+ * separators, noncharacters and the last code point. All are Unicode scalar values other than
+ * NUL, so the spec accepts them and every database must return them as sent.
+ */
+export const HOSTILE_VALID_CHARACTERS: readonly string[] = [
+  '\u202e', // RIGHT-TO-LEFT OVERRIDE
+  '\u202d',
+  '\u2066',
+  '\u2069',
+  '\u200f', // RIGHT-TO-LEFT MARK
+  '\u061c',
+  '\u200b',
+  '\u200d',
+  '\ufeff',
+  '\u0001',
+  '\u0008',
+  '\u001b',
+  '\u001f',
+  '\u007f',
+  '\u0085',
+  '\u009f',
+  '\u2028',
+  '\u2029',
+  '\ufffe',
+  '\uffff',
+  '\u{10ffff}',
+  '\\',
+  '"',
+  "'",
+];
+
+const hostileUnit = fc.oneof(
+  fc.constantFrom(...HOSTILE_VALID_CHARACTERS),
+  fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }),
+);
+
+/**
+ * Strings of every kind of text: ASCII, any grapheme (emoji, combining marks), any code point,
+ * and the hostile characters above.
+ */
 function text(minLength: number, maxLength: number): fc.Arbitrary<string> {
   const typical = Math.min(maxLength, Math.max(minLength, LONG_STRING));
-  const units = ['grapheme-ascii', 'grapheme', 'binary'] as const;
-  return fc
-    .oneof(
-      { arbitrary: fc.constantFrom(...units), weight: 1 },
-      { arbitrary: fc.constant('grapheme-ascii' as const), weight: 2 },
-    )
-    .chain((unit) =>
-      fc.oneof(
-        { arbitrary: fc.string({ unit, minLength, maxLength: typical }), weight: 6 },
-        // The exact upper boundary, in code points (what JSON Schema's maxLength counts).
-        {
-          arbitrary: fc.string({ unit: 'binary', minLength: maxLength, maxLength }),
-          weight: Number.isFinite(maxLength) && maxLength < 5000 ? 1 : 0,
-        },
-      ),
-    );
+  const units = ['grapheme-ascii', 'grapheme', 'binary', hostileUnit] as const;
+  return (
+    fc
+      .oneof(
+        { arbitrary: fc.constantFrom(...units), weight: 1 },
+        { arbitrary: fc.constant('grapheme-ascii' as const), weight: 2 },
+      )
+      .chain((unit) =>
+        fc.oneof(
+          { arbitrary: fc.string({ unit, minLength, maxLength: typical }), weight: 6 },
+          // The exact upper boundary, in code points (what JSON Schema's maxLength counts).
+          {
+            arbitrary: fc.string({ unit: 'binary', minLength: maxLength, maxLength }),
+            weight: Number.isFinite(maxLength) && maxLength < 5000 ? 1 : 0,
+          },
+        ),
+      )
+      // NUL is the one code point the spec refuses in text; broken values add it on purpose.
+      .map((s) => s.replaceAll('\u0000', '\u0001'))
+  );
 }
 
 function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
@@ -74,10 +119,11 @@ function numberBounds(schema: Schema, integer: boolean): { min: number; max: num
 
 function integerArbitrary(schema: Schema): fc.Arbitrary<number> {
   const { min, max } = numberBounds(schema, true);
-  // Edges: both bounds and a value near the largest exactly representable integer.
+  // Edges: both bounds (without a bound, ±(2^53 − 1), the largest exact integers) and zero.
+  const edges = [min, max, ...(min <= 0 && max >= 0 ? [0] : [])];
   return fc.oneof(
     { arbitrary: fc.integer({ min, max }), weight: 8 },
-    { arbitrary: fc.constantFrom(min, max), weight: 2 },
+    { arbitrary: fc.constantFrom(...edges), weight: 2 },
   );
 }
 

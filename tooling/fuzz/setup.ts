@@ -7,7 +7,14 @@ import { send } from './http.js';
 import type { Service } from './service.js';
 import { type FreshKind, SETUP_HOOK_URL, setupPatient, type World } from './world.js';
 
-let made = 0;
+// Per service, so every database gets the same set-up patients in the same order (the
+// answers of two databases are compared).
+const counters = new WeakMap<Service, number>();
+function next(service: Service): number {
+  const n = (counters.get(service) ?? 0) + 1;
+  counters.set(service, n);
+  return n;
+}
 
 async function post(service: Service, path: string, body: unknown, key = service.secret) {
   const res = await send(service.baseUrl, {
@@ -33,7 +40,7 @@ function span(): { start: number; end: number } {
 export async function buildWorld(service: Service): Promise<World> {
   const world: World = { patients: [], appointments: [], claims: [], webhooks: [], events: [] };
   for (let n = 0; n < 3; n++) {
-    const patient = await post(service, '/v1/patients', setupPatient(++made));
+    const patient = await post(service, '/v1/patients', setupPatient(next(service)));
     world.patients.push(patient);
     world.appointments.push(
       await post(service, '/v1/appointments', { patient, practitioner: 'Dr Fuzz', ...span() }),
@@ -81,7 +88,7 @@ export async function makeFresh(service: Service, world: World, kind: FreshKind)
   const patient = world.patients[0];
   switch (kind) {
     case 'patient':
-      return post(service, '/v1/patients', setupPatient(++made));
+      return post(service, '/v1/patients', setupPatient(next(service)));
     case 'appointment-pending':
       return post(service, '/v1/appointments', { patient, practitioner: 'Dr Fuzz', ...span() });
     case 'appointment-booked':
@@ -97,7 +104,7 @@ export async function makeFresh(service: Service, world: World, kind: FreshKind)
       return post(
         service,
         '/v1/tokens',
-        { type: 'patient_intake', patient: setupPatient(++made) },
+        { type: 'patient_intake', patient: setupPatient(next(service)) },
         service.publishable,
       );
   }

@@ -4,9 +4,10 @@
  * that status — the same `ResponseChecker` the service tests use; invalid input never
  * accepted; valid input not rejected, except the answers listed in `ACCEPTABLE_FOR_VALID`.
  */
-import type { ResponseChecker } from '../../../test/support/inject.js';
+
 import type { FuzzCase } from './case-types.js';
 import type { WireResponse } from './http.js';
+import type { ResponseChecker } from './response-checker.js';
 
 /**
  * The only non-2xx answers a valid case may get, and why each is right:

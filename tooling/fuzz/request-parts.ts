@@ -4,7 +4,7 @@
  * text form, since these parts travel as text.
  */
 import fc from 'fast-check';
-import type { RouteDefinition } from '../../../contract/route-types.js';
+import type { RouteDefinition } from '../../contract/route-types.js';
 import { malformedIds } from './ids.js';
 import { arbitraryFor } from './schema-arbitrary.js';
 import type { Schema, SchemaRegistry } from './schema-registry.js';
@@ -92,7 +92,37 @@ export function validQuery(
     });
 }
 
-const BAD_VALUES = ['', 'abc', '-1', '0', '101', '1.5', '1e3', 'true', 'null', '%', 'é', '😀'];
+const BAD_VALUES = [
+  '',
+  'abc',
+  '-1',
+  '0',
+  '101',
+  '1.5',
+  '1e3',
+  'true',
+  'null',
+  '%',
+  'é',
+  '😀',
+  // Integers only in JavaScript's reading (`Number()`), not in the spec's.
+  '0x10',
+  '1e1',
+  ' 1',
+  '1 ',
+  '+1',
+  '01',
+  '1.0',
+  // Integers no database stores as sent.
+  '10000000000000000000',
+  '9007199254740993',
+  '-9223372036854775809',
+  '1e308',
+  // Text the spec refuses.
+  '\u0000',
+  'a\u0000b',
+  'TRUE',
+];
 
 /** Query strings broken in one parameter, with the fault named. */
 export function brokenQuery(
@@ -127,6 +157,7 @@ export function brokenQuery(
     { query: { created: '5' }, why: 'created as a scalar, not deepObject' },
     { query: { created: { gt: '-1' } }, why: 'created[gt] below 0' },
     { query: { 'limit[x]': '1' }, why: 'limit as an object' },
+    { query: { 'limit[]': ['1'] }, why: 'limit as an explicit list' },
   );
   const judged = fc
     .oneof(single, shaped)

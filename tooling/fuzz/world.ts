@@ -24,7 +24,8 @@ export type FreshKind =
   | 'token';
 
 /** The placeholder a case writes where the fresh object's id goes. */
-export const FRESH = '\u0000fresh\u0000';
+// Invisible separators: valid text (no NUL, which the spec refuses), and never generated.
+export const FRESH = '\u2063fresh\u2063';
 
 /** A well-formed id of `prefix` that (almost surely) names nothing: a 404 is the right answer. */
 export function unknownId(prefix: string, seed: number): string {

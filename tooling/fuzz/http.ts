@@ -27,7 +27,7 @@ export interface WireResponse {
 }
 
 /** Bodies above this size go over a plain socket (see `sendRaw`). */
-const RAW_ABOVE = 64 * 1024;
+export const RAW_ABOVE = 64 * 1024;
 
 function parseBody(text: string): { body: unknown; parseError?: string } {
   if (text === '') return { body: undefined };

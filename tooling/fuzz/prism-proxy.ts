@@ -10,7 +10,7 @@
  * drop violations is no checker, so the fuzzer reads Prism's own JSON instead. One Prism bug
  * is worked around below (`sl-violations`).
  *
- * Usage: node --import tsx scripts/lib/fuzz/prism-proxy.ts <spec> <upstream> <port>
+ * Usage: node --import tsx tooling/fuzz/prism-proxy.ts <spec> <upstream> <port>
  */
 import { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';

@@ -88,7 +88,7 @@ export function parsePrismLog(log: string): PrismRequest[] {
 /** Starts Prism's proxy for `specPath` in front of `upstream` on a free port; waits until it answers. */
 export async function startPrism(root: string, specPath: string, upstream: string): Promise<Prism> {
   const port = await freePort();
-  const launcher = join(root, 'scripts', 'lib', 'fuzz', 'prism-proxy.ts');
+  const launcher = join(root, 'tooling', 'fuzz', 'prism-proxy.ts');
   const child: ChildProcess = spawn(
     process.execPath,
     ['--import', 'tsx', launcher, specPath, upstream, String(port)],

@@ -16,7 +16,7 @@ function answerMessage(response: string): string {
 /** What makes failures "the same": operation, first problem (digits dropped), error message. */
 function signature(f: FuzzFailure): string {
   const problem = (f.problems[0] ?? '').replace(/\d+/g, 'N');
-  return `${f.operationId}: ${problem} ${answerMessage(f.response)}`.trim();
+  return `${f.operationId} [${f.database}]: ${problem} ${answerMessage(f.response)}`.trim();
 }
 
 /**
@@ -35,9 +35,12 @@ export function formatReport(report: FuzzReport, printLimit = Number.POSITIVE_IN
   }
   const cases = report.operations.reduce((n, o) => n + o.cases, 0);
   const failed = report.failures.length;
+  lines.push(
+    `Databases: ${report.databases.map((d) => `${d.dialect} ${d.cases} cases`).join(', ')}; ${report.mismatches} cases answered differently`,
+  );
   if (report.prism !== null) {
     lines.push(
-      `Prism 5.14 proxy: ${report.prism.requests} requests checked; ${report.prism.unflaggedInvalid} broken requests it did not flag (info only)`,
+      `Prism proxy: ${report.prism.requests} requests checked; ${report.prism.unflaggedInvalid} broken requests it did not flag (info only)`,
     );
   } else lines.push('Prism: not run');
   const groups = new Map<string, number>();
@@ -51,7 +54,7 @@ export function formatReport(report: FuzzReport, printLimit = Number.POSITIVE_IN
   for (const f of report.failures.slice(0, printLimit)) {
     lines.push('');
     lines.push(
-      `FAIL ${f.operationId} case #${f.index} (${f.valid ? 'valid' : f.why}) → ${f.status}`,
+      `FAIL ${f.operationId} case #${f.index} on ${f.database} (${f.valid ? 'valid' : f.why}) → ${f.status}`,
     );
     for (const p of f.problems) lines.push(`  - ${p}`);
     lines.push(`  response: ${f.response.replace(/\s+/g, ' ').slice(0, 300)}`);
@@ -59,6 +62,9 @@ export function formatReport(report: FuzzReport, printLimit = Number.POSITIVE_IN
   }
   if (failed > printLimit) lines.push(`… and ${failed - printLimit} more failures`);
   lines.push('');
-  lines.push(`fuzz: ${cases - failed} passed, ${failed} failed (${report.seconds.toFixed(1)} s)`);
+  const answers = cases * report.databases.length;
+  lines.push(
+    `fuzz: ${answers - failed} of ${answers} answers passed (${cases} cases × ${report.databases.length} databases), ${failed} failed (${report.seconds.toFixed(1)} s)`,
+  );
   return lines.join('\n');
 }

@@ -1,11 +1,16 @@
 /**
  * The spec's JSON Schemas as the fuzzer reads them: the route table's component schemas by
- * `$id`, `$ref` resolution, and Ajv validators (the oracle that decides whether a generated
- * value is valid or broken, exactly as the server's own Ajv would).
+ * `$id`, `$ref` resolution, and Ajv validators — the oracle that decides whether a generated
+ * value is valid or broken. Besides each schema, the oracle applies the spec's rules for all
+ * text and numbers ("Text and numbers" in spec/openapi.yaml): strings and keys are Unicode
+ * scalar values without NUL, no key is `__proto__`, integers lie within ±(2^53 − 1); and
+ * parameters travel as text read strictly (`text-values.ts`). It is written from the spec,
+ * not from the server's code, so a server that drifts from the spec is caught.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { JsonSchema } from '../../../contract/route-types.js';
+import type { JsonSchema } from '../../contract/route-types.js';
+import { readText, textRulesHold } from './text-values.js';
 
 type FormatsPlugin = (ajv: Ajv) => Ajv;
 const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
@@ -14,25 +19,19 @@ const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
 /** A schema node; every keyword the converter reads is optional. */
 export type Schema = JsonSchema;
 
-/** Component schemas by `$id`, with one strict and one query-coercing Ajv. */
+/** Component schemas by `$id`, with one strict Ajv. */
 export class SchemaRegistry {
   readonly #byId = new Map<string, Schema>();
   readonly #strict: Ajv;
-  readonly #coercing: Ajv;
   readonly #cache = new WeakMap<object, ValidateFunction>();
-  readonly #coercingCache = new WeakMap<object, ValidateFunction>();
 
   constructor(components: readonly Schema[]) {
     // Same options as the test response checker: the formats of ajv-formats, unions allowed.
     this.#strict = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
-    // Query strings and path segments are text; OpenAPI's form style means "the text of a value
-    // of the schema", which is what Ajv's scalar coercion decides.
-    this.#coercing = new Ajv({ strict: false, allowUnionTypes: true, coerceTypes: true });
-    for (const ajv of [this.#strict, this.#coercing]) addFormats(ajv);
+    addFormats(this.#strict);
     for (const schema of components) {
       this.#byId.set(String(schema.$id), schema);
       this.#strict.addSchema(schema as object);
-      this.#coercing.addSchema(schema as object);
     }
   }
 
@@ -49,16 +48,18 @@ export class SchemaRegistry {
 
   /** Whether `value` is valid for `schema` (strict types: a JSON body). */
   valid(schema: Schema, value: unknown): boolean {
-    return this.#validator(this.#strict, this.#cache, schema)(value);
+    return this.#validator(this.#strict, this.#cache, schema)(value) && textRulesHold(value);
   }
 
   /**
    * Whether text values (query or path parameters as an object of strings) are valid for
-   * `schema` once read as the types it names. Works on a copy: Ajv coerces in place.
+   * `schema` once read as the types it names (`readText`).
    */
   validText(schema: Schema, value: unknown): boolean {
-    const copy = structuredClone(value);
-    return this.#validator(this.#coercing, this.#coercingCache, schema)(copy);
+    return this.valid(
+      schema,
+      readText(schema, value, (s) => this.resolve(s)),
+    );
   }
 
   #validator(ajv: Ajv, cache: WeakMap<object, ValidateFunction>, schema: Schema): ValidateFunction {

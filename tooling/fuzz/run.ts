@@ -1,19 +1,24 @@
 /**
- * One fuzz run: start the service (and Prism in front of it), build the set-up objects, then
- * for every operation of the route table sample `runs` cases from a fixed seed and send them
- * one at a time, checking each answer; finally read Prism's verdict per request.
+ * One fuzz run: start the service once per database (SQLite and PostgreSQL by default; Prism
+ * in front of the first), build the same set-up objects in each, then for every operation of
+ * the route table sample `runs` cases from a fixed seed and send each case to every database,
+ * checking each answer on its own and then that all databases answered alike (same status,
+ * same body once ids, timestamps and secrets are set aside: `compare.ts`); finally read
+ * Prism's verdict per request.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { componentSchemas, routes } from '../../../generated/routes.js';
-import { ResponseChecker } from '../../../test/support/inject.js';
+import { componentSchemas, routes } from '../../generated/routes.js';
+import type { Dialect } from '../../server/db/types.js';
 import type { FuzzCase } from './case-types.js';
 import { checkAnswer } from './checks.js';
+import { comparable, firstDifference, timestampProperties } from './compare.js';
 import { curlCommand, send, type WireRequest, type WireResponse } from './http.js';
 import { operationCases } from './operation-cases.js';
 import { type Prism, type PrismRequest, startPrism } from './prism.js';
+import { ResponseChecker } from './response-checker.js';
 import { SchemaRegistry } from './schema-registry.js';
 import { type Service, startService } from './service.js';
 import { buildWorld, makeFresh } from './setup.js';
@@ -34,11 +39,16 @@ export interface FuzzOptions {
   prismLogFile?: string;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
+  /** The databases to run the service on; default both, SQLite first (Prism's). */
+  databases?: readonly Dialect[];
+  /** PostgreSQL database in which a fresh schema is made; default the local `test`. */
+  postgresUrl?: string;
 }
 
-/** One failed case, with what reproduces it. */
+/** One failed case on one database, with what reproduces it. */
 export interface FuzzFailure {
   operationId: string;
+  database: Dialect;
   index: number;
   valid: boolean;
   why: string;
@@ -62,6 +72,10 @@ export interface FuzzReport {
   seed: number;
   runs: number;
   operations: OperationFigure[];
+  /** Requests answered per database (every case goes to each). */
+  databases: { dialect: Dialect; cases: number }[];
+  /** Cases whose databases answered differently. */
+  mismatches: number;
   failures: FuzzFailure[];
   /** Requests Prism checked, and invalid cases whose request Prism did not flag (info). */
   prism: { requests: number; unflaggedInvalid: number } | null;
@@ -87,19 +101,63 @@ interface Sent {
   failure?: FuzzFailure;
 }
 
-async function wire(c: FuzzCase, service: Service, world: World): Promise<WireRequest> {
+/** One database's service, its set-up objects, and its ids for the first one's. */
+interface Target {
+  dialect: Dialect;
+  service: Service;
+  world: World;
+  /** First database's set-up id → this one's (empty for the first). */
+  ids: Map<string, string>;
+}
+
+function sameObjects(from: World, to: World): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const kind of Object.keys(from) as (keyof World)[]) {
+    from[kind].forEach((id, i) => {
+      const other = to[kind][i];
+      if (other !== undefined && other !== id) map.set(id, other);
+    });
+  }
+  return map;
+}
+
+function translate(text: string, ids: ReadonlyMap<string, string>): string {
+  let out = text;
+  for (const [from, to] of ids) out = out.replaceAll(from, to);
+  return out;
+}
+
+/** The case as `target` must receive it: its own fresh object, its own set-up ids. */
+async function wire(c: FuzzCase, target: Target): Promise<WireRequest> {
+  const { service, world, ids } = target;
   const id = c.fresh !== undefined ? await makeFresh(service, world, c.fresh) : unknownId('tok', 3);
-  const path = c.path.replace(encodeURIComponent(FRESH), encodeURIComponent(id));
+  const path = translate(c.path, ids).replace(encodeURIComponent(FRESH), encodeURIComponent(id));
   const key = c.key === 'publishable' ? service.publishable : service.secret;
   let body: string | Buffer | undefined;
   if (c.body !== undefined) {
-    body = 'json' in c.body ? JSON.stringify(substitute(c.body.json, id)) : c.body.raw;
+    if ('json' in c.body) body = translate(JSON.stringify(substitute(c.body.json, id)), ids);
+    else if (typeof c.body.raw === 'string')
+      body = translate(c.body.raw.replaceAll(FRESH, id), ids);
+    // Ids are ASCII: through Latin-1 every other byte is kept as it is.
+    else body = Buffer.from(translate(c.body.raw.toString('latin1'), ids), 'latin1');
   }
+  const query = translate(c.query, ids);
   return {
     method: c.method,
-    url: c.query === '' ? path : `${path}?${c.query}`,
+    url: query === '' ? path : `${path}?${query}`,
     headers: { Authorization: `Bearer ${key}`, ...c.headers },
     ...(body === undefined ? {} : { body }),
+  };
+}
+
+function noAnswer(error: Error): WireResponse {
+  // No answer at all (connection dropped, timeout): a failure of the case, not the run.
+  return {
+    status: 0,
+    headers: {},
+    text: '',
+    body: undefined,
+    parseError: `no answer: ${error.message}`,
   };
 }
 
@@ -109,17 +167,43 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const log = options.log ?? (() => {});
   const registry = new SchemaRegistry(Object.values(componentSchemas));
   const checker = new ResponseChecker({ routes, componentSchemas });
-  const service = await startService(options.root);
+  const timestamps = timestampProperties(Object.values(componentSchemas));
+  const dialects = options.databases ?? (['sqlite', 'postgres'] as const);
+  if (dialects.length === 0) throw new Error('no database to fuzz');
+  const services: Service[] = [];
   let prism: Prism | undefined;
+  // One Prism per database, so both answers travel the same way (Prism changes some bodies
+  // on their way, `null` → none); verdicts are read from the first one's log.
+  const otherPrisms: Prism[] = [];
   const failureDir = mkdtempSync(join(tmpdir(), 'patient-care-fuzz-failures-'));
   const operations: OperationFigure[] = [];
   const sent: Sent[] = [];
   const throughPrism: Sent[] = [];
+  const otherFailures: FuzzFailure[] = [];
+  let mismatches = 0;
   try {
-    if (options.prism) {
-      prism = await startPrism(options.root, 'spec/openapi.yaml', service.baseUrl);
+    for (const dialect of dialects) {
+      services.push(
+        await startService(options.root, {
+          dialect,
+          ...(options.postgresUrl ? { postgresUrl: options.postgresUrl } : {}),
+        }),
+      );
     }
-    const world = await buildWorld(service);
+    const primary = services[0]!;
+    if (options.prism) {
+      prism = await startPrism(options.root, 'spec/openapi.yaml', primary.baseUrl);
+      for (const service of services.slice(1)) {
+        otherPrisms.push(await startPrism(options.root, 'spec/openapi.yaml', service.baseUrl));
+      }
+    }
+    const targets: Target[] = [];
+    for (const service of services) {
+      const world = await buildWorld(service);
+      const ids = targets.length === 0 ? new Map() : sameObjects(targets[0]!.world, world);
+      targets.push({ dialect: service.dialect, service, world, ids });
+    }
+    const world = targets[0]!.world;
     const selected = routes.filter(
       (r) => !options.only?.length || options.only.includes(r.operationId),
     );
@@ -137,54 +221,90 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         failures: 0,
       };
       for (const [index, c] of cases.entries()) {
-        const request = await wire(c, service, world);
-        const viaPrism = prism !== undefined && !c.bypassPrism;
-        const response = await send(viaPrism ? prism!.baseUrl : service.baseUrl, request).catch(
-          (error: Error): WireResponse => ({
-            // No answer at all (connection dropped, timeout): a failure of the case, not the run.
-            status: 0,
-            headers: {},
-            text: '',
-            body: undefined,
-            parseError: `no answer: ${error.message}`,
-          }),
-        );
-        const problems = checkAnswer(checker, c, request.url, response);
-        const record: Sent = { c, index, request, response };
-        if (problems.length > 0) {
-          record.failure = {
-            operationId: c.operationId,
-            index,
-            valid: c.valid,
-            why: c.why,
-            problems,
-            status: response.status,
-            curl: curlCommand(service.baseUrl, request, failureDir, `${c.operationId}-${index}`),
-            response: response.text.slice(0, 600),
-          };
+        const answers: { target: Target; request: WireRequest; response: WireResponse }[] = [];
+        for (const target of targets) {
+          const request = await wire(c, target);
+          const n = targets.indexOf(target);
+          const targetPrism = n === 0 ? prism : otherPrisms[n - 1];
+          const to =
+            targetPrism !== undefined && !c.bypassPrism
+              ? targetPrism.baseUrl
+              : target.service.baseUrl;
+          const response = await send(to, request).catch(noAnswer);
+          answers.push({ target, request, response });
+          if (target.service.exited()) {
+            throw new Error(`the service on ${target.dialect} exited:\n${target.service.output()}`);
+          }
         }
-        sent.push(record);
-        if (viaPrism) throughPrism.push(record);
+        const first = comparable(
+          answers[0]!.response.status,
+          answers[0]!.response.text,
+          timestamps,
+        );
+        let differs = false;
+        for (const [n, { target, request, response }] of answers.entries()) {
+          const problems = checkAnswer(checker, c, request.url, response);
+          if (n > 0) {
+            const other = comparable(response.status, response.text, timestamps);
+            const difference =
+              other.status !== first.status
+                ? `status ${first.status} vs ${other.status}`
+                : firstDifference(first.body, other.body);
+            if (difference !== undefined) {
+              differs = true;
+              problems.push(
+                `databases differ (${targets[0]!.dialect} vs ${target.dialect}): ${difference}`,
+              );
+            }
+          }
+          const failure: FuzzFailure | undefined =
+            problems.length === 0
+              ? undefined
+              : {
+                  operationId: c.operationId,
+                  database: target.dialect,
+                  index,
+                  valid: c.valid,
+                  why: c.why,
+                  problems,
+                  status: response.status,
+                  curl: curlCommand(
+                    target.service.baseUrl,
+                    request,
+                    failureDir,
+                    `${c.operationId}-${index}-${target.dialect}`,
+                  ),
+                  response: response.text.slice(0, 600),
+                };
+          if (n === 0) {
+            const record: Sent = { c, index, request, response };
+            if (failure !== undefined) record.failure = failure;
+            sent.push(record);
+            if (prism !== undefined && !c.bypassPrism) throughPrism.push(record);
+          } else if (failure !== undefined) otherFailures.push(failure);
+        }
+        if (differs) mismatches++;
         figure.cases++;
         if (c.valid) figure.valid++;
         else figure.invalid++;
-        if (service.exited()) throw new Error(`the service exited:\n${service.output()}`);
       }
       operations.push(figure);
-      log(`${route.operationId}: ${figure.cases} cases`);
+      log(`${route.operationId}: ${figure.cases} cases × ${targets.length} databases`);
     }
     let prismFigure: FuzzReport['prism'] = null;
-    if (prism !== undefined) prismFigure = await prismVerdict(prism, throughPrism, service);
-    for (const record of sent) {
-      if (record.failure === undefined) continue;
-      const figure = operations.find((o) => o.operationId === record.c.operationId)!;
-      figure.failures++;
+    if (prism !== undefined) prismFigure = await prismVerdict(prism, throughPrism, primary);
+    const failures = [...sent.flatMap((s) => (s.failure ? [s.failure] : [])), ...otherFailures];
+    for (const failure of failures) {
+      operations.find((o) => o.operationId === failure.operationId)!.failures++;
     }
+    const cases = operations.reduce((n, o) => n + o.cases, 0);
     return {
       seed: options.seed,
       runs: options.runs,
       operations,
-      failures: sent.flatMap((s) => (s.failure ? [s.failure] : [])),
+      databases: targets.map((t) => ({ dialect: t.dialect, cases })),
+      mismatches,
+      failures,
       prism: prismFigure,
       seconds: (Date.now() - started) / 1000,
     };
@@ -192,7 +312,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     if (prism !== undefined && options.prismLogFile)
       writeFileSync(options.prismLogFile, prism.log());
     await prism?.stop();
-    await service.stop();
+    for (const other of otherPrisms) await other.stop();
+    for (const service of services) await service.stop();
   }
 }
 
@@ -276,6 +397,7 @@ async function prismVerdict(
     }
     record.failure = {
       operationId: record.c.operationId,
+      database: service.dialect,
       index: record.index,
       valid: record.c.valid,
       why: record.c.why,

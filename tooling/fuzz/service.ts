@@ -1,20 +1,30 @@
 /**
  * The service under test, as `npm start` runs it: `server/main.ts` in a child process on
- * 127.0.0.1 and a free port, on a fresh SQLite file, with the webhook worker off (no outbound
- * calls) and rate limits high enough that the fuzzer never meets a 429. Its keys are made in
- * the database before it starts: a test secret key and a test publishable key (createToken
- * takes only that kind).
+ * 127.0.0.1 and a free port, on a fresh database — a new SQLite file, or a new schema in a
+ * PostgreSQL database — with the webhook worker off (no outbound calls) and rate limits high
+ * enough that the fuzzer never meets a 429. Its keys are made in the database before it
+ * starts: a test secret key and a test publishable key (createToken takes only that kind).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDb } from '../../../server/db/open.js';
-import { createKey } from '../../../server/keys/index.js';
+import { connect, openDb } from '../../server/db/open.js';
+import type { Dialect } from '../../server/db/types.js';
+import { createKey } from '../../server/keys/index.js';
+
+/** Where the service keeps its data. */
+export interface DatabaseChoice {
+  dialect: Dialect;
+  /** PostgreSQL only: the database in which a fresh schema is made (and dropped after). */
+  postgresUrl?: string;
+}
 
 /** A running service. */
 export interface Service {
+  dialect: Dialect;
   baseUrl: string;
   port: number;
   secret: string;
@@ -70,10 +80,50 @@ export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<vo
   clearTimeout(timer);
 }
 
+/** A fresh database: its URL, and how to remove it afterwards. */
+async function freshDatabase(
+  choice: DatabaseChoice,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (choice.dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'patient-care-fuzz-'));
+    return {
+      url: `sqlite:${join(dir, 'fuzz.db')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const base = choice.postgresUrl ?? 'postgres://127.0.0.1:5432/test';
+  const schema = `fuzz_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = connect(base);
+  try {
+    await admin.run(`CREATE SCHEMA ${schema}`);
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL at ${new URL(base).host} refused a new schema (${(error as Error).message}); set FUZZ_DATABASES=sqlite to fuzz without it`,
+    );
+  } finally {
+    await admin.close();
+  }
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const cleaner = connect(base);
+      try {
+        await cleaner.run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await cleaner.close();
+      }
+    },
+  };
+}
+
 /** Starts the service on a fresh database; `root` is the repository. */
-export async function startService(root: string): Promise<Service> {
-  const dir = mkdtempSync(join(tmpdir(), 'patient-care-fuzz-'));
-  const databaseUrl = `sqlite:${join(dir, 'fuzz.db')}`;
+export async function startService(
+  root: string,
+  choice: DatabaseChoice = { dialect: 'sqlite' },
+): Promise<Service> {
+  const { url: databaseUrl, drop } = await freshDatabase(choice);
   const db = await openDb(databaseUrl);
   const secret = (await createKey(db, { kind: 'secret', livemode: false })).secret;
   const publishable = (await createKey(db, { kind: 'publishable', livemode: false })).secret;
@@ -105,13 +155,14 @@ export async function startService(root: string): Promise<Service> {
   const exited = () => child.exitCode !== null || child.signalCode !== null;
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp(`${baseUrl}/v1/patients`, 30_000, () => !exited());
+    await waitForHttp(`${baseUrl}/v1/patients`, 90_000, () => !exited());
   } catch (error) {
     await stopChild(child);
-    rmSync(dir, { recursive: true, force: true });
+    await drop();
     throw new Error(`${(error as Error).message}\n${output}`);
   }
   return {
+    dialect: choice.dialect,
     baseUrl,
     port,
     secret,
@@ -120,7 +171,7 @@ export async function startService(root: string): Promise<Service> {
     exited,
     async stop() {
       await stopChild(child);
-      rmSync(dir, { recursive: true, force: true });
+      await drop();
     },
   };
 }

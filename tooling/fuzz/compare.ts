@@ -1,0 +1,98 @@
+/**
+ * The same request must get the same answer from every database: same status, same body —
+ * except what is different by nature between two runs. `comparable` rewrites an answer so
+ * that only those parts differ no more:
+ * - ids (`pat_01…`, `req_01…`, inside any string too) become `pat_#1`, `pat_#2`, … in order
+ *   of first appearance, so "the same object twice" still shows, but not its random id;
+ * - timestamps (properties whose schema is the spec's `Timestamp`) become `<time>`;
+ * - secrets the service makes at random (`whsec_…`, `ek_test_…`) become `<secret>`.
+ */
+import type { Schema } from './schema-registry.js';
+
+const ID = /\b([a-z]+)_[0-9A-HJKMNP-TV-Z]{26}\b/g;
+const SECRET =
+  /\b(whsec|ek_test|ek_live|sk_test|sk_live|rk_test|rk_live|pk_test|pk_live)_[A-Za-z0-9]+/g;
+
+// Unix seconds the spec writes as a plain nullable integer rather than a `Timestamp`.
+const UNTYPED_TIMES = ['next_attempt', 'cancelled_at'];
+
+/**
+ * Names of the properties whose schema is the `Timestamp` component, in any schema, and the
+ * untyped ones above.
+ */
+export function timestampProperties(components: readonly Schema[]): Set<string> {
+  const names = new Set<string>(UNTYPED_TIMES);
+  const stack: unknown[] = [...components];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    const properties = (node as Schema).properties as Record<string, unknown> | undefined;
+    for (const [name, schema] of Object.entries(properties ?? {})) {
+      if (JSON.stringify(schema).includes('schema:Timestamp"')) names.add(name);
+    }
+    stack.push(...Object.values(node));
+  }
+  return names;
+}
+
+/** An answer with what differs by nature replaced (see the module comment). */
+export function comparable(
+  status: number,
+  text: string,
+  timestamps: ReadonlySet<string>,
+): { status: number; body: unknown } {
+  const ids = new Map<string, string>();
+  const counts = new Map<string, number>();
+  const rewrite = (s: string): string =>
+    s.replace(SECRET, '<secret>').replace(ID, (id, prefix: string) => {
+      let stand = ids.get(id);
+      if (stand === undefined) {
+        const n = (counts.get(prefix) ?? 0) + 1;
+        counts.set(prefix, n);
+        stand = `${prefix}_#${n}`;
+        ids.set(id, stand);
+      }
+      return stand;
+    });
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return { status, body: rewrite(text) };
+  }
+  const walk = (value: unknown, key?: string): unknown => {
+    if (typeof value === 'string') return rewrite(value);
+    if (typeof value === 'number')
+      return key !== undefined && timestamps.has(key) ? '<time>' : value;
+    if (Array.isArray(value)) return value.map((v) => walk(v));
+    if (value !== null && typeof value === 'object') {
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [rewrite(k), walk(v, k)] as const),
+      );
+    }
+    return value;
+  };
+  return { status, body: walk(body) };
+}
+
+/** Where two comparable answers first differ (a JSON path), or undefined when they agree. */
+export function firstDifference(a: unknown, b: unknown, path = ''): string | undefined {
+  if (Object.is(a, b)) return undefined;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') {
+    return `${path || '(root)'}: ${short(a)} vs ${short(b)}`;
+  }
+  if (Array.isArray(a) !== Array.isArray(b))
+    return `${path || '(root)'}: ${short(a)} vs ${short(b)}`;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  for (const key of new Set([...Object.keys(ao), ...Object.keys(bo)])) {
+    const found = firstDifference(ao[key], bo[key], `${path}/${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function short(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'undefined';
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}
