@@ -47,8 +47,8 @@ try {
     await phase('durable commits (one INSERT per transaction, synchronous=FULL)', async () => {
       await db.transaction((tx) =>
         tx.run(
-          `INSERT INTO idempotency_keys (key_id, livemode, idempotency_key, request_hash, state,
-            created_at, locked_at) VALUES ('key_bench', 0, $1, 'h', 'running', 0, 0)`,
+          `INSERT INTO idempotency_keys (namespace, livemode, idempotency_key, request_hash, state,
+            created_at, locked_at) VALUES ('account', 0, $1, 'h', 'running', 0, 0)`,
           [newId('req')],
         ),
       );

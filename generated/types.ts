@@ -307,7 +307,9 @@ export interface paths {
          *     every attempt oldest first: when it started, how long it took, the receiver's HTTP status
          *     code, or an error class when no status came back (`timeout`, `connection_refused`,
          *     `connection_reset`, `host_unreachable`, `dns_failure`, `tls_error`, `url_refused`,
-         *     `endpoint_disabled`, `network_error`). Response bodies are never stored. Deliveries are
+         *     `endpoint_disabled`, `network_error`). Response bodies are never stored, and a delivery
+         *     carries no copy of the event it sent (its `event` id and `event_type` only): the
+         *     payload is read with `retrieveEvent`, under that operation's rules. Deliveries are
          *     kept as long as their event (30 days). Use it to see why an endpoint was disabled.
          */
         get: operations["listWebhookDeliveries"];
@@ -328,7 +330,10 @@ export interface paths {
         };
         /**
          * List events
-         * @description Events of the last 30 days, newest first, filtered by `type` and `created`.
+         * @description Events of the last 30 days, newest first, filtered by `type` and `created`. Only the
+         *     events whose object the key may read are listed: a restricted key needs the object's
+         *     read scope as well as `events:read` (see the Events tag); a `type` naming a family it
+         *     may not read is `403 insufficient_scope` (`param`: `type`).
          */
         get: operations["listEvents"];
         put?: never;
@@ -354,7 +359,9 @@ export interface paths {
         };
         /**
          * Retrieve an event
-         * @description Returns the event (kept 30 days).
+         * @description Returns the event (kept 30 days). A restricted key also needs the read scope of the
+         *     event's object (see the Events tag); without it the answer is `403 insufficient_scope`
+         *     naming that scope.
          */
         get: operations["retrieveEvent"];
         put?: never;
@@ -1288,9 +1295,10 @@ export interface components {
         WebhookEnabledEvents: ("*" | "patient.created" | "patient.updated" | "appointment.created" | "appointment.updated" | "appointment.cancelled" | "claim.submitted" | "claim.accepted" | "claim.rejected" | "claim.paid" | "claim.partially_paid" | "claim.denied" | "claim.cancelled" | "webhook.disabled")[];
         /**
          * Format: uri
-         * @description Where deliveries are POSTed: absolute, no user info, no fragment. Live mode: `https`
-         *     and not a loopback or private address. Test mode also allows `http://localhost`,
-         *     `http://127.0.0.1` and `http://[::1]`.
+         * @description Where deliveries are POSTed: absolute, no user info, no fragment. Live mode: `https`.
+         *     Both modes: a public address, unless the operator allows loopback and private targets
+         *     (then test mode also allows `http://localhost`, `http://127.0.0.1` and
+         *     `http://[::1]`); see the Webhooks tag.
          * @example https://clinic.example/hooks/patient-care
          */
         WebhookUrl: string;

@@ -1,7 +1,8 @@
 /**
  * `npm run worker`: webhook delivery and the test clearinghouse without the HTTP server (run
  * the server with `WORKER=off` then, or on PostgreSQL run as many of both as you like).
- * Reads DATABASE_URL, WEBHOOK_SCHEDULE, CLEARINGHOUSE_DELAY_MS, WEBHOOK_CONCURRENCY.
+ * Reads DATABASE_URL, WEBHOOK_SCHEDULE, CLEARINGHOUSE_DELAY_MS, WEBHOOK_CONCURRENCY,
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS (and HOST, its default).
  */
 import { openDb } from '../server/db/open.js';
 import { loadBackgroundConfig, startBackgroundWork } from '../server/webhooks/background.js';

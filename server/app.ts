@@ -167,6 +167,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installErrorHandling(app, deps);
   registerRoutes(app, routes, handlers, {
     ...deps,
+    allowPrivateWebhookTargets: config.allowPrivateWebhookTargets,
     validators: createValidators(componentSchemas),
   });
   registerPreflightRoutes(app, routes);

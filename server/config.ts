@@ -2,6 +2,7 @@
  * The service's settings, read from the environment once at start. Invalid values stop the
  * process with a message naming the variable, never a stack trace.
  */
+import { isLoopback } from './webhooks/ip-ranges.js';
 
 /** Token-bucket rates per key, in requests per second (docs/design.md#rate-limits). */
 export interface RateLimitConfig {
@@ -30,6 +31,11 @@ export interface HttpConfig {
   logLevel: string;
   /** Dated `PatientCare-Version` values the service accepts; the first is the current one. */
   apiVersions: readonly string[];
+  /**
+   * Webhook endpoints may target loopback, private and unique-local addresses (in both
+   * modes). Default false; `loadConfig` turns it on when the service listens on loopback.
+   */
+  allowPrivateWebhookTargets: boolean;
 }
 
 /** Settings of the process (`server/main.ts`). */
@@ -52,6 +58,7 @@ export const DEFAULT_HTTP_CONFIG: HttpConfig = {
   bodyLimit: 1024 * 1024,
   logLevel: 'info',
   apiVersions: [CURRENT_API_VERSION],
+  allowPrivateWebhookTargets: false,
 };
 
 /** A setting that cannot be used; `main` prints its message and exits. */
@@ -89,6 +96,24 @@ function trustProxy(env: Env): TrustProxy {
   return raw;
 }
 
+/**
+ * `WEBHOOK_ALLOW_PRIVATE_TARGETS` (`true`/`false`): whether webhook endpoints may point at
+ * loopback or private addresses. Unset, it is on only when HOST (default 127.0.0.1) is a
+ * loopback address: a development server reaches a receiver on the same machine, while a
+ * hosted one never lets a key probe its network. The server and `npm run worker` read it
+ * alike, so creation and delivery judge URLs the same way.
+ */
+export function allowPrivateWebhookTargets(env: Env): boolean {
+  const raw = env.WEBHOOK_ALLOW_PRIVATE_TARGETS?.trim().toLowerCase();
+  if (raw === undefined || raw === '') {
+    const host = (env.HOST?.trim() || '127.0.0.1').replace(/^\[|\]$/g, '');
+    return host === 'localhost' || isLoopback(host);
+  }
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false');
+}
+
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 /**
@@ -96,7 +121,7 @@ const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 
  *
  * HOST (127.0.0.1), PORT (4010), DATABASE_URL, TRUSTED_PROXY, RATE_LIMIT_LIVE (100),
  * RATE_LIMIT_TEST (25), RATE_LIMIT_ANONYMOUS (test rate), LOG_LEVEL (info),
- * SHUTDOWN_GRACE_MS (10000).
+ * SHUTDOWN_GRACE_MS (10000), WEBHOOK_ALLOW_PRIVATE_TARGETS (true when HOST is loopback).
  */
 export function loadConfig(env: Env = process.env): ServerConfig {
   const testRps = positiveNumber(env, 'RATE_LIMIT_TEST', DEFAULT_HTTP_CONFIG.rateLimits.testRps);
@@ -117,5 +142,6 @@ export function loadConfig(env: Env = process.env): ServerConfig {
       anonymousRps: positiveNumber(env, 'RATE_LIMIT_ANONYMOUS', testRps),
     },
     shutdownGraceMs: positiveNumber(env, 'SHUTDOWN_GRACE_MS', 10_000, true),
+    allowPrivateWebhookTargets: allowPrivateWebhookTargets(env),
   };
 }

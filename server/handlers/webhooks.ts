@@ -2,7 +2,8 @@
  * Webhook endpoints (docs/design.md#webhooks, spec: Webhooks tag). The signing secret is made here
  * and returned once, in the create response; the repository keeps it out of the stored document,
  * so retrieve, list, update and events cannot return it. URLs pass the webhooks helper's
- * guard (scheme per mode, no credentials or fragment, no private or loopback targets in live).
+ * guard (scheme per mode, no credentials or fragment, no private or loopback targets unless
+ * the operator allows them).
  * Endpoint changes emit no event (the spec lists none); only the delivery worker's
  * disabling does (`webhook.disabled`).
  */
@@ -29,7 +30,10 @@ function newSecret(): string {
 
 /** The URL as stored, or `400 parameter_invalid` naming `url` (messages name no address). */
 async function checkedUrl(raw: string, ctx: HandlerContext): Promise<string> {
-  const verdict = await checkWebhookUrl(raw, { livemode: ctx.livemode });
+  const verdict = await checkWebhookUrl(raw, {
+    livemode: ctx.livemode,
+    allowPrivate: ctx.allowPrivateWebhookTargets,
+  });
   if (!verdict.ok)
     throw new ApiError('parameter_invalid', { param: 'url', message: verdict.message });
   return raw;

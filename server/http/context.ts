@@ -33,6 +33,11 @@ export interface HandlerContext {
   readonly operationId: string;
   /** The request's logger; never log PHI or request bodies with it. */
   readonly log: FastifyBaseLogger;
+  /**
+   * The operator allows webhook endpoints on loopback and private addresses
+   * (`WEBHOOK_ALLOW_PRIVATE_TARGETS`, see `server/config.ts`).
+   */
+  readonly allowPrivateWebhookTargets: boolean;
   /** The current time in epoch milliseconds (a fixed clock in tests). */
   now(): number;
   /**
@@ -77,6 +82,7 @@ export interface ContextInit {
   idempotency: IdempotencyRecord | null;
   /** Throws when a status is not one the route lists (a handler bug). */
   checkStatus(status: number): void;
+  allowPrivateWebhookTargets: boolean;
 }
 
 /** Builds the context of one request. */
@@ -103,6 +109,7 @@ export function createContext(init: ContextInit): HandlerContext {
     clientIp: init.clientIp,
     operationId: init.operationId,
     log: init.log,
+    allowPrivateWebhookTargets: init.allowPrivateWebhookTargets,
     now: init.clock,
 
     async write<R extends ReplyLike>(fn: (tx: Db) => Promise<R>): Promise<R> {

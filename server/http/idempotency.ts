@@ -1,11 +1,13 @@
 /**
- * Idempotent POSTs (docs/design.md#idempotency). The first completed response per key + mode is
- * stored and replayed; the stored response is written in the same transaction as the write it
- * answers (see `HandlerContext.write`), so a committed write always has its response on record.
+ * Idempotent POSTs (docs/design.md#idempotency). The first completed response per namespace +
+ * mode is stored and replayed; the stored response is written in the same transaction as the
+ * write it answers (see `HandlerContext.write`), so a committed write always has its response
+ * on record.
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
+import type { AuthenticatedKey } from './auth.js';
 import type { BeginInput, HttpStore } from './store.js';
 
 /** Longest accepted `Idempotency-Key`. */
@@ -25,6 +27,28 @@ export function readIdempotencyKey(value: string | string[] | undefined): string
     });
   }
   return key;
+}
+
+/**
+ * Whose records an Idempotency-Key is looked up in (spec: Idempotency): the account's, per
+ * mode, for its server keys (secret and restricted), so a retry sent after rotating a key
+ * replays instead of writing a second time. A publishable key is public, so it keeps its own
+ * records (it must not be able to claim, and so block, the keys a server will send), and an
+ * ephemeral key shares records only with ephemeral keys of its patient, so one patient's
+ * response is never replayed to another's key. The mode is the record's other half.
+ */
+export function idempotencyNamespace(
+  key: Pick<AuthenticatedKey, 'id' | 'kind' | 'patientId'>,
+): string {
+  switch (key.kind) {
+    case 'secret':
+    case 'restricted':
+      return 'account';
+    case 'publishable':
+      return `publishable:${key.id}`;
+    case 'ephemeral':
+      return `patient:${key.patientId ?? key.id}`;
+  }
 }
 
 /** JSON with object keys sorted at every level, so key order never changes the hash. */

@@ -11,6 +11,7 @@ import { createContext, type HandlerContext, type ReplyLike } from './context.js
 import { type HookDeps, routeGuard } from './hooks.js';
 import {
   type IdempotencyRecord,
+  idempotencyNamespace,
   pathOf,
   readIdempotencyKey,
   requestHash,
@@ -33,6 +34,8 @@ export type HandlerTable = Readonly<Record<string, AnyHandler>>;
 /** What route registration needs from the app. */
 export interface RegisterDeps extends HookDeps {
   validators: Validators;
+  /** `HttpConfig.allowPrivateWebhookTargets`, handed to handlers. */
+  allowPrivateWebhookTargets: boolean;
 }
 
 /**
@@ -135,7 +138,7 @@ function registerRoute(
     let record: IdempotencyRecord | null = null;
     if (idempotencyKey !== undefined) {
       const start = await startIdempotent(db, store, {
-        keyId: key.id,
+        namespace: idempotencyNamespace(key),
         livemode: key.livemode,
         idempotencyKey,
         requestHash: requestHash(route.method, pathOf(request.url), parts.body),
@@ -162,6 +165,7 @@ function registerRoute(
       log: request.log,
       idempotency: record,
       checkStatus: check,
+      allowPrivateWebhookTargets: deps.allowPrivateWebhookTargets,
     });
 
     let result: ReplyLike;

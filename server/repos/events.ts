@@ -1,6 +1,6 @@
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
-import { type ListParams, type Page, paginate } from './pagination.js';
+import { type Filter, type ListParams, type Page, paginate } from './pagination.js';
 import { subscribedWebhookIds } from './webhooks.js';
 
 /** The fields of an event this repository reads; the rest is kept as given. */
@@ -17,6 +17,11 @@ export interface EventDoc {
 export interface EventListParams extends ListParams {
   livemode: boolean;
   type?: string;
+  /**
+   * Only events whose type starts with one of these (`claim.`); `undefined` = no such filter,
+   * an empty list = no event.
+   */
+  typePrefixes?: readonly string[];
 }
 
 /**
@@ -79,7 +84,22 @@ export async function getEvent<T = EventDoc>(
   return row ? toEvent<T>(row) : undefined;
 }
 
-/** Events newest first, optionally of one type. */
+/**
+ * Where the type starts with one of `prefixes`. Each is a range on the type column, `claim.` ≤
+ * type < `claim/` ('/' follows '.'), portable and index-friendly.
+ */
+function typePrefixFilter(prefixes: readonly string[] | undefined): Filter {
+  return (p) => {
+    if (prefixes === undefined) return undefined;
+    if (prefixes.length === 0) return '1 = 0';
+    const ranges = prefixes.map(
+      (prefix) => `(e.type >= ${p.add(prefix)} AND e.type < ${p.add(`${prefix.slice(0, -1)}/`)})`,
+    );
+    return `(${ranges.join(' OR ')})`;
+  };
+}
+
+/** Events newest first, optionally of one type or of some type families. */
 export function listEvents<T = EventDoc>(db: Db, params: EventListParams): Promise<Page<T>> {
   return paginate(db, {
     from: 'events e',
@@ -89,6 +109,7 @@ export function listEvents<T = EventDoc>(db: Db, params: EventListParams): Promi
     filters: [
       (p) => `e.livemode = ${p.add(params.livemode)}`,
       (p) => (params.type === undefined ? undefined : `e.type = ${p.add(params.type)}`),
+      typePrefixFilter(params.typePrefixes),
     ],
     list: params,
     map: toEvent<T>,

@@ -5,9 +5,13 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A `running` record older than this belongs to a writer that died before committing. */
 export const STALE_RUNNING_MS = 60 * 1000;
 
-/** Which record: idempotency keys are scoped per API key and mode. */
+/**
+ * Which record: an idempotency key is remembered per namespace and mode. The namespace is
+ * chosen by the HTTP layer (`idempotencyNamespace` in `server/http/idempotency.ts`).
+ */
 export interface IdempotencyScope {
-  keyId: string;
+  /** `account`, `publishable:<key id>` or `patient:<patient id>`. */
+  namespace: string;
   livemode: boolean;
   idempotencyKey: string;
 }
@@ -33,7 +37,7 @@ interface Row {
   locked_at: number;
 }
 
-const SCOPE = 'key_id = $1 AND livemode = $2 AND idempotency_key = $3';
+const SCOPE = 'namespace = $1 AND livemode = $2 AND idempotency_key = $3';
 
 /**
  * Claims an idempotency key for a request, or says what to answer instead:
@@ -47,7 +51,7 @@ const SCOPE = 'key_id = $1 AND livemode = $2 AND idempotency_key = $3';
  * compare-and-set UPDATEs on the timestamp read.
  */
 export async function beginIdempotent(db: Db, input: BeginInput): Promise<BeginResult> {
-  const scope = [input.keyId, input.livemode, input.idempotencyKey];
+  const scope = [input.namespace, input.livemode, input.idempotencyKey];
   for (let round = 0; round < 5; round++) {
     // The claim commits without its own fsync: the write it precedes commits durably later
     // on the same log (SQLite WAL, PostgreSQL WAL), which flushes this earlier commit too, so
@@ -55,9 +59,9 @@ export async function beginIdempotent(db: Db, input: BeginInput): Promise<BeginR
     const inserted = await db.transaction(
       (tx) =>
         tx.run(
-          `INSERT INTO idempotency_keys (key_id, livemode, idempotency_key, request_hash, state,
+          `INSERT INTO idempotency_keys (namespace, livemode, idempotency_key, request_hash, state,
             created_at, locked_at) VALUES ($1, $2, $3, $4, 'running', $5, $5)
-            ON CONFLICT (key_id, livemode, idempotency_key) DO NOTHING`,
+            ON CONFLICT (namespace, livemode, idempotency_key) DO NOTHING`,
           [...scope, input.requestHash, input.nowMs],
         ),
       { durable: false },
@@ -99,7 +103,7 @@ async function takeOver(
     `UPDATE idempotency_keys SET request_hash = $4, state = 'running', status = NULL, body = NULL,
       created_at = $5, locked_at = $5 WHERE ${SCOPE} AND ${column} = $6`,
     [
-      input.keyId,
+      input.namespace,
       input.livemode,
       input.idempotencyKey,
       input.requestHash,
@@ -127,15 +131,15 @@ export async function completeIdempotent(
 ): Promise<void> {
   const bodyText = typeof input.body === 'string' ? input.body : JSON.stringify(input.body ?? null);
   const result = await tx.run(
-    `INSERT INTO idempotency_keys (key_id, livemode, idempotency_key, request_hash, state,
+    `INSERT INTO idempotency_keys (namespace, livemode, idempotency_key, request_hash, state,
         status, body, created_at, locked_at)
       VALUES ($1, $2, $3, $4, 'completed', $5, $6, $7, $7)
-      ON CONFLICT (key_id, livemode, idempotency_key) DO UPDATE
+      ON CONFLICT (namespace, livemode, idempotency_key) DO UPDATE
         SET state = 'completed', status = excluded.status, body = excluded.body
         WHERE idempotency_keys.state = 'running'
           AND idempotency_keys.request_hash = excluded.request_hash`,
     [
-      input.keyId,
+      input.namespace,
       input.livemode,
       input.idempotencyKey,
       input.requestHash,
@@ -158,7 +162,7 @@ export class IdempotencyConflictError extends Error {
 /** Releases a started key whose request failed before writing, so a retry can run. */
 export async function abandonIdempotent(db: Db, input: IdempotencyScope): Promise<void> {
   await db.run(`DELETE FROM idempotency_keys WHERE ${SCOPE} AND state = 'running'`, [
-    input.keyId,
+    input.namespace,
     input.livemode,
     input.idempotencyKey,
   ]);

@@ -16,6 +16,8 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 export interface AttemptDeps {
   transport: Transport;
   resolver?: Resolver;
+  /** The operator allows loopback and private targets (`WEBHOOK_ALLOW_PRIVATE_TARGETS`). */
+  allowPrivate?: boolean;
   clock: () => number;
   timeoutMs?: number;
 }
@@ -52,6 +54,7 @@ export async function attemptDelivery(
   });
   const target = await resolveDeliveryTarget(delivery.url, {
     livemode: delivery.livemode,
+    allowPrivate: deps.allowPrivate === true,
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
   });
   if (!target.ok)

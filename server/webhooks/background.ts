@@ -3,6 +3,7 @@
  * the test-mode clearinghouse. `server/main.ts` starts it beside the HTTP server (unless
  * `WORKER=off`); `npm run worker` runs it alone.
  */
+import { allowPrivateWebhookTargets } from '../config.js';
 import type { Db } from '../db/types.js';
 import {
   type Clearinghouse,
@@ -18,13 +19,16 @@ export interface BackgroundConfig {
   schedule: RetrySchedule;
   clearinghouseDelayMs: number;
   concurrency: number;
+  /** Deliver to loopback and private addresses (see `allowPrivateWebhookTargets`). */
+  allowPrivateTargets: boolean;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * Reads `WORKER` (`off` disables), `WEBHOOK_SCHEDULE` (see `parseSchedule`),
- * `CLEARINGHOUSE_DELAY_MS` (default 2000) and `WEBHOOK_CONCURRENCY` (default 32).
+ * `CLEARINGHOUSE_DELAY_MS` (default 2000), `WEBHOOK_CONCURRENCY` (default 32) and
+ * `WEBHOOK_ALLOW_PRIVATE_TARGETS` (read as the server reads it, `server/config.ts`).
  * Throws an `Error` naming the variable when a value cannot be used.
  */
 export function loadBackgroundConfig(env: Env = process.env): BackgroundConfig {
@@ -37,6 +41,7 @@ export function loadBackgroundConfig(env: Env = process.env): BackgroundConfig {
     schedule: parseSchedule(env.WEBHOOK_SCHEDULE),
     clearinghouseDelayMs: whole(env, 'CLEARINGHOUSE_DELAY_MS', DEFAULT_CLEARINGHOUSE_DELAY_MS),
     concurrency: Math.max(1, whole(env, 'WEBHOOK_CONCURRENCY', 32)),
+    allowPrivateTargets: allowPrivateWebhookTargets(env),
   };
 }
 
@@ -84,6 +89,7 @@ export function startBackgroundWork(options: {
     clock,
     schedule: config.schedule,
     concurrency: config.concurrency,
+    allowPrivateTargets: config.allowPrivateTargets,
     onError,
   });
   const clearinghouse: Clearinghouse = startClearinghouse({

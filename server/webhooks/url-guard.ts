@@ -1,8 +1,15 @@
 /**
  * The webhook URL rules (spec: Webhooks tag): absolute, ≤ 2048 characters, no user info, no
  * fragment; live mode `https` only and never an address a server-side request must not reach
- * (see `ip-ranges.ts`); test mode also allows `http://localhost`, `http://127.0.0.1` and
- * `http://[::1]`, which must then really be loopback.
+ * (see `ip-ranges.ts`).
+ *
+ * Loopback, private and unique-local targets need the operator's opt-in
+ * (`allowPrivate`, from `WEBHOOK_ALLOW_PRIVATE_TARGETS`; on by default only when the service
+ * listens on loopback), in both modes: without it a test key could point endpoints at local
+ * ports and read which answer from its deliveries list. With it, test mode also allows
+ * `http://localhost`, `http://127.0.0.1` and `http://[::1]`, which must then really be
+ * loopback, and internal host names are let through to be judged by their addresses.
+ * Metadata, link-local, CGNAT and the other special ranges are refused whatever the setting.
  *
  * Names are resolved and every address is checked, both when an endpoint is created or
  * updated (`checkWebhookUrl`) and again before each delivery (`resolveDeliveryTarget`), whose
@@ -49,11 +56,16 @@ export interface UrlRefusal {
 
 export interface UrlGuardOptions {
   livemode: boolean;
+  /** The operator allows loopback, private and unique-local targets (default false). */
+  allowPrivate?: boolean;
   /** Default: the system resolver. */
   resolver?: Resolver;
   /** How long a resolution may take before the name counts as unresolvable (ms, default 3000). */
   resolveTimeoutMs?: number;
 }
+
+// The address classes the operator's opt-in allows; every other class stays refused.
+const PRIVATE_CLASSES: ReadonlySet<AddressClass> = new Set(['loopback', 'private', 'unique_local']);
 
 // The host names (as `URL` normalises them) test mode lets through to loopback.
 const TEST_LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -70,6 +82,7 @@ function refuse(reason: UrlRefusal['reason'], message: string, cls?: AddressClas
 export function checkUrlShape(
   raw: string,
   livemode: boolean,
+  allowPrivate = false,
 ): { ok: true; url: URL; local: boolean } | UrlRefusal {
   if (raw.length > MAX_URL_LENGTH) {
     return refuse('too_long', `url must be at most ${MAX_URL_LENGTH} characters.`);
@@ -91,16 +104,21 @@ export function checkUrlShape(
   }
   const host = url.hostname.replace(/\.$/, '');
   if (host === '') return refuse('host', 'url must name a host.');
-  const local = !livemode && TEST_LOCAL_HOSTS.has(host);
+  const local = !livemode && allowPrivate && TEST_LOCAL_HOSTS.has(host);
   if (local) return { ok: true, url, local };
+  // Say why `http://localhost` fails here, rather than only that it is not https.
+  if (!allowPrivate && url.protocol === 'http:' && TEST_LOCAL_HOSTS.has(host)) {
+    return refusePrivate('host');
+  }
   if (url.protocol !== 'https:') {
     return refuse(
       'scheme',
-      livemode
-        ? 'url must use https in live mode.'
+      livemode || !allowPrivate
+        ? `url must use https${livemode ? ' in live mode' : ''}.`
         : 'url must use https (test mode also allows http://localhost, http://127.0.0.1 and http://[::1]).',
     );
   }
+  if (allowPrivate) return { ok: true, url, local };
   const singleLabel = !host.includes('.') && isIP(bare(host)) === 0;
   if (host === 'localhost' || singleLabel || INTERNAL_SUFFIXES.some((s) => host.endsWith(s))) {
     return refuse('host', 'url must name a public host.');
@@ -113,10 +131,20 @@ function bare(hostname: string): string {
   return hostname.replace(/^\[|\]$/g, '');
 }
 
-/** Checks every address against the mode's rules; `undefined` when all pass. */
+/** The refusal of a loopback or private target the operator has not allowed. */
+function refusePrivate(reason: 'host' | 'address', cls?: AddressClass): UrlRefusal {
+  return refuse(
+    reason,
+    'url must point to a public address: this server does not accept loopback or private webhook targets.',
+    cls,
+  );
+}
+
+/** Checks every address against the rules; `undefined` when all pass. */
 function checkAddresses(
   addresses: readonly ResolvedAddress[],
   local: boolean,
+  allowPrivate: boolean,
 ): UrlRefusal | undefined {
   for (const { address } of addresses) {
     if (local) {
@@ -126,9 +154,9 @@ function checkAddresses(
       continue;
     }
     const cls = classifyAddress(address);
-    if (cls !== null) {
-      return refuse('address', `url must not point to a ${cls.replace('_', '-')} address.`, cls);
-    }
+    if (cls === null || (allowPrivate && PRIVATE_CLASSES.has(cls))) continue;
+    if (PRIVATE_CLASSES.has(cls)) return refusePrivate('address', cls);
+    return refuse('address', `url must not point to a ${cls.replace('_', '-')} address.`, cls);
   }
   return undefined;
 }
@@ -165,11 +193,12 @@ export async function checkWebhookUrl(
   raw: string,
   options: UrlGuardOptions,
 ): Promise<{ ok: true; url: string } | UrlRefusal> {
-  const shape = checkUrlShape(raw, options.livemode);
+  const allowPrivate = options.allowPrivate === true;
+  const shape = checkUrlShape(raw, options.livemode, allowPrivate);
   if (!shape.ok) return shape;
   const addresses = await resolve(shape.url.hostname, options);
   if (addresses !== undefined) {
-    const refused = checkAddresses(addresses, shape.local);
+    const refused = checkAddresses(addresses, shape.local, allowPrivate);
     if (refused) return refused;
   }
   return { ok: true, url: shape.url.href };
@@ -191,11 +220,12 @@ export async function resolveDeliveryTarget(
   raw: string,
   options: UrlGuardOptions,
 ): Promise<DeliveryTarget | UrlRefusal> {
-  const shape = checkUrlShape(raw, options.livemode);
+  const allowPrivate = options.allowPrivate === true;
+  const shape = checkUrlShape(raw, options.livemode, allowPrivate);
   if (!shape.ok) return shape;
   const addresses = await resolve(shape.url.hostname, options);
   if (addresses === undefined) return refuse('unresolvable', 'url host does not resolve.');
-  const refused = checkAddresses(addresses, shape.local);
+  const refused = checkAddresses(addresses, shape.local, allowPrivate);
   if (refused) return refused;
   return { ok: true, url: shape.url, addresses };
 }

@@ -35,6 +35,11 @@ export interface DeliveryWorkerOptions {
   transport?: Transport;
   /** Name resolution for the URL guard (tests inject one). */
   resolver?: Resolver;
+  /**
+   * Deliver to loopback and private addresses (the operator's opt-in,
+   * `WEBHOOK_ALLOW_PRIVATE_TARGETS`; default false).
+   */
+  allowPrivateTargets?: boolean;
   /** Deliveries in flight at once (default 32). */
   concurrency?: number;
   /** How often to look for due deliveries when there were none (ms, default 25). */
@@ -107,6 +112,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const deps = {
     transport,
     clock,
+    allowPrivate: options.allowPrivateTargets === true,
     ...(options.resolver ? { resolver: options.resolver } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   };

@@ -11,7 +11,7 @@ import {
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
 const T0 = 1_800_000_000_000;
-const scope = { keyId: 'key_01M80HGE0X35Z1D63FQN94B405', livemode: false, idempotencyKey: 'k-1' };
+const scope = { namespace: 'account', livemode: false, idempotencyKey: 'k-1' };
 /** What `completeIdempotent` gets besides the response: the request's claim arguments. */
 const claim = { ...scope, requestHash: 'h1', nowMs: T0 };
 
@@ -35,7 +35,7 @@ await describeEachDatabase('idempotency records', (dialect) => {
     expect(await begin('h2', T0 + 1000)).toEqual({ state: 'reused' });
   });
 
-  it('scopes keys per API key and mode', async () => {
+  it('scopes keys per namespace and mode', async () => {
     expect(await begin()).toEqual({ state: 'started' });
     expect(
       await beginIdempotent(ctx.db, { ...scope, livemode: true, requestHash: 'h1', nowMs: T0 }),
@@ -43,7 +43,12 @@ await describeEachDatabase('idempotency records', (dialect) => {
       state: 'started',
     });
     expect(
-      await beginIdempotent(ctx.db, { ...scope, keyId: 'key_other', requestHash: 'h1', nowMs: T0 }),
+      await beginIdempotent(ctx.db, {
+        ...scope,
+        namespace: 'patient:pat_1',
+        requestHash: 'h1',
+        nowMs: T0,
+      }),
     ).toEqual({ state: 'started' });
   });
 

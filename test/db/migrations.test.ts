@@ -44,4 +44,47 @@ await describeEachDatabase('migrations', (dialect) => {
       await db.close();
     }
   });
+
+  it('0003 moves idempotency records from per key to per namespace, both dialects alike', async () => {
+    await migrate(ctx.db, migrations.slice(0, 2));
+    const key = (id: string, kind: string, patient: string | null) =>
+      ctx.db.run(
+        `INSERT INTO api_keys (id, secret_hash, kind, livemode, scopes, allowed_ips,
+          allowed_origins, patient_id, hint, created) VALUES ($1, $2, $3, 0, '[]', '[]', '[]', $4, 'x', 0)`,
+        [id, `hash-${id}`, kind, patient],
+      );
+    await key('key_sk1', 'secret', null);
+    await key('key_rk1', 'restricted', null);
+    await key('key_pk1', 'publishable', null);
+    await key('key_ek1', 'ephemeral', 'pat_A');
+    const record = (keyId: string, idem: string, state: string, created: number) =>
+      ctx.db.run(
+        `INSERT INTO idempotency_keys (key_id, livemode, idempotency_key, request_hash, state,
+          status, body, created_at, locked_at) VALUES ($1, 0, $2, $3, $4, $5, $6, $7, $7)`,
+        [keyId, idem, `h-${keyId}`, state, state === 'completed' ? 200 : null, null, created],
+      );
+    // Two server keys used k-1: the completed one wins over the running (older) claim.
+    await record('key_sk1', 'k-1', 'running', 1);
+    await record('key_rk1', 'k-1', 'completed', 2);
+    // Both completed: the older wins.
+    await record('key_sk1', 'k-2', 'completed', 5);
+    await record('key_rk1', 'k-2', 'completed', 4);
+    await record('key_pk1', 'k-1', 'completed', 3);
+    await record('key_ek1', 'k-1', 'completed', 3);
+    expect(await migrate(ctx.db)).toEqual([3]);
+    const rows = await ctx.db.all<{
+      namespace: string;
+      idempotency_key: string;
+      request_hash: string;
+    }>(
+      `SELECT namespace, idempotency_key, request_hash FROM idempotency_keys
+        ORDER BY namespace, idempotency_key`,
+    );
+    expect(rows).toEqual([
+      { namespace: 'account', idempotency_key: 'k-1', request_hash: 'h-key_rk1' },
+      { namespace: 'account', idempotency_key: 'k-2', request_hash: 'h-key_rk1' },
+      { namespace: 'patient:pat_A', idempotency_key: 'k-1', request_hash: 'h-key_ek1' },
+      { namespace: 'publishable:key_pk1', idempotency_key: 'k-1', request_hash: 'h-key_pk1' },
+    ]);
+  });
 });

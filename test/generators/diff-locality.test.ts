@@ -20,7 +20,9 @@ function hunks(before: string, after: string): { removed: string[]; added: strin
   writeFileSync(join(work, 'b'), after);
   let output = '';
   try {
-    output = execFileSync('diff', ['--minimal', '-U0', join(work, 'a'), join(work, 'b')], { encoding: 'utf8' });
+    output = execFileSync('diff', ['--minimal', '-U0', join(work, 'a'), join(work, 'b')], {
+      encoding: 'utf8',
+    });
   } catch (error) {
     output = (error as { stdout: string }).stdout; // exit 1: the files differ
   }

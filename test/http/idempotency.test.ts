@@ -78,12 +78,16 @@ describe('idempotent POSTs', () => {
     expect(token.status).toBe(400);
   });
 
-  it('scopes keys per API key', async () => {
+  it('scopes keys per account and mode, not per API key', async () => {
     t = await fixtureApp();
     const other = await makeKey(t.db);
+    const live = await makeKey(t.db, { livemode: true });
     await create(t, 'k-4');
     const res = await create(t, 'k-4', widget, other.secret);
-    expect(res.headers['idempotent-replayed']).toBeUndefined();
+    expect(res.headers['idempotent-replayed']).toBe('true');
+    expect(t.state.executions.createWidget).toBe(1);
+    const otherMode = await create(t, 'k-4', widget, live.secret);
+    expect(otherMode.headers['idempotent-replayed']).toBeUndefined();
     expect(t.state.executions.createWidget).toBe(2);
   });
 

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '../../contract/route-types.js';
 import { componentSchemas, routes } from '../../generated/routes.js';
+import { eventFamily, eventFamilyScope } from '../../server/domain/event-visibility.js';
 import { ALL_SCOPES } from '../../server/keys/index.js';
 import { createKey, revokeKey } from '../../server/keys/store.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
@@ -17,6 +18,8 @@ import { LOCAL_HOOK_URL } from './support/fixtures.js';
 
 let t: TestApp;
 const keys: Record<string, string> = {};
+/** The scope that reads the object of the seeded event `testIds.evt`. */
+let evtObjectScope: string | undefined;
 /** A test-mode object id per id prefix (`pat`, `wh`, `evt`, …). */
 const testIds: Record<string, string | undefined> = {};
 
@@ -81,6 +84,7 @@ beforeAll(async () => {
   testIds.clm = await make('/v1/claims', claimBody(testIds.pat!));
   const events = await t.request({ method: 'GET', url: '/v1/events', key: keys.secret! });
   testIds.evt = events.body.data?.[0]?.id;
+  evtObjectScope = eventFamilyScope(eventFamily(String(events.body.data?.[0]?.type)));
   const ek = await t.request({
     method: 'POST',
     url: '/v1/ephemeral_keys',
@@ -150,10 +154,13 @@ describe.each(routes.map((r) => [r.operationId, r] as const))('%s', (_id, route)
 
   it('restricted key in scope (and write implying read) passes; out of scope is 403 naming the scope', async () => {
     const scopes = route.scopes.length > 0 ? route.scopes : [unrelatedScope([])];
+    // An event is readable only with its object's scope as well (spec: Events tag).
+    const objectScopes =
+      route.operationId === 'retrieveEvent' && evtObjectScope ? [evtObjectScope] : [];
     const inScope = await createKey(t.db, {
       kind: 'restricted',
       livemode: false,
-      scopes: [...scopes],
+      scopes: [...scopes, ...objectScopes],
     });
     const res = await t.request(requestFor(route, inScope.secret));
     if (!kinds.includes('restricted')) {
@@ -168,7 +175,7 @@ describe.each(routes.map((r) => [r.operationId, r] as const))('%s', (_id, route)
       const writer = await createKey(t.db, {
         kind: 'restricted',
         livemode: false,
-        scopes: writeScopes,
+        scopes: [...writeScopes, ...objectScopes],
       });
       const viaWrite = await t.request(requestFor(route, writer.secret));
       expectAuthorised(viaWrite.status, viaWrite.text);

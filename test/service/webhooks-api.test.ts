@@ -79,8 +79,9 @@ describe('createWebhook', () => {
     const refused: Array<[string, string]> = [
       [live.secret, LOCAL_HOOK_URL],
       [live.secret, 'http://93.184.215.14/h'],
-      [live.secret, 'https://10.0.0.8/h'],
-      [live.secret, 'https://127.0.0.1/h'],
+      // The test app allows private targets (as on loopback); metadata stays refused.
+      [live.secret, 'https://169.254.169.254/h'],
+      [live.secret, 'https://[::ffff:0:a9fe:a9fe]/h'],
       [test.secret, 'http://93.184.215.14/h'],
       [test.secret, 'https://user:pw@93.184.215.14/h'],
       [test.secret, 'https://93.184.215.14/h#frag'],

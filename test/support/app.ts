@@ -69,6 +69,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(table ? { routes: table.routes, componentSchemas: table.componentSchemas } : {}),
     db,
     config: {
+      // Like a development server on loopback: webhook receivers run on this machine.
+      allowPrivateWebhookTargets: true,
       ...rest.config,
       rateLimits: {
         liveRps: 10_000,

@@ -19,6 +19,7 @@ describe('delivery worker [sqlite]', () => {
   const start = (schedule: RetrySchedule = FAST, resolver?: Resolver) => {
     worker = startDeliveryWorker({
       db: ctx.db,
+      allowPrivateTargets: true,
       schedule,
       pollIntervalMs: 10,
       ...(resolver ? { resolver } : {}),
@@ -168,10 +169,12 @@ describe('delivery worker [sqlite]', () => {
     expect(gaps[1]).toBeGreaterThanOrEqual(300);
   });
 
-  it('refuses at delivery a live URL whose name now resolves to loopback', async () => {
+  it('refuses at delivery a live URL whose name now resolves to the metadata address', async () => {
     const hook = await addWebhook(ctx.db, 'https://hooks.example.com/pc', { livemode: true });
     await emit(ctx.db, { livemode: true });
-    start({ test: [], live: [], jitter: 0 }, async () => [{ address: '127.0.0.1', family: 4 }]);
+    start({ test: [], live: [], jitter: 0 }, async () => [
+      { address: '169.254.169.254', family: 4 },
+    ]);
     await waitFor(async () => (await deliveriesOf(ctx.db, hook.id))[0]?.status === 'failed');
     const [row] = await deliveriesOf(ctx.db, hook.id);
     expect(await deliveryAttempts(ctx.db, row!.id)).toEqual([

@@ -51,6 +51,7 @@ describe.skipIf(!(await postgresAvailable()))('workers sharing PostgreSQL', () =
       workers.push(
         startDeliveryWorker({
           db: pool,
+          allowPrivateTargets: true,
           transport: counting(counter),
           concurrency: 8,
           pollIntervalMs: 5,
@@ -91,7 +92,7 @@ describe.skipIf(!(await postgresAvailable()))('workers sharing PostgreSQL', () =
     expect(taken).toHaveLength(1);
     const pool = connect(ctx.url);
     pools.push(pool);
-    workers.push(startDeliveryWorker({ db: pool, pollIntervalMs: 10 }));
+    workers.push(startDeliveryWorker({ db: pool, pollIntervalMs: 10, allowPrivateTargets: true }));
     await waitFor(
       async () => (await deliveriesOf(ctx.db, hook.id))[0]?.status === 'succeeded',
       10_000,

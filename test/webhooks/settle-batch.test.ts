@@ -216,6 +216,7 @@ await describeEachDatabase('settling a batch of deliveries', (dialect) => {
     let sent = 0;
     const worker = startDeliveryWorker({
       db: ctx.db,
+      allowPrivateTargets: true,
       transport: async (): Promise<SendResult> => {
         sent += 1;
         return { statusCode: 503, error: null };

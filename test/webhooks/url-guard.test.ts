@@ -24,8 +24,8 @@ const resolver: Resolver = async (host) => {
 };
 
 type Want = 'ok' | string;
-// [url, livemode, want: 'ok' or the refusal reason]
-const TABLE: Array<[string, boolean, Want]> = [
+// [url, livemode, want: 'ok' or the refusal reason, operator allows private targets]
+const TABLE: Array<[string, boolean, Want, boolean?]> = [
   ['https://hooks.example.com/pc', true, 'ok'],
   ['https://dual.example.com/pc', true, 'ok'],
   ['https://hooks.example.com:8443/pc?x=1', true, 'ok'],
@@ -38,14 +38,32 @@ const TABLE: Array<[string, boolean, Want]> = [
   ['https://user:pw@hooks.example.com/pc', true, 'credentials'],
   ['https://hooks.example.com/pc#frag', true, 'fragment'],
   [`https://hooks.example.com/${'a'.repeat(2100)}`, true, 'too_long'],
-  // Test-mode conveniences, and only in test mode.
-  ['http://localhost:3000/hook', false, 'ok'],
-  ['http://127.0.0.1:3000/hook', false, 'ok'],
-  ['http://[::1]:3000/hook', false, 'ok'],
-  ['http://localhost./hook', false, 'ok'],
-  ['http://localhost:3000/hook', true, 'scheme'],
+  // Test-mode conveniences: only in test mode, and only with the operator's opt-in.
+  ['http://localhost:3000/hook', false, 'ok', true],
+  ['http://127.0.0.1:3000/hook', false, 'ok', true],
+  ['http://[::1]:3000/hook', false, 'ok', true],
+  ['http://localhost./hook', false, 'ok', true],
+  ['http://localhost:3000/hook', false, 'host'],
+  ['http://127.0.0.1:3000/hook', false, 'host'],
+  ['http://[::1]:3000/hook', false, 'host'],
+  ['http://localhost:3000/hook', true, 'scheme', true],
+  ['http://localhost:3000/hook', true, 'host'],
   ['https://localhost/hook', true, 'host'],
-  ['http://127.0.0.1:3000/hook', true, 'scheme'],
+  ['http://127.0.0.1:3000/hook', true, 'scheme', true],
+  ['http://127.0.0.1:3000/hook', true, 'host'],
+  // The opt-in allows loopback, private and unique-local targets in both modes, nothing more.
+  ['https://127.0.0.1/hook', true, 'ok', true],
+  ['https://10.1.2.3/hook', true, 'ok', true],
+  ['https://[fd12:3456::1]/hook', false, 'ok', true],
+  ['https://v6private.example.com/hook', true, 'ok', true],
+  ['https://intranet/hook', true, 'ok', true], // judged by its addresses at delivery
+  ['https://10.1.2.3/hook', false, 'address'],
+  ['https://169.254.169.254/hook', true, 'address', true],
+  ['https://[::ffff:0:a9fe:a9fe]/hook', false, 'address', true],
+  ['https://0.0.0.0/hook', true, 'address', true],
+  ['https://100.64.0.1/hook', true, 'address', true],
+  ['https://[fe80::1]/hook', true, 'address', true],
+  ['https://metadata.example.com/hook', false, 'address', true],
   ['https://127.0.0.1/hook', true, 'address'],
   ['https://[::1]/hook', true, 'address'],
   ['http://127.0.0.2/hook', false, 'scheme'], // only 127.0.0.1 is the test loophole
@@ -82,6 +100,23 @@ const TABLE: Array<[string, boolean, Want]> = [
   ['https://[2002:c0a8:101::1]/hook', true, 'address'], // 6to4 of 192.168.1.1
   ['https://[2001:db8::1]/hook', true, 'address'],
   ['https://[ff02::1]/hook', true, 'address'],
+  // Every IPv6 form that embeds an IPv4 address is judged by the address inside.
+  ['https://[::ffff:0:7f00:1]/hook', true, 'address'], // IPv4-translated (RFC 2765) 127.0.0.1
+  ['https://[::ffff:0:127.0.0.1]/hook', true, 'address'],
+  ['https://[::ffff:0:a9fe:a9fe]/hook', true, 'address'], // translated metadata
+  ['https://[::ffff:0:a00:1]/hook', true, 'address'], // translated 10.0.0.1
+  ['https://[::a9fe:a9fe]/hook', true, 'address'], // IPv4-compatible metadata
+  ['https://[64:ff9b::7f00:1]/hook', true, 'address'], // NAT64 loopback
+  ['https://[64:ff9b:1::a00:1]/hook', true, 'address'], // local-use NAT64
+  ['https://[2002:7f00:1::1]/hook', true, 'address'], // 6to4 loopback
+  ['https://[2001:0:7f00:1::1]/hook', true, 'address'], // Teredo, server 127.0.0.1
+  ['https://[2001:0:808:808::f5ff:fffe]/hook', true, 'address'], // Teredo, client 10.0.0.1
+  ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', true, 'address'], // Teredo, public
+  ['https://[2606:4700::5efe:a00:1]/hook', true, 'address'], // ISATAP of 10.0.0.1
+  ['https://[::ffff:0:808:808]/hook', true, 'ok'], // translated 8.8.8.8: public
+  ['https://[64:ff9b::808:808]/hook', true, 'ok'],
+  ['https://[2002:808:808::1]/hook', true, 'ok'],
+  ['https://[2606:4700::5efe:808:808]/hook', true, 'ok'],
   // Names: internal suffixes refused outright, resolved names judged on every address.
   ['https://metadata.google.internal/computeMetadata', true, 'host'],
   ['https://printer.local/hook', true, 'host'],
@@ -95,8 +130,12 @@ const TABLE: Array<[string, boolean, Want]> = [
 ];
 
 describe('checkWebhookUrl (create/update)', () => {
-  it.each(TABLE)('%s (live %s) → %s', async (url, livemode, want) => {
-    const verdict = await checkWebhookUrl(url, { livemode, resolver });
+  it.each(TABLE)('%s (live %s) → %s (private allowed: %s)', async (url, livemode, want, allow) => {
+    const verdict = await checkWebhookUrl(url, {
+      livemode,
+      resolver,
+      allowPrivate: allow === true,
+    });
     expect(verdict.ok ? 'ok' : verdict.reason).toBe(want);
   });
 
@@ -114,6 +153,7 @@ describe('checkWebhookUrl (create/update)', () => {
     const verdict = await checkWebhookUrl('http://localhost:9/x', {
       livemode: false,
       resolver: evil,
+      allowPrivate: true,
     });
     expect(verdict.ok ? 'ok' : verdict.reason).toBe('address');
   });
@@ -166,6 +206,12 @@ describe('address classes', () => {
     ['100.64.1.1', 'cgnat'],
     ['::ffff:169.254.169.254', 'metadata'],
     ['::7f00:1', 'loopback'], // IPv4-compatible form
+    ['::ffff:0:7f00:1', 'loopback'], // IPv4-translated form
+    ['::ffff:0:a9fe:a9fe', 'metadata'],
+    ['[::ffff:0:a9fe:a9fe]', 'metadata'],
+    ['64:ff9b::a00:1', 'private'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'], // Teredo: a relay tunnel
+    ['::ffff:0:808:808', null],
     ['93.184.216.34', null],
     ['2606:4700::1111', null],
     ['not-an-ip', 'reserved'],
@@ -173,10 +219,16 @@ describe('address classes', () => {
     expect(classifyAddress(address)).toBe(want);
   });
 
-  it('finds the IPv4 address inside mapped, NAT64 and 6to4 addresses', () => {
-    expect(embeddedIpv4('::ffff:10.0.0.1')).toBe('10.0.0.1');
-    expect(embeddedIpv4('64:ff9b::808:808')).toBe('8.8.8.8');
-    expect(embeddedIpv4('2002:c0a8:101::')).toBe('192.168.1.1');
-    expect(embeddedIpv4('2606:4700::1111')).toBeUndefined();
+  it('finds the IPv4 addresses inside every embedding form', () => {
+    const inner = (a: string) => embeddedIpv4(a)?.addresses;
+    expect(inner('::ffff:10.0.0.1')).toEqual(['10.0.0.1']);
+    expect(inner('::ffff:0:10.0.0.1')).toEqual(['10.0.0.1']);
+    expect(inner('::10.0.0.1')).toEqual(['10.0.0.1']);
+    expect(inner('64:ff9b::808:808')).toEqual(['8.8.8.8']);
+    expect(inner('2002:c0a8:101::')).toEqual(['192.168.1.1']);
+    // Teredo: server 65.54.227.120, client 192.0.2.45 stored inverted (RFC 4380's example).
+    expect(inner('2001:0:4136:e378:8000:63bf:3fff:fdd2')).toEqual(['65.54.227.120', '192.0.2.45']);
+    expect(inner('fe80::200:5efe:c0a8:101')).toEqual(['192.168.1.1']);
+    expect(inner('2606:4700::1111')).toBeUndefined();
   });
 });

@@ -17,7 +17,11 @@ describe('verifyWebhook on a real delivery', () => {
     const hook = await addWebhook(ctx.db, receiver.url('/a'));
     secret = hook.secret;
     receiver.secrets.set('/a', secret);
-    const worker = startDeliveryWorker({ db: ctx.db, pollIntervalMs: 10 });
+    const worker = startDeliveryWorker({
+      db: ctx.db,
+      pollIntervalMs: 10,
+      allowPrivateTargets: true,
+    });
     await emit(ctx.db);
     await waitFor(() => receiver.received.length === 1);
     await worker.stop();

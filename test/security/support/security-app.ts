@@ -63,7 +63,12 @@ export async function buildSecurityApp(options: TestAppOptions = {}): Promise<Se
     (await createKey(t.db, { nowMs: t.clock.now, ...opts })).secret;
   const secret = await key({ kind: 'secret', livemode: false });
   const live = await key({ kind: 'secret', livemode: true });
-  const test = await seed(t, secret, 'http://127.0.0.1:9/hooks');
+  // A hosted service (no private targets) gets a public test-mode endpoint instead.
+  const testHook =
+    options.config?.allowPrivateWebhookTargets === false
+      ? 'https://93.184.215.14/test-hooks'
+      : 'http://127.0.0.1:9/hooks';
+  const test = await seed(t, secret, testHook);
   const liveIds = await seed(t, live, 'https://93.184.215.14/hooks');
   const ek = await t.request({
     method: 'POST',
