@@ -1,14 +1,57 @@
-import { defineConfig } from 'vitest/config';
+import { availableParallelism } from 'node:os';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * The integration tier (`npm run test:integration`): suites that need other processes killed
+ * and restarted, a browser, an npm install, large downloads or minutes of load. Listed file by
+ * file (or folder by folder) on purpose: a new test file lands in the fast tier (`npm test`)
+ * unless it is added here, with its reason.
+ */
+export const INTEGRATION_TESTS = [
+  // kill -9 crash rounds and libfiu disk-fault rounds against the real service process
+  'test/durability/**/*.test.ts',
+  // the delivery worker killed mid-delivery in a child process
+  'test/webhooks/crash.test.ts',
+  // several workers with their own pools sharing one PostgreSQL
+  'test/webhooks/postgres-workers.test.ts',
+  // headless Chromium
+  'test/browser/**/*.test.ts',
+  // the client and service as packages: build, npm pack, install into an empty project
+  'test/package/**/*.test.ts',
+  // third-party OpenAPI documents fetched from npm (tooling/corpus/)
+  'test/generators/corpus.test.ts',
+  'test/client/generator-corpus.test.ts',
+  // the full contract fuzz (thousands of cases behind a Prism proxy)
+  'test/fuzz/contract-fuzz.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    typecheck: {
-      enabled: true,
-      include: ['test/**/*.test-d.ts'],
-      tsconfig: './tsconfig.json',
-    },
+    // Vitest's default is one worker fewer than the cores: one worker on a 2-core machine,
+    // where most suites wait on child processes, PostgreSQL or the disk rather than compute.
+    maxWorkers: Math.max(2, availableParallelism()),
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...INTEGRATION_TESTS],
+          // The type tests (`*.test-d.ts`) are compiled by `npm run typecheck`, which `npm test`
+          // runs before vitest: `tsc -p tsconfig.json` covers test/, and a failed
+          // `expectTypeOf` or an unused `@ts-expect-error` is a compile error there. Vitest's
+          // own typecheck mode would run tsc over them a second time.
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: INTEGRATION_TESTS,
+        },
+      },
+    ],
   },
 });

@@ -78,6 +78,9 @@ const WEBHOOKS_ENTRY = `${HEADER}
 export * from './client/webhook.js';
 `;
 
+/** Modules of contract/ the client package ships (what client/ imports from there). */
+const CONTRACT_FILES = ['webhook-signature.ts'];
+
 /** The package manifest. */
 export function packageManifest(version: string, dependencies: Record<string, string>): object {
   return {
@@ -175,8 +178,13 @@ async function stage(root: string, staging: string, outDir: string): Promise<voi
   await rm(staging, { recursive: true, force: true });
   await mkdir(join(staging, 'client'), { recursive: true });
   await mkdir(join(staging, 'generated'), { recursive: true });
+  await mkdir(join(staging, 'contract'), { recursive: true });
   for (const name of await readdir(join(root, 'client'))) {
     if (name.endsWith('.ts')) await cp(join(root, 'client', name), join(staging, 'client', name));
+  }
+  // The webhook scheme the server also signs with (client/webhook.ts re-exports it).
+  for (const name of CONTRACT_FILES) {
+    await cp(join(root, 'contract', name), join(staging, 'contract', name));
   }
   for (const name of ['client.ts', 'types.ts']) {
     await cp(join(root, 'generated', name), join(staging, 'generated', name));

@@ -1,8 +1,8 @@
 /**
- * Events (docs/design.md#webhooks; spec: Events tag): the outbox rows the API wrote in the last 30 days, newest first,
- * as webhooks receive them. Events of the other mode are invisible (404). An event carries
- * its object whole, so a key sees only the events whose object it may read
- * (`domain/event-visibility.ts`).
+ * Events (docs/design.md#webhooks, spec: Events tag): the outbox rows the API wrote in the last
+ * 30 days, newest first, as webhooks receive them. Events of the other mode are invisible
+ * (404). An event carries its object whole, so a key sees only the events whose object it may
+ * read (`domain/event-visibility.ts`).
  */
 import {
   canReadEventFamily,

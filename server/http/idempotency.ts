@@ -1,8 +1,8 @@
 /**
- * Idempotent POSTs (docs/design.md#idempotency). The first completed response per namespace +
- * mode is stored and replayed; the stored response is written in the same transaction as the
- * write it answers (see `HandlerContext.write`), so a committed write always has its response
- * on record.
+ * Idempotent POSTs (docs/design.md#idempotency, spec: Idempotency). The first completed
+ * response per namespace + mode is stored and replayed; the stored response is written in the
+ * same transaction as the write it answers (see `HandlerContext.write`), so a committed write
+ * always has its response on record.
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/types.js';

@@ -2,7 +2,7 @@
  * One delivery attempt: check the URL again (DNS rebinding), sign the exact bytes sent, POST
  * them, and describe the outcome for the attempt log.
  */
-import { SIGNATURE_HEADER, signWebhookPayload } from '../../client/webhook.js';
+import { SIGNATURE_HEADER, signWebhookPayload } from '../../contract/webhook-signature.js';
 import type { DeliveryAttempt, LeasedDelivery } from '../repos/webhook-deliveries.js';
 import type { Transport } from './transport.js';
 import { type Resolver, resolveDeliveryTarget } from './url-guard.js';

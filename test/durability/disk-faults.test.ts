@@ -1,13 +1,14 @@
 /**
- * Disk faults, small version: the service under libfiu (`fiu-run -x`),
- * failing a share of SQLite's `pwrite64` calls, then of its `fsync`/`fdatasync` calls, for a
- * batch of creates. Every failed create is the bare documented 500; faults really fire; nothing
+ * Disk faults: the service under libfiu (`fiu-run -x`), failing a share of SQLite's `pwrite64`
+ * calls, then of its `fsync`/`fdatasync` calls, for a batch of creates (a small one by default,
+ * 200 with `npm run test:durability`; support/size.ts). Every failed create is the bare documented 500; faults really fire; nothing
  * acknowledged is lost (fault off, then kill -9 and restart); the service keeps serving;
  * retries create no duplicates. Skipped with a notice where `fiu-utils` is not installed.
  * PostgreSQL is not covered here: its I/O happens in the database server's processes.
  */
 import { describe, expect, it } from 'vitest';
 import { fiuAvailable, formatFaultFigures, runFaultRound } from './support/fault-round.js';
+import { durabilitySize } from './support/size.js';
 
 const fiu = await fiuAvailable();
 if (!fiu) {
@@ -40,10 +41,15 @@ describe.skipIf(!fiu)('disk faults under libfiu [sqlite]', () => {
   it.each(rounds)(
     '$name: documented 500s, nothing acknowledged lost, serves after',
     {
-      timeout: 240_000,
+      timeout: 240_000 + (durabilitySize.faultWrites ?? 0) * 1_000,
     },
     async ({ points, probability, writes }) => {
-      const figures = await runFaultRound({ points, probability, writes, concurrency: 5 });
+      const figures = await runFaultRound({
+        points,
+        probability,
+        writes: durabilitySize.faultWrites ?? writes,
+        concurrency: 5,
+      });
       console.log(formatFaultFigures(figures));
       expect(figures.problems).toEqual([]);
       expect(figures.failed).toBeGreaterThan(0);

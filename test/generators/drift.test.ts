@@ -23,7 +23,8 @@ async function generateScript(...args: string[]) {
   }
 }
 
-describe('drift', () => {
+// Concurrent: most of the time is spent waiting on child processes of scripts/generate.ts.
+describe.concurrent('drift', () => {
   it('the committed generated/ equals what generate() makes from spec/openapi.yaml', async () => {
     const loaded = await loadDocument(join(ROOT, 'spec/openapi.yaml'), await lintConfig(null));
     const { files } = generate(loaded.bundled);

@@ -28,7 +28,8 @@ describe('npm run keys (scripts/keys.ts via tsx)', () => {
     }
   };
 
-  it('creates, lists (hint only) and revokes keys', async () => {
+  // Five CLI processes in a row: 24-30 s on the shared 2-core machine at load average 17-20.
+  it('creates, lists (hint only) and revokes keys', { timeout: 120_000 }, async () => {
     const created = await keys(
       'create',
       '--restricted',
@@ -57,7 +58,7 @@ describe('npm run keys (scripts/keys.ts via tsx)', () => {
     expect((await keys('revoke', id!)).code).toBe(1);
   });
 
-  it('explains bad usage with exit code 2', async () => {
+  it('explains bad usage with exit code 2', { timeout: 120_000 }, async () => {
     const bad = await keys('create', '--restricted');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('needs at least one scope');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runBreakingCheck } from '../../scripts/lib/breaking/breaking-step.js';
+import { runBreakingCheck } from '../../tooling/spec-gate/breaking-step.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const fixtures = join(repoRoot, 'test/fixtures/spec-gate');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffSpecs } from '../../scripts/lib/breaking/diff-specs.js';
-import { displayPointer, loadSpec, type ReadText } from '../../scripts/lib/breaking/load-spec.js';
+import { diffSpecs } from '../../tooling/breaking/diff-specs.js';
+import { displayPointer, loadSpec, type ReadText } from '../../tooling/spec-gate/load-spec.js';
 import { api, body, obj, ok, summarize } from './helpers.js';
 
 const str = { type: 'string' };

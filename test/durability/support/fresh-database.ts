@@ -1,7 +1,7 @@
 /**
  * A fresh, private database for a child service process: a SQLite file in a new temp dir, or
- * a new schema in the PostgreSQL `test` database. Unlike `test/support/databases.ts`, this
- * imports nothing from vitest, so `scripts/durability.ts` can use it too.
+ * a new schema in the PostgreSQL `test` database. Unlike `test/support/databases.ts`, the
+ * database belongs to a child process, so nothing here hooks into vitest's lifecycle.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

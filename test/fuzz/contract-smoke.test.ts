@@ -1,0 +1,31 @@
+/**
+ * The small contract fuzz of the fast tier: every operation of the route table, FUZZ_SMOKE_RUNS
+ * cases each (default 15), fixed seed, against the real service started as `npm start` would,
+ * each answer checked by our own contract checks. Prism's second opinion is left to the full
+ * run of the integration tier (contract-fuzz.test.ts): loading the spec into Prism alone took
+ * 7-8 s of this file's 15-19 s.
+ */
+import { describe, expect, it } from 'vitest';
+import { routes } from '../../generated/routes.js';
+import { formatReport } from '../../scripts/lib/fuzz/report.js';
+import { runFuzz } from '../../scripts/lib/fuzz/run.js';
+
+const runs = Number(process.env.FUZZ_SMOKE_RUNS ?? 15);
+const seed = Number(process.env.FUZZ_SEED ?? 20261101);
+
+describe('contract fuzz (small run)', () => {
+  it(`sends ${runs} cases per operation and every answer keeps the contract`, async () => {
+    const report = await runFuzz({ root: process.cwd(), seed, runs, prism: false });
+    console.log(formatReport(report, 20));
+    expect(report.operations.map((o) => o.operationId)).toEqual(routes.map((r) => r.operationId));
+    for (const figure of report.operations) {
+      expect(figure.cases, figure.operationId).toBe(runs);
+      // Both kinds must be exercised, or the run checks less than it claims.
+      expect(figure.valid, figure.operationId).toBeGreaterThan(0);
+      expect(figure.invalid, figure.operationId).toBeGreaterThan(0);
+    }
+    expect(report.failures.map((f) => `${f.operationId} #${f.index}: ${f.problems[0]}`)).toEqual(
+      [],
+    );
+  }, 120_000);
+});

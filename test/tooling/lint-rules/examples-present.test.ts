@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { type Doc, lintWithRule, openapi } from './lint-rule.js';
+
+const rule = 'examples-present';
+const json = (extra: Doc) => ({
+  content: { 'application/json': { schema: { type: 'object' }, ...extra } },
+});
+
+describe(`patient-care/${rule}`, () => {
+  it('passes schemas with example and bodies with example or examples', async () => {
+    const given = openapi(
+      {
+        '/v1/things': {
+          post: {
+            requestBody: json({ example: {} }),
+            responses: {
+              '200': { description: 'ok', ...json({ examples: { one: { value: {} } } }) },
+              '400': { description: 'no example needed for errors', ...json({}) },
+            },
+          },
+        },
+      },
+      { schemas: { Thing: { type: 'object', example: {} } } },
+    );
+    expect(await lintWithRule(rule, given)).toEqual([]);
+  });
+
+  it('reports a schema, a request body and a 2xx response without an example', async () => {
+    const given = openapi(
+      {
+        '/v1/things': {
+          post: {
+            operationId: 'createThing',
+            requestBody: json({}),
+            responses: { '201': { description: 'ok', ...json({ examples: {} }) } },
+          },
+        },
+      },
+      { schemas: { Thing: { type: 'object' } } },
+    );
+    const got = await lintWithRule(rule, given);
+    expect(got.map((l) => l.split(': ')[0])).toEqual([
+      '#/components/schemas/Thing',
+      '#/paths/~1v1~1things/post/requestBody/content/application~1json',
+      '#/paths/~1v1~1things/post/responses/201/content/application~1json',
+    ]);
+    expect(got[1]).toContain('The request body of POST /v1/things (createThing)');
+  });
+});

@@ -1,0 +1,64 @@
+import { appendPointer } from '../openapi/pointer.js';
+import { isObject } from './objects.js';
+import { deref } from './refs.js';
+import type { Located, OpenApiDocument } from './types.js';
+
+/** A schema with `allOf` merged in: what a client actually has to send or read. */
+export interface FlatSchema {
+  /** Pointer of the schema itself (after following its `$ref`). */
+  ptr: string;
+  /** Keywords other than `properties`, `required` and `allOf`; the outer schema wins. */
+  keywords: Record<string, unknown>;
+  /** Each property with the pointer of the schema that declares it. */
+  properties: Map<string, Located>;
+  required: Set<string>;
+}
+
+/**
+ * Resolves `$ref` and merges `allOf` members (OpenAPI 3.0 §4.7.24 Schema Object, JSON Schema
+ * `allOf`), so moving a property into a shared base schema is not reported as remove + add.
+ * `stack` guards against `allOf` cycles.
+ */
+export function flatten(doc: OpenApiDocument, loc: Located, stack = new Set<string>()): FlatSchema {
+  const target = deref(doc, loc);
+  const flat: FlatSchema = {
+    ptr: target.ptr,
+    keywords: {},
+    properties: new Map(),
+    required: new Set(),
+  };
+  const node = target.node;
+  if (!isObject(node) || stack.has(target.ptr)) return flat;
+  stack.add(target.ptr);
+  if (Array.isArray(node.allOf)) {
+    node.allOf.forEach((member, i) => {
+      const part = flatten(
+        doc,
+        { node: member, ptr: appendPointer(target.ptr, 'allOf', i) },
+        stack,
+      );
+      for (const [k, v] of Object.entries(part.keywords)) {
+        if (!(k in flat.keywords)) flat.keywords[k] = v;
+      }
+      for (const [name, prop] of part.properties) flat.properties.set(name, prop);
+      for (const name of part.required) flat.required.add(name);
+    });
+  }
+  stack.delete(target.ptr);
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'allOf' || k === 'properties' || k === 'required' || k === '$ref') continue;
+    flat.keywords[k] = v;
+  }
+  if (isObject(node.properties)) {
+    for (const [name, schema] of Object.entries(node.properties)) {
+      flat.properties.set(name, {
+        node: schema,
+        ptr: appendPointer(target.ptr, 'properties', name),
+      });
+    }
+  }
+  if (Array.isArray(node.required)) {
+    for (const name of node.required) if (typeof name === 'string') flat.required.add(name);
+  }
+  return flat;
+}

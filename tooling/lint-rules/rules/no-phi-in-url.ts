@@ -1,0 +1,50 @@
+import type { Oas3Rule } from '@redocly/openapi-core';
+import {
+  effectiveParameters,
+  locationKey,
+  pathOperationsVisitor,
+  type SpecNode,
+} from '../lib/nodes.js';
+import { phiWord } from '../lib/phi-words.js';
+
+/**
+ * `patient-care/no-phi-in-url`: no query or path parameter may carry PHI. URLs end up in
+ * access logs, proxies and browser history, so patient lookups by name, birth date, contact
+ * detail or identifier go in a POST body (`POST /v1/patients/search`). Properties of object
+ * (deepObject) query parameters count too, since they are serialized as `param[prop]`.
+ */
+export const NoPhiInUrl: Oas3Rule = () => {
+  const checked = new Set<string>();
+  return pathOperationsVisitor(({ operation, ctx, label, pathItem, pathItemLocation }) => {
+    const params = effectiveParameters(ctx, operation, ctx.location, pathItem, pathItemLocation);
+    for (const param of params) {
+      const { node } = param;
+      if (node.in !== 'query' && node.in !== 'path') continue;
+      if (typeof node.name !== 'string') continue;
+      // A shared parameter is reported once, where it is defined.
+      if (param.viaRef) {
+        const key = locationKey(param.location);
+        if (checked.has(key)) continue;
+        checked.add(key);
+      }
+      for (const name of urlNames(node)) {
+        const word = phiWord(name);
+        if (!word) continue;
+        ctx.report({
+          message: `${node.in === 'query' ? 'Query' : 'Path'} parameter "${name}" of ${label} looks like PHI (the word "${word}"). PHI must never appear in URLs, which are logged and cached: take it in a POST request body instead (as POST /v1/patients/search does), or rename the parameter if it is not patient data.`,
+          location: param.location.child(['name']),
+        });
+      }
+    }
+  });
+};
+
+/** The names a parameter puts into the URL: its own, plus `name[prop]` for object properties. */
+function urlNames(param: SpecNode): string[] {
+  const names: string[] = [param.name];
+  const properties = param.schema?.properties;
+  if (properties && typeof properties === 'object') {
+    for (const prop of Object.keys(properties)) names.push(`${param.name}[${prop}]`);
+  }
+  return names;
+}
