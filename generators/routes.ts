@@ -89,8 +89,9 @@ export function generateRoutes(
     `export const routes: readonly RouteDefinition[] = [${nameList(routeNames)}];`,
     '',
   );
-  lines.push(...operationTypes(operations));
-  return `${lines.join('\n')}\n`;
+  // Joined, not spread into `push`: Microsoft Graph's ~140,000 type lines overflow the stack
+  // as call arguments.
+  return `${[...lines, ...operationTypes(operations)].join('\n')}\n`;
 }
 
 /** `Patient` → `patientSchema`; a directional one → `patientRequestSchema`/`patientResponseSchema`. */

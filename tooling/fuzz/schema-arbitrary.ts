@@ -1,5 +1,5 @@
 /**
- * JSON Schema (draft-07, as `generators/json-schema.ts` emits it) → fast-check arbitrary of
+ * JSON Schema (draft-07, as `tooling/openapi/json-schema.ts` emits it) → fast-check arbitrary of
  * valid values. Covers the keywords the spec uses: `$ref`, `type` (one or a list), `enum`,
  * `const`, `properties`/`required`/`additionalProperties`/`maxProperties`, `items` with
  * `minItems`/`maxItems`/`uniqueItems`, `minLength`/`maxLength`, `pattern` (fast-check's
