@@ -6,6 +6,7 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { DEFAULT_HTTP_CONFIG, type HttpConfig, type RateLimitConfig } from './config.js';
 import type { Db } from './db/types.js';
+import type { DocsPluginOptions } from './docs/plugin.js';
 import { addCorsHeaders, registerPreflightRoutes } from './http/cors.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
 import { authenticationHook } from './http/hooks.js';
@@ -37,7 +38,7 @@ export interface AppOptions {
   /** Logging; default off (tests), `server/main.ts` turns it on. */
   logger?: LogSetting;
   /** Serve the API reference (`/docs`, `/openapi.json`) from this spec. */
-  docs?: { specPath: string; buildDir?: string };
+  docs?: DocsPluginOptions;
 }
 
 function resolveConfig(config: AppOptions['config']): HttpConfig {

@@ -12,6 +12,7 @@ import { openDb } from './db/open.js';
 import { bufferedDestination } from './http/log-destination.js';
 import { ensureInitialTestKey } from './keys/index.js';
 import { releaseAbandonedClaims } from './repos/idempotency.js';
+import { type AppBuilder, serviceHost } from './service-host.js';
 import { startBackgroundWork } from './webhooks/background.js';
 
 async function main(): Promise<void> {
@@ -28,13 +29,18 @@ async function main(): Promise<void> {
     onError: (err) => app.log.error({ err }, 'audit batch failed; will retry'),
   });
   const logs = bufferedDestination();
-  const app = await buildApp({
+  const appOptions = {
     db,
     config,
     audit,
     logger: { level: config.logLevel, stream: logs.stream },
     docs: { specPath: 'spec/openapi.yaml', buildDir: 'build/docs' },
-  });
+  };
+  // `npm run dev` installs a host that swaps in a new app when the spec changes.
+  const host = serviceHost();
+  const build: AppBuilder = (overrides = {}) =>
+    buildApp({ ...appOptions, ...overrides, docs: { ...appOptions.docs, ...overrides.docs } });
+  const app = host ? await host.start(build) : await build();
   // Webhook delivery and the test-mode clearinghouse (WORKER=off leaves them to `npm run worker`).
   const background = startBackgroundWork({ db, log: app.log });
 
@@ -49,7 +55,7 @@ async function main(): Promise<void> {
     }, config.shutdownGraceMs);
     force.unref();
     try {
-      await app.close();
+      await (host ? host.close() : app.close());
       await background.stop();
       await audit.close();
       await db.close();
@@ -63,7 +69,8 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 
-  await app.listen({ host: config.host, port: config.port });
+  const address = { host: config.host, port: config.port };
+  await (host ? host.listen(address) : app.listen(address));
 }
 
 main().catch((err: unknown) => {

@@ -6,7 +6,13 @@ import { type AssetManifest, loadAssets } from './assets.js';
 import { inlineScriptHashes } from './inline-scripts.js';
 import { docsPage, explorerPage } from './pages.js';
 import { contentSecurityPolicy, securityHeaders } from './security-headers.js';
-import { cachedSpec, type OpenApiDocument, toYaml, withServer } from './spec-bundle.js';
+import {
+  cachedSpec,
+  type OpenApiDocument,
+  toYaml,
+  withoutRemoteAssets,
+  withServer,
+} from './spec-bundle.js';
 
 /** Options of {@link docsPlugin}. */
 export interface DocsPluginOptions {
@@ -17,6 +23,13 @@ export interface DocsPluginOptions {
    * `index.html` exists it is also served at `/docs/static`; nothing requires it to exist.
    */
   buildDir?: string;
+  /**
+   * The document already bundled (`npm run dev` has it in memory for every save); served
+   * instead of bundling `specPath`.
+   */
+  document?: OpenApiDocument;
+  /** URL of a script the pages also load: `npm run dev`'s live reload. */
+  liveReloadScript?: string;
 }
 
 const ASSET_PREFIX = '/docs/assets';
@@ -71,9 +84,17 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
  * @example await app.register(docsPlugin, { specPath: 'spec/openapi.yaml' });
  */
 export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, options) => {
-  const spec = cachedSpec(options.specPath, (dropped) =>
-    app.log.warn({ dropped }, 'docs: left out parts of the spec that load from other origins'),
-  );
+  const onDropped = (dropped: string[]) =>
+    app.log.warn({ dropped }, 'docs: left out parts of the spec that load from other origins');
+  const given = options.document;
+  const spec =
+    given === undefined
+      ? cachedSpec(options.specPath, onDropped)
+      : once(async () => {
+          const { doc, dropped } = withoutRemoteAssets(given);
+          if (dropped.length > 0) onDropped(dropped);
+          return doc;
+        });
   const manifest = once(loadAssets);
   const jsonByOrigin = new Map<string, string>();
 
@@ -84,6 +105,7 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
       assetBase: `${ASSET_PREFIX}/${assets.version}`,
       specUrl: SPEC_URL,
       title: typeof info.title === 'string' ? info.title : 'API',
+      ...(options.liveReloadScript === undefined ? {} : { extraScript: options.liveReloadScript }),
     };
   };
   const pages = once(async () => {
