@@ -137,6 +137,7 @@ export function startDevLoop(options: DevOptions): DevLoop {
       stopCodeWatch();
       await running;
       await service.stop();
+      await toolchain.close();
     },
   };
 }

@@ -4,8 +4,7 @@
  * stubs, writing only files whose text changed. A spec that does not parse, lint or generate
  * leaves the last good contract serving and is reported in the terminal and on `/docs`.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { diffContracts } from './contract-diff.js';
 import type { FileWriter } from './file-writer.js';
 import type { ContractPayload } from './messages.js';
@@ -59,8 +58,11 @@ export class SaveRunner {
   }
 
   private async attempt(at: number, recheck: boolean): Promise<SaveResult> {
+    const phases = new Phases(at);
     const spec = await this.toolchain.parse(this.paths.specFile);
+    phases.mark('parse');
     const document = await this.toolchain.bundle(spec);
+    phases.mark('bundle');
     const before = this.service.current;
     const id = contractId(document);
     if (before?.id === id && !this.lastProblem && !recheck) {
@@ -78,8 +80,10 @@ export class SaveRunner {
     }
     // Built by the service while the lint runs here: on two cores the swap waits for whichever
     // of the two takes longer, not for both.
+    phases.mark('routes');
     if (contract !== undefined && before?.id !== id) this.service.candidate(contract);
     const findings = await this.toolchain.lint(spec);
+    phases.mark('lint');
     const errors = findings.filter((finding) => finding.severity === 'error');
     if (errors.length > 0) {
       if (contract !== undefined) this.service.discard(id);
@@ -89,11 +93,18 @@ export class SaveRunner {
     if (refusal !== undefined || contract === undefined) throw refusal;
     if (before?.id === id) this.service.setProblem(null);
     else await this.service.commit(contract);
+    phases.mark('swap');
     this.lastProblem = false;
     const ms = performance.now() - at;
 
-    const { files, stubs } = await this.regenerate(document, spec);
+    const { root, outDir, handlersDir, remakeCommand } = this.paths;
+    const { files, stubs } = await this.toolchain.regenerate(
+      { document, outDir: relative(root, outDir), remakeCommand, handlersDir },
+      spec,
+    );
     const written = this.writer.writeChanged(files);
+    phases.mark('regenerate');
+    if (process.env.DEV_PHASES === '1') this.reporter.note(`  ${phases}`);
     if (before === null) {
       const schemas = (document.components as { schemas?: object } | undefined)?.schemas ?? {};
       this.reporter.serving(contract.routes.length, Object.keys(schemas).length, {
@@ -101,40 +112,32 @@ export class SaveRunner {
         ms,
       });
     } else {
-      this.reporter.saved(diffContracts(before, contract), { stubs, files: written.length, ms });
+      const added = stubs.map((stub) => `${stub.operationId} in ${displayPath(root, stub.file)}`);
+      this.reporter.saved(diffContracts(before, contract), {
+        stubs: added,
+        files: written.length,
+        ms,
+      });
     }
     this.reporter.warnings(findings.filter((finding) => finding.severity !== 'error'));
     return { outcome: 'served', ms };
   }
+}
 
-  /** Every generated file and handler module that should exist, by absolute path. */
-  private async regenerate(
-    document: Record<string, unknown>,
-    spec: Awaited<ReturnType<Toolchain['parse']>>,
-  ): Promise<{ files: Map<string, string>; stubs: string[] }> {
-    const { root, outDir, handlersDir, remakeCommand } = this.paths;
-    const artifacts = await this.toolchain.artifacts(document, spec, {
-      outDir: relative(root, outDir),
-      remakeCommand,
-    });
-    const files = new Map<string, string>();
-    for (const [path, text] of artifacts.files) files.set(resolve(root, path), text);
-    const stubs: string[] = [];
-    if (handlersDir !== null) {
-      const existing = new Map<string, string>();
-      if (existsSync(handlersDir)) {
-        for (const name of readdirSync(handlersDir)) {
-          if (name.endsWith('.ts'))
-            existing.set(name, readFileSync(join(handlersDir, name), 'utf8'));
-        }
-      }
-      const reconciled = await this.toolchain.reconcileStubs(artifacts.operations, existing);
-      for (const [name, text] of reconciled.files) files.set(join(handlersDir, name), text);
-      for (const { operationId, file } of reconciled.report.added) {
-        stubs.push(`${operationId} in ${displayPath(root, join(handlersDir, file))}`);
-      }
-    }
-    return { files, stubs };
+/** Where a save's time goes (`DEV_PHASES=1` prints it): ms per step since the first event. */
+class Phases {
+  private last: number;
+  private readonly steps: string[] = [];
+  constructor(at: number) {
+    this.last = at;
+  }
+  mark(name: string): void {
+    const now = performance.now();
+    this.steps.push(`${name} ${Math.round(now - this.last)}`);
+    this.last = now;
+  }
+  toString(): string {
+    return this.steps.join(' · ');
   }
 }
 

@@ -5,11 +5,13 @@
  * only this file follows them.
  *
  * Kept warm for the whole session: the Redocly config (plugins included) is loaded once and
- * again only when `redocly.yaml` or a rule changes; the generators' heavy modules
- * (openapi-typescript, TypeScript) are loaded on the first save and stay resident.
+ * again only when `redocly.yaml` or a rule changes; the route generator is light and runs
+ * here; the full generation (openapi-typescript, TypeScript, ts-morph) stays loaded in a
+ * worker thread (`regenerate.ts`).
  */
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import {
   BaseResolver,
   bundle,
@@ -22,10 +24,12 @@ import {
 import { transform } from 'esbuild';
 import { assertOpenApi30 } from '../../generators/document.js';
 import { GenerateError } from '../../generators/errors.js';
-import type { StubOperation, StubReport } from '../../generators/handler-stubs.js';
+import { listOperations } from '../../generators/operations.js';
+import { generateRoutes } from '../../generators/routes.js';
 import { hasExternalRefs, locateError, locateProblem } from '../../scripts/lib/generate-load.js';
 import type { RouteDefinition } from '../../server/http/route-types.js';
 import type { ComponentSchemas } from '../../server/http/validation.js';
+import type { RegenerateRequest, RegenerateResult } from './regenerate.js';
 import { displayPath } from './report.js';
 
 /** One lint finding or load error, ready to print as `file:line:col`. */
@@ -60,16 +64,10 @@ export class SpecProblem extends Error {
   }
 }
 
-// Loaded on first use: the generators pull in TypeScript and openapi-typescript, and holding
-// that heap while Redocly loads its config slows the config load (see scripts/generate.ts).
-type Generators = typeof import('../../generators/index.js');
-type Operations = typeof import('../../generators/operations.js');
-type Routes = typeof import('../../generators/routes.js');
-type Stubs = typeof import('../../generators/handler-stubs.js');
-
 export class Toolchain {
   private config: Config | undefined;
-  private modules: Promise<[Generators, Operations, Routes, Stubs]> | undefined;
+  private worker: Worker | undefined;
+  private readonly queue: ((result: RegenerateResult) => void)[] = [];
 
   constructor(
     /** The repository root: findings and generated paths are relative to it. */
@@ -82,11 +80,6 @@ export class Toolchain {
   async reloadConfig(): Promise<void> {
     if (this.config !== undefined) clearPluginsCache();
     this.config = await loadConfig({ configPath: this.configPath });
-  }
-
-  /** Loads the generators now, so the first save does not pay for it. */
-  async warm(): Promise<void> {
-    await this.generators();
   }
 
   /** Parses the spec and the files it `$ref`s. Throws `SpecProblem` for unreadable YAML. */
@@ -148,11 +141,10 @@ export class Toolchain {
    * never disagree. Throws `SpecProblem` for what the generator refuses.
    */
   async routeTable(document: Record<string, unknown>, spec: ParsedSpec): Promise<ContractTable> {
-    const [, operations, routes] = await this.generators();
     let text: string;
     try {
       assertOpenApi30(document);
-      text = routes.generateRoutes(document, operations.listOperations(document), {
+      text = generateRoutes(document, listOperations(document), {
         routeTypesImport: './route-types.js',
         typesImport: './types.js',
       });
@@ -170,45 +162,52 @@ export class Toolchain {
   }
 
   /**
-   * Every generated file (repository-relative path → text), as `npm run generate` writes them,
-   * and the operations the handler stubs are reconciled against.
+   * Every generated file and handler module that should exist (absolute path → text), made in
+   * the regeneration worker. Throws `SpecProblem` for what the generators refuse.
    */
-  async artifacts(
-    document: Record<string, unknown>,
+  async regenerate(
+    request: Omit<RegenerateRequest, 'root'>,
     spec: ParsedSpec,
-    options: { outDir: string; remakeCommand: string },
-  ): Promise<{ files: Map<string, string>; operations: StubOperation[] }> {
-    const [generators] = await this.generators();
-    try {
-      const result = generators.generate(document, options);
-      return { files: result.files, operations: result.operations };
-    } catch (error) {
-      throw this.generatorProblem(error, spec);
+  ): Promise<{ files: Map<string, string>; stubs: { operationId: string; file: string }[] }> {
+    this.worker ??= this.startWorker();
+    const result = await new Promise<RegenerateResult>((resolveResult) => {
+      this.queue.push(resolveResult);
+      this.worker!.postMessage({ ...request, root: this.root });
+    });
+    if (!result.ok) {
+      throw this.generatorProblem(new GenerateError(result.pointer ?? '#', result.message), spec);
     }
+    return { files: result.files, stubs: result.stubs };
   }
 
-  /** New or changed handler modules (names within the folder) for `operations`. */
-  async reconcileStubs(
-    operations: readonly StubOperation[],
-    existing: ReadonlyMap<string, string>,
-  ): Promise<{ files: Map<string, string>; report: StubReport }> {
-    const [, , , stubs] = await this.generators();
-    return stubs.reconcileHandlers(operations, existing);
+  /** Stops the regeneration worker. */
+  async close(): Promise<void> {
+    await this.worker?.terminate();
+    this.worker = undefined;
+  }
+
+  private startWorker(): Worker {
+    // TypeScript source: the worker registers tsx itself, as it does not always inherit the
+    // loader (vitest runs the loop without `--import tsx`).
+    const entry = JSON.stringify(new URL('./regenerate-worker.ts', import.meta.url).href);
+    const worker = new Worker(
+      `import('tsx/esm/api').then(({ register }) => { register(); return import(${entry}); });`,
+      { eval: true },
+    );
+    worker.on('message', (result: RegenerateResult) => this.queue.shift()?.(result));
+    worker.on('error', (error) => {
+      for (const waiter of this.queue.splice(0)) {
+        waiter({ ok: false, pointer: null, message: `regeneration failed: ${error.message}` });
+      }
+      this.worker = undefined;
+    });
+    worker.unref();
+    return worker;
   }
 
   private async lintConfig(): Promise<Config> {
     if (this.config === undefined) await this.reloadConfig();
     return this.config!;
-  }
-
-  private generators(): Promise<[Generators, Operations, Routes, Stubs]> {
-    this.modules ??= Promise.all([
-      import('../../generators/index.js'),
-      import('../../generators/operations.js'),
-      import('../../generators/routes.js'),
-      import('../../generators/handler-stubs.js'),
-    ]);
-    return this.modules;
   }
 
   private parseFinding(error: unknown, file: string): Finding {
