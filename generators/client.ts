@@ -7,6 +7,14 @@
  * @see https://spec.openapis.org/oas/v3.0.3#operation-object
  */
 
+import { tryResolveRef } from '../tooling/openapi/document.js';
+import { camelCase, derivedOperationId, uniqueNames } from '../tooling/openapi/names.js';
+import {
+  isJsonMediaType,
+  listOperations,
+  type OperationModel,
+} from '../tooling/openapi/operations.js';
+
 /** What this generator reads; anything else in the document is ignored. */
 export interface ClientSourceDocument {
   readonly info?: { readonly version?: unknown };
@@ -36,11 +44,14 @@ export interface ClientOperation {
   readonly cursor?: { readonly in: 'query' | 'body'; readonly name: string };
 }
 
-/** HTTP methods a Path Item may hold, in the order names are claimed when operationIds clash. */
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
 /** Names the client object uses itself, or that would break it (`then` makes it a thenable). */
-const RESERVED = new Set(['raw', 'then', 'constructor', '__proto__', 'prototype']);
+const RESERVED: ReadonlySet<string> = new Set([
+  'raw',
+  'then',
+  'constructor',
+  '__proto__',
+  'prototype',
+]);
 
 /** Forward cursor parameters, by preference: Stripe-style, then the common `after`. */
 const CURSOR_NAMES = ['starting_after', 'after'];
@@ -61,8 +72,9 @@ type Json = { readonly [key: string]: unknown };
 export function generateClient(
   document: ClientSourceDocument,
   options: ClientGeneratorOptions,
+  model?: readonly OperationModel[],
 ): string {
-  const operations = collectOperations(document);
+  const operations = collectOperations(document, model);
   const version = typeof document.info?.version === 'string' ? document.info.version : undefined;
   const baseUrl = firstServerUrl(document);
   const out: string[] = [
@@ -107,95 +119,43 @@ export function generateClient(
 }
 
 /**
- * Walks the Paths Object once and names every operation. Order of claiming names: path, then
- * method, so the result does not depend on the document's key order.
+ * The client's rows for the operations of the model's walk. Names come from `operationId` made
+ * camelCase (the model's naming rule for operations without one), claimed in path order, then
+ * method order, so the result does not depend on the document's key order.
  */
-export function collectOperations(document: ClientSourceDocument): ClientOperation[] {
-  const paths = isObject(document.paths) ? document.paths : {};
-  const found: Omit<ClientOperation, 'name'>[] = [];
-  const wanted: string[] = [];
-  for (const path of Object.keys(paths).sort(compare)) {
-    const item = resolve(document, paths[path]);
-    if (!item) continue;
-    const shared = Array.isArray(item.parameters) ? item.parameters : [];
-    for (const method of METHODS) {
-      const operation = resolve(document, item[method]);
-      if (!operation) continue;
-      const operationId =
-        typeof operation.operationId === 'string' ? operation.operationId : undefined;
-      const list = isListOperation(document, operation);
-      const cursor = list ? findCursor(document, shared, operation) : undefined;
-      found.push({
-        method,
-        path,
-        ...(operationId === undefined ? {} : { operationId }),
-        ...optionalSummary(operation),
-        deprecated: operation.deprecated === true,
+export function collectOperations(
+  document: ClientSourceDocument,
+  model: readonly OperationModel[] = listOperations(
+    document as Parameters<typeof listOperations>[0],
+  ),
+): ClientOperation[] {
+  const ordered = [...model].sort((a, b) => compare(a.path, b.path));
+  const wanted = ordered.map(
+    (op) => camelCase(op.operationId) || derivedOperationId(op.method, op.path),
+  );
+  const names = uniqueNames(wanted, RESERVED);
+  return ordered
+    .map((op, i): ClientOperation => {
+      const list = isListOperation(document, op);
+      const cursor = list ? findCursor(document, op) : undefined;
+      return {
+        name: names[i] ?? '',
+        method: op.method,
+        path: op.path,
+        ...(op.namedInSpec ? { operationId: op.operationId } : {}),
+        ...optionalSummary(op),
+        deprecated: op.deprecated,
         list,
         ...(cursor ? { cursor } : {}),
-      });
-      wanted.push(camelCase(operationId ?? '') || derivedName(method, path));
-    }
-  }
-  const names = uniqueNames(wanted);
-  return found
-    .map((op, i) => ({ name: names[i] ?? '', ...op }))
+      };
+    })
     .sort((a, b) => compare(a.name, b.name));
 }
 
-/**
- * Gives every wanted name a unique, non-reserved one: names wanted once keep it; clashing ones
- * get `2`, `3`, … in claiming order, skipping names already taken.
- */
-function uniqueNames(wanted: readonly string[]): string[] {
-  const counts = new Map<string, number>();
-  for (const name of wanted) counts.set(name, (counts.get(name) ?? 0) + 1);
-  const free = (name: string) => counts.get(name) === 1 && !RESERVED.has(name);
-  const taken = new Set(wanted.filter(free));
-  return wanted.map((name) => {
-    if (free(name)) return name;
-    if (!RESERVED.has(name) && !taken.has(name)) {
-      taken.add(name);
-      return name;
-    }
-    let n = 2;
-    while (taken.has(`${name}${n}`)) n++;
-    taken.add(`${name}${n}`);
-    return `${name}${n}`;
-  });
-}
-
-/**
- * `repos/list-for-org` → `reposListForOrg`, `GetCustomers` → `getCustomers`, `HTTPGet` →
- * `httpGet`; empty when nothing identifier-like is left. A leading digit gets an `op` prefix.
- */
-export function camelCase(text: string): string {
-  const words = text.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  const name = words
-    .map((word, i) => {
-      if (i > 0) return word[0]?.toUpperCase() + word.slice(1);
-      const lead = /^[A-Z]+(?=[A-Z][a-z]|$|\d)/.exec(word)?.[0] ?? word[0] ?? '';
-      return lead.toLowerCase() + word.slice(lead.length);
-    })
-    .join('');
-  return /^\d/.test(name) ? `op${name}` : name;
-}
-
-/** `get /v1/patients/{id}` → `getV1PatientsById`, for operations without an operationId. */
-export function derivedName(method: string, path: string): string {
-  const words = [method];
-  for (const segment of path.split('/')) {
-    const param = /^\{(.+)\}$/.exec(segment);
-    words.push(param ? `by-${param[1]}` : segment);
-  }
-  return camelCase(words.join('-'));
-}
-
 /** Is the 200 JSON response a list envelope: an object with `has_more` and an array `data`? */
-function isListOperation(document: ClientSourceDocument, operation: Json): boolean {
-  const responses = resolve(document, operation.responses);
-  const ok = resolve(document, responses?.['200']);
-  const schema = jsonSchemaOf(document, ok);
+function isListOperation(document: ClientSourceDocument, operation: OperationModel): boolean {
+  const ok = operation.responses.find((response) => response.status === '200');
+  const schema = jsonSchemaOf(document, ok?.content ?? []);
   if (!schema) return false;
   const properties = collectProperties(document, schema, 0, new Set());
   const data = resolve(document, properties.get('data'));
@@ -205,33 +165,29 @@ function isListOperation(document: ClientSourceDocument, operation: Json): boole
 /** Where the next-page cursor goes: a query parameter, else a property of the JSON body. */
 function findCursor(
   document: ClientSourceDocument,
-  shared: readonly unknown[],
-  operation: Json,
+  operation: OperationModel,
 ): ClientOperation['cursor'] {
-  const own = Array.isArray(operation.parameters) ? operation.parameters : [];
-  const query = new Set<string>();
-  for (const ref of [...shared, ...own]) {
-    const parameter = resolve(document, ref);
-    if (parameter?.in === 'query' && typeof parameter.name === 'string') query.add(parameter.name);
-  }
+  const query = new Set(
+    operation.parameters.filter((p) => p.in === 'query').map((parameter) => parameter.name),
+  );
   const inQuery = CURSOR_NAMES.find((name) => query.has(name));
   if (inQuery) return { in: 'query', name: inQuery };
-  const body = jsonSchemaOf(document, resolve(document, operation.requestBody));
+  const body = jsonSchemaOf(document, operation.requestBody?.content ?? []);
   if (!body) return undefined;
   const properties = collectProperties(document, body, 0, new Set());
   const inBody = CURSOR_NAMES.find((name) => properties.has(name));
   return inBody ? { in: 'body', name: inBody } : undefined;
 }
 
-/** The schema of the first JSON media type (`application/json`, `…+json`) of a response or body. */
-function jsonSchemaOf(document: ClientSourceDocument, holder: Json | undefined): Json | undefined {
-  const content = holder && isObject(holder.content) ? holder.content : undefined;
-  if (!content) return undefined;
-  const media = Object.keys(content)
-    .sort(compare)
-    .find((type) => /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i.test(type));
-  if (media === undefined) return undefined;
-  return resolve(document, resolve(document, content[media])?.schema);
+/** The schema of the first JSON media type (`application/json`, `…+json`) in code-unit order. */
+function jsonSchemaOf(
+  document: ClientSourceDocument,
+  content: OperationModel['responses'][number]['content'],
+): Json | undefined {
+  const media = content
+    .filter((entry) => isJsonMediaType(entry.mediaType))
+    .sort((a, b) => compare(a.mediaType, b.mediaType))[0];
+  return media ? resolve(document, media.schema) : undefined;
 }
 
 /** Properties of a schema and of its `allOf` parts (bounded, cycle-safe). */
@@ -259,29 +215,9 @@ function collectProperties(
   return result;
 }
 
-/** Follows local `$ref`s (`#/…`); `undefined` for non-objects and refs it cannot follow. */
+/** Follows local `$ref`s; `undefined` for non-objects and refs it cannot follow. */
 function resolve(document: ClientSourceDocument, node: unknown): Json | undefined {
-  let current = node;
-  for (let hops = 0; hops < 32; hops++) {
-    if (!isObject(current)) return undefined;
-    const ref = current.$ref;
-    if (typeof ref !== 'string') return current;
-    if (!ref.startsWith('#')) return undefined;
-    current = pointer(document, ref.slice(1));
-  }
-  return undefined;
-}
-
-/** JSON Pointer (RFC 6901) lookup, URI fragment encoded. */
-function pointer(document: ClientSourceDocument, fragment: string): unknown {
-  let current: unknown = document;
-  if (fragment === '') return current;
-  for (const raw of fragment.split('/').slice(1)) {
-    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    if (!isObject(current) || !Object.hasOwn(current, key)) return undefined;
-    current = current[key];
-  }
-  return current;
+  return tryResolveRef(document, node);
 }
 
 function operationEntry(op: ClientOperation): string[] {
@@ -298,12 +234,8 @@ function operationEntry(op: ClientOperation): string[] {
 }
 
 /** First line of the summary (or description), safe inside a block comment. */
-function optionalSummary(operation: Json): { summary?: string } {
-  const text =
-    typeof operation.summary === 'string' && operation.summary.trim()
-      ? operation.summary
-      : operation.description;
-  if (typeof text !== 'string') return {};
+function optionalSummary(operation: OperationModel): { summary?: string } {
+  const text = operation.summary.trim() ? operation.summary : operation.description;
   const line = (text.trim().split('\n')[0] ?? '').trim().replaceAll('*/', '*\\/');
   if (!line) return {};
   return { summary: line.length > 160 ? `${line.slice(0, 157)}...` : line };

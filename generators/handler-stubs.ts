@@ -224,8 +224,8 @@ export function indexText(modules: readonly string[]): string {
   const spreads = modules.map((file) => `  ...${identifier(file)},`);
   return [
     INDEX_HEADER,
+    "import type { HandlerMap } from '../../contract/route-types.js';",
     "import type { OperationTypes } from '../../generated/routes.js';",
-    "import type { HandlerMap } from '../http/route-types.js';",
     ...local.map((entry) => entry.line),
     '',
     "/** Every operation's handler; an operation without one is a compile error. */",

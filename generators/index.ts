@@ -4,14 +4,13 @@
  * writes the map, the drift check and the tests compare it.
  */
 import { posix } from 'node:path';
+import { assertOpenApi30, type OpenApiDocument } from '../tooling/openapi/document.js';
+import { listOperations, type OperationModel } from '../tooling/openapi/operations.js';
 import { generateClient } from './client.js';
-import { assertOpenApi30, type OpenApiDocument } from './document.js';
 import { headerLine } from './header.js';
-import { listOperations, type OperationModel } from './operations.js';
 import { generateRoutes } from './routes.js';
 import { generateTypes } from './types.js';
 
-export { GenerateError } from './errors.js';
 export type { OpenApiDocument };
 
 export interface GenerateOptions {
@@ -27,7 +26,7 @@ export interface GenerateResult {
   operations: OperationModel[];
 }
 
-const ROUTE_TYPES = 'server/http/route-types.ts';
+const ROUTE_TYPES = 'contract/route-types.ts';
 const CLIENT_RUNTIME = 'client/index.ts';
 
 /**
@@ -48,11 +47,11 @@ export function generate(document: unknown, options: GenerateOptions = {}): Gene
     typesImport,
   });
   files.set(posix.join(outDir, 'routes.ts'), `${header}\n${routes}`);
-  const client = generateClient(document, {
-    header,
-    typesImport,
-    runtimeImport: importPath(outDir, CLIENT_RUNTIME),
-  });
+  const client = generateClient(
+    document,
+    { header, typesImport, runtimeImport: importPath(outDir, CLIENT_RUNTIME) },
+    operations,
+  );
   files.set(posix.join(outDir, 'client.ts'), client.endsWith('\n') ? client : `${client}\n`);
   return { files, operations };
 }

@@ -1,20 +1,15 @@
 /**
- * Naming rules shared by the generators: file names, identifiers and literals in emitted code.
+ * Names and literals in emitted code: file names, property keys, string literals. (How an
+ * operation is named is the OpenAPI model's rule: `tooling/openapi/names.ts`.)
  */
 
-/** `Ephemeral Keys` → `ephemeral-keys`; the handler file name for a tag (common.md). */
+/** `Ephemeral Keys` → `ephemeral-keys`; the handler file name for a tag. */
 export function kebabCase(text: string): string {
   return text
     .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
     .replace(/[^A-Za-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .toLowerCase();
-}
-
-/** `get /v1/patients/{id}` → `getV1PatientsId`: an id for an operation the spec left unnamed. */
-export function syntheticOperationId(method: string, path: string): string {
-  const words = path.split(/[^A-Za-z0-9]+/).filter((word) => word !== '');
-  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
 
 /** True when `name` can be written as a bare JavaScript identifier. */

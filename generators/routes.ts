@@ -4,34 +4,39 @@
  * and JSON Schemas for every request part and response body (§4.7.24 via `json-schema.ts`);
  * `componentSchemas`, the converted Components Object schemas (§4.7.7) route schemas `$ref`; and
  * `OperationTypes`, per operation the handler's request and per-status reply types, taken from
- * `types.ts` so both share one source. The contract is `server/http/route-types.ts`.
+ * `types.ts` so both share one source. The contract is `contract/route-types.ts`.
  */
-import type { OpenApiDocument } from './document.js';
-import { GenerateError } from './errors.js';
+import type { JsonSchema } from '../contract/route-types.js';
+import type { OpenApiDocument } from '../tooling/openapi/document.js';
 import {
+  type ConvertedComponent,
   componentSchemaId,
+  convertComponentSchemas,
   convertSchema,
   type Direction,
   directionalComponents,
-  type JsonSchema,
-} from './json-schema.js';
+} from '../tooling/openapi/json-schema.js';
+import { camelCase, uniqueNames } from '../tooling/openapi/names.js';
+import type { OperationModel, ParameterModel } from '../tooling/openapi/operations.js';
 import { literal, propertyKey } from './names.js';
-import type { OperationModel, ParameterModel } from './operations.js';
-import { escapeToken } from './pointer.js';
+import { printValue } from './print.js';
 
 export interface RoutesOptions {
-  /** Import specifier of `server/http/route-types.ts` as seen from the generated file. */
+  /** Import specifier of `contract/route-types.ts` as seen from the generated file. */
   routeTypesImport: string;
   /** Import specifier of the generated `types.ts`. */
   typesImport: string;
 }
 
-const KEY_KINDS = new Set(['secret', 'restricted', 'publishable', 'ephemeral']);
+type Convert = (schema: unknown, direction: Direction, pointer: string) => JsonSchema;
 
 /**
- * Renders `routes.ts` (without the header line) for the operations of `document`.
+ * Renders `routes.ts` (without the header line) for the operations of `document`. Constants are
+ * named after their schema (`patientSchema`, `patientRequestSchema`) and operation
+ * (`listPatientsRoute`) and printed over several lines, so adding a schema or an operation adds
+ * its own lines and leaves the others as they were.
  *
- * @example generateRoutes(doc, listOperations(doc), { routeTypesImport: '../server/http/route-types.js', typesImport: './types.js' })
+ * @example generateRoutes(doc, listOperations(doc), { routeTypesImport: '../contract/route-types.js', typesImport: './types.js' })
  */
 export function generateRoutes(
   document: OpenApiDocument,
@@ -41,8 +46,17 @@ export function generateRoutes(
   const directional = directionalComponents(document);
   const componentId = (name: string, direction: Direction) =>
     componentSchemaId(name, directional.has(name) ? direction : null);
-  const convert = (schema: unknown, direction: Direction, pointer: string) =>
+  const convert: Convert = (schema, direction, pointer) =>
     convertSchema(schema, { direction, document, componentId }, pointer);
+  const components = convertComponentSchemas(document, { componentId });
+  // Names are claimed schemas first (sorted by name), then operations (document order); a clash
+  // (`Pet` and `pet`) takes a number, which only its own kind can shift.
+  const names = uniqueNames([
+    ...components.map(schemaConstName),
+    ...operations.map((operation) => `${camelCase(operation.operationId) || 'operation'}Route`),
+  ]);
+  const schemaNames = names.slice(0, components.length);
+  const routeNames = names.slice(components.length);
 
   // One typed const per entry, then an array of names: a single array literal of a thousand
   // differently shaped objects makes tsc build their union ("too complex to represent" on
@@ -52,34 +66,25 @@ export function generateRoutes(
     `import type { paths, Readable, Writable } from ${literal(options.typesImport)};`,
     '',
   ];
-  const schemaNames: string[] = [];
-  const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
-  for (const name of Object.keys(schemas).sort()) {
-    const pointer = `#/components/schemas/${escapeToken(name)}`;
-    const variants: (Direction | null)[] = directional.has(name) ? ['request', 'response'] : [null];
-    for (const variant of variants) {
-      const converted = convert(schemas[name], variant ?? 'response', pointer);
-      const withId = { $id: componentSchemaId(name, variant), ...converted };
-      const constName = `schema${schemaNames.length}`;
-      schemaNames.push(constName);
-      lines.push(`const ${constName}: JsonSchema = ${JSON.stringify(withId)};`);
-    }
-  }
+  components.forEach((component, index) => {
+    const head = `const ${schemaNames[index]}: JsonSchema = `;
+    lines.push(`${head}${printValue(component.schema, 0, head.length)};`, '');
+  });
   lines.push(
-    '',
     '/** Every component schema, converted for Ajv; register each with `addSchema` before use. */',
     `export const componentSchemas: readonly JsonSchema[] = [${nameList(schemaNames)}];`,
     '',
   );
-  const routeNames: string[] = [];
-  for (const operation of operations) {
-    const constName = `route${routeNames.length}`;
-    routeNames.push(constName);
-    const definition = JSON.stringify(routeDefinition(operation, convert));
-    lines.push(`const ${constName}: RouteDefinition = ${definition};`);
-  }
+  operations.forEach((operation, index) => {
+    const head = `const ${routeNames[index]}: RouteDefinition = `;
+    const definition = routeDefinition(operation, convert);
+    lines.push(
+      `/** ${operation.method.toUpperCase()} ${operation.path.replaceAll('*/', '*\\/')} */`,
+      `${head}${printValue(definition, 0, head.length)};`,
+      '',
+    );
+  });
   lines.push(
-    '',
     '/** One entry per operation of the spec, in document order. */',
     `export const routes: readonly RouteDefinition[] = [${nameList(routeNames)}];`,
     '',
@@ -88,26 +93,20 @@ export function generateRoutes(
   return `${lines.join('\n')}\n`;
 }
 
-/** `a, b, c` wrapped ten names to a line. */
-function nameList(names: readonly string[]): string {
-  if (names.length === 0) return '';
-  const rows: string[] = [];
-  for (let i = 0; i < names.length; i += 10) rows.push(`  ${names.slice(i, i + 10).join(', ')},`);
-  return `\n${rows.join('\n')}\n`;
+/** `Patient` → `patientSchema`; a directional one → `patientRequestSchema`/`patientResponseSchema`. */
+function schemaConstName(component: ConvertedComponent): string {
+  const base = camelCase(component.name) || 'component';
+  const direction = component.direction === null ? '' : camelCase(`-${component.direction}`);
+  return `${base}${direction.charAt(0).toUpperCase()}${direction.slice(1)}Schema`;
 }
 
-function routeDefinition(
-  operation: OperationModel,
-  convert: (schema: unknown, direction: Direction, pointer: string) => JsonSchema,
-): Record<string, unknown> {
-  for (const kind of operation.keyKinds ?? []) {
-    if (!KEY_KINDS.has(kind)) {
-      throw new GenerateError(
-        `${operation.pointer}/x-key-kinds`,
-        `Unknown key kind "${kind}": expected one of ${[...KEY_KINDS].join(', ')}.`,
-      );
-    }
-  }
+/** One name a line, so adding a constant adds one line to the list. */
+function nameList(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  return `\n${names.map((name) => `  ${name},`).join('\n')}\n`;
+}
+
+function routeDefinition(operation: OperationModel, convert: Convert): Record<string, unknown> {
   const schemas: Record<string, unknown> = {};
   const byLocation = (location: ParameterModel['in']) =>
     operation.parameters.filter((parameter) => parameter.in === location);

@@ -11,8 +11,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { GenerateError } from '../generators/errors.js';
 import type { StubReport } from '../generators/handler-stubs.js';
+import { DocumentError } from '../tooling/openapi/errors.js';
 import {
   LoadError,
   type Located,
@@ -20,7 +20,7 @@ import {
   loadDocument,
   locateError,
   locateProblem,
-} from './lib/generate-load.js';
+} from '../tooling/openapi/load.js';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const OUR_SPEC = 'spec/openapi.yaml';
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
   try {
     result = generate(loaded.bundled, { outDir, remakeCommand });
   } catch (error) {
-    if (error instanceof GenerateError) {
+    if (error instanceof DocumentError) {
       fail([format(locateError(error, loaded.root, specFile, ROOT)), 'Nothing was generated.']);
     }
     throw error;

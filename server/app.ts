@@ -4,6 +4,7 @@
  * `server/handlers/`; both can be passed in, so the HTTP layer is testable with a small table.
  */
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import type { RouteDefinition } from '../contract/route-types.js';
 import { DEFAULT_HTTP_CONFIG, type HttpConfig, type RateLimitConfig } from './config.js';
 import type { Db } from './db/types.js';
 import type { DocsPluginOptions } from './docs/plugin.js';
@@ -13,7 +14,6 @@ import { authenticationHook } from './http/hooks.js';
 import { type LogSetting, loggerOptions, logRequestCompleted } from './http/logging.js';
 import { parseQueryString } from './http/querystring.js';
 import { type HandlerTable, registerRoutes } from './http/register-routes.js';
-import type { RouteDefinition } from './http/route-types.js';
 import type { AuditSink, HttpStore } from './http/store.js';
 import { type ComponentSchemas, createValidators } from './http/validation.js';
 import { newId } from './ids.js';

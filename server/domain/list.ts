@@ -3,7 +3,7 @@
  * parameters and a page into `{object: "list", url, has_more, data}`. Used by every list
  * handler so they page alike.
  */
-import type { JsonText } from '../http/route-types.js';
+import type { JsonText } from '../../contract/route-types.js';
 import type { CreatedRange, ListParams, Page } from '../repos/pagination.js';
 import type { StoredJson } from '../repos/rows.js';
 

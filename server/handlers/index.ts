@@ -1,6 +1,6 @@
 // Maintained by scripts/generate.ts (npm run generate): one spread per handler module.
+import type { HandlerMap } from '../../contract/route-types.js';
 import type { OperationTypes } from '../../generated/routes.js';
-import type { HandlerMap } from '../http/route-types.js';
 import * as appointments from './appointments.js';
 import * as claims from './claims.js';
 import * as ephemeralKeys from './ephemeral-keys.js';

@@ -2,8 +2,9 @@
  * What a generated handler stub answers until its operation is written: 501 in the spec's error
  * envelope, so a client sees a well-formed error and never a stack trace.
  */
+
+import type { NotImplementedReply } from '../../contract/route-types.js';
 import { ERROR_DOC_BASE } from '../errors.js';
-import type { NotImplementedReply } from '../http/route-types.js';
 
 /**
  * The 501 reply for `operationId`. The HTTP layer fills `request_id` when it sends errors.

@@ -2,9 +2,10 @@
  * The type every handler is declared with: `export const x: AppHandler<'x'> = async (request, ctx) => ...`.
  * The request and the replies it may return come from the spec (`generated/routes.ts`).
  */
+
+import type { Handler } from '../../contract/route-types.js';
 import type { OperationTypes } from '../../generated/routes.js';
 import type { HandlerContext } from '../http/context.js';
-import type { Handler } from '../http/route-types.js';
 
 export type { HandlerContext };
 

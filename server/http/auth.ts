@@ -3,10 +3,11 @@
  * route table (`keyKinds`, `scopes`, from the spec's `x-key-kinds` / `x-scopes`), never from a
  * second list kept by hand.
  */
+
+import type { KeyKind, RouteDefinition } from '../../contract/route-types.js';
 import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
 import { type ApiKeyRecord, keyState } from '../keys/index.js';
-import type { KeyKind, RouteDefinition } from './route-types.js';
 import type { HttpStore } from './store.js';
 
 /** The key a request was made with, as handlers see it. */

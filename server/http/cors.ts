@@ -26,9 +26,9 @@
  * developer pastes a test key there on purpose, and no other site can send that `Origin`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { KeyKind, RouteDefinition } from '../../contract/route-types.js';
 import { ApiError } from '../errors.js';
 import type { AuthenticatedKey } from './auth.js';
-import type { KeyKind, RouteDefinition } from './route-types.js';
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, PatientCare-Version';
 const EXPOSED_HEADERS =

@@ -5,6 +5,7 @@
  * and JSON syntax follow in Fastify's body parsing; parameters and idempotency in the handler.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteDefinition } from '../../contract/route-types.js';
 import type { RateLimitConfig } from '../config.js';
 import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
@@ -12,7 +13,6 @@ import { ipAllowed } from '../keys/index.js';
 import { type AuthenticatedKey, authorize, identifyKey } from './auth.js';
 import { answerPreflight, checkOrigin } from './cors.js';
 import { keyBucket, keyRate, takeRequestToken } from './rate-limit.js';
-import type { RouteDefinition } from './route-types.js';
 import type { AuditSink, HttpStore } from './store.js';
 import { negotiateVersion } from './version.js';
 

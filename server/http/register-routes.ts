@@ -5,6 +5,7 @@
  * whose status must be one the route lists.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { HandlerRequest, RouteDefinition } from '../../contract/route-types.js';
 import { ApiError } from '../errors.js';
 import { createContext, type HandlerContext, type ReplyLike } from './context.js';
 import { type HookDeps, routeGuard } from './hooks.js';
@@ -15,7 +16,6 @@ import {
   requestHash,
   startIdempotent,
 } from './idempotency.js';
-import type { HandlerRequest, RouteDefinition } from './route-types.js';
 import { compileRouteValidator, type Validators } from './validation.js';
 
 /**

@@ -4,6 +4,7 @@
  * limits), never from the submitted value, so no PHI can reach them.
  */
 import type { ErrorObject } from 'ajv';
+import { parsePointer } from '../../tooling/openapi/pointer.js';
 import { ApiError } from '../errors.js';
 
 /** Which part of the request a validator checked; decides how a parameter name is written. */
@@ -15,14 +16,6 @@ const PART_NOUN: Record<RequestPart, string> = {
   params: 'path',
   headers: 'headers',
 };
-
-function pointerSegments(pointer: string): string[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
 
 /**
  * The parameter's name as the spec writes it: bracket notation from the root for bodies and
@@ -144,7 +137,7 @@ function mergeTypeErrors(best: ErrorObject, pool: readonly ErrorObject[]): Error
 
 /** The segments of the parameter an error is about (the property for unknown/missing). */
 function errorSegments(error: ErrorObject): string[] {
-  const base = pointerSegments(error.instancePath);
+  const base = parsePointer(error.instancePath);
   const p = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') return [...base, String(p.additionalProperty)];
   if (error.keyword === 'required') return [...base, String(p.missingProperty)];

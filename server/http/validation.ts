@@ -6,17 +6,11 @@
  * strings and are coerced as their schemas say, with defaults (`limit` = 10). Every validator is
  * compiled once, when the routes are registered.
  */
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { JsonSchema, RouteDefinition } from '../../contract/route-types.js';
+import { createAjv } from '../../tooling/openapi/ajv.js';
 import { ApiError } from '../errors.js';
-import type { JsonSchema, RouteDefinition } from './route-types.js';
 import { type RequestPart, toValidationError } from './validation-errors.js';
-
-// ajv-formats is CommonJS with a `default` property; under NodeNext the default import is the
-// module object, so take `.default` when it is there.
-type FormatsPlugin = (ajv: Ajv) => Ajv;
-const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
-const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
 
 /** The component schemas, as `generated/routes.ts` exports them (array or map, each with `$id`). */
 export type ComponentSchemas = readonly JsonSchema[] | Readonly<Record<string, JsonSchema>>;
@@ -27,14 +21,13 @@ export interface Validators {
   readonly coercing: Ajv;
 }
 
-const COMMON: Options = {
-  allErrors: true,
-  // OpenAPI leaves keywords Ajv does not know (`example`, `discriminator`, `x-…`); ignore them.
+const COMMON = {
+  // A hand-written route table (test fixtures) may carry keywords Ajv does not know
+  // (`example`, `discriminator`, `x-…`); ignore them.
   strict: false,
-  allowUnionTypes: true,
   // Error messages are built by `toValidationError`; Ajv's own text is not needed.
   messages: false,
-};
+} as const;
 
 function schemaList(components: ComponentSchemas): JsonSchema[] {
   return Array.isArray(components)
@@ -44,12 +37,9 @@ function schemaList(components: ComponentSchemas): JsonSchema[] {
 
 /** Builds the two Ajv instances and registers every component schema with both. */
 export function createValidators(components: ComponentSchemas): Validators {
-  const strict = new Ajv({ ...COMMON, coerceTypes: false, useDefaults: false });
-  const coercing = new Ajv({ ...COMMON, coerceTypes: 'array', useDefaults: true });
-  for (const ajv of [strict, coercing]) {
-    addFormats(ajv);
-    for (const schema of schemaList(components)) ajv.addSchema(schema as object);
-  }
+  const schemas = schemaList(components);
+  const strict = createAjv({ ...COMMON, schemas });
+  const coercing = createAjv({ ...COMMON, coerceTypes: 'array', useDefaults: true, schemas });
   return { strict, coercing };
 }
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
-/** What a key may do (design §8). */
-export type KeyKind = 'secret' | 'restricted' | 'publishable' | 'ephemeral';
+import type { KeyKind } from '../../contract/key-kinds.js';
+
+export type { KeyKind };
 
 const PREFIX_BY_KIND: Record<KeyKind, string> = {
   secret: 'sk',

@@ -3,11 +3,10 @@ import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import {
   type ClientSourceDocument,
-  camelCase,
   collectOperations,
-  derivedName,
   generateClient,
 } from '../../generators/client.js';
+import { camelCase, derivedOperationId } from '../../tooling/openapi/names.js';
 
 const options = {
   header: '// made by test',
@@ -49,8 +48,8 @@ describe('names', () => {
     ['post', '/v1/patients/search', 'postV1PatientsSearch'],
     ['delete', '/', 'delete'],
     ['get', '/repos/{owner}/{repo}', 'getReposByOwnerByRepo'],
-  ])('derivedName(%s, %s) → %s', (method, path, want) => {
-    expect(derivedName(method, path)).toBe(want);
+  ])('derivedOperationId(%s, %s) → %s', (method, path, want) => {
+    expect(derivedOperationId(method, path)).toBe(want);
   });
 
   test('clashing, reserved and missing operationIds get unique, valid names', () => {

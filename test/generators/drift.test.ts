@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../generators/index.js';
-import { lintConfig, loadDocument } from '../../scripts/lib/generate-load.js';
+import { lintConfig, loadDocument } from '../../tooling/openapi/load.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const run = promisify(execFile);

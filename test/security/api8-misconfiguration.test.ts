@@ -5,7 +5,7 @@
  * `Access-Control-Allow-Credentials` anywhere.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpMethod } from '../../server/http/route-types.js';
+import type { HttpMethod } from '../../contract/route-types.js';
 import { requestFor } from './support/operations.js';
 import { buildSecurityApp, routes, type SecurityApp } from './support/security-app.js';
 

@@ -7,7 +7,7 @@
  * routes are the only non-API routes, listed here by name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpMethod } from '../../server/http/route-types.js';
+import type { HttpMethod } from '../../contract/route-types.js';
 import { buildSecurityApp, routes, type SecurityApp } from './support/security-app.js';
 
 let s: SecurityApp;

@@ -6,8 +6,8 @@
  * write implies read, other-mode objects 404).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RouteDefinition } from '../../contract/route-types.js';
 import { componentSchemas, routes } from '../../generated/routes.js';
-import type { RouteDefinition } from '../../server/http/route-types.js';
 import { ALL_SCOPES } from '../../server/keys/index.js';
 import { createKey, revokeKey } from '../../server/keys/store.js';
 import { buildTestApp, type TestApp } from '../support/app.js';

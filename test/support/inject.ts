@@ -12,7 +12,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
-import type { HttpMethod, JsonSchema, RouteDefinition } from '../../server/http/route-types.js';
+import type { HttpMethod, JsonSchema, RouteDefinition } from '../../contract/route-types.js';
 import type { ComponentSchemas } from '../../server/http/validation.js';
 
 type FormatsPlugin = (ajv: Ajv) => Ajv;

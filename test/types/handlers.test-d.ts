@@ -3,10 +3,10 @@
  * handlers must not compile; readOnly/writeOnly and `format: date` come out as the spec says.
  */
 import { describe, expectTypeOf, it } from 'vitest';
+import type { HandlerMap } from '../../contract/route-types.js';
 import type { OperationTypes } from '../../generated/routes.js';
 import type { AppHandler } from '../../server/handlers/types.js';
 import type { HandlerContext } from '../../server/http/context.js';
-import type { HandlerMap } from '../../server/http/route-types.js';
 
 type Patient = OperationTypes['retrievePatient']['responses'][200];
 type NewPatient = Extract<OperationTypes['createPatient']['body'], { name: unknown }>;

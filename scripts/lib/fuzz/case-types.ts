@@ -2,7 +2,7 @@
  * One fuzz case: an HTTP request for one operation, whether its input is valid, and what a
  * correct service may answer to it.
  */
-import type { HttpMethod } from '../../../server/http/route-types.js';
+import type { HttpMethod } from '../../../contract/route-types.js';
 import type { FreshKind } from './world.js';
 
 /** Which key sends the case: the secret test key, or the publishable one (createToken). */

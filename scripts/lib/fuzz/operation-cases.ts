@@ -4,7 +4,7 @@
  * schema (raw bodies).
  */
 import fc from 'fast-check';
-import type { RouteDefinition } from '../../../server/http/route-types.js';
+import type { RouteDefinition } from '../../../contract/route-types.js';
 import type { CaseBody, FuzzCase, KeyChoice } from './case-types.js';
 import { rawBodies } from './raw-bodies.js';
 import {

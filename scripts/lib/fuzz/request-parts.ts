@@ -4,7 +4,7 @@
  * text form, since these parts travel as text.
  */
 import fc from 'fast-check';
-import type { RouteDefinition } from '../../../server/http/route-types.js';
+import type { RouteDefinition } from '../../../contract/route-types.js';
 import { malformedIds } from './ids.js';
 import { arbitraryFor } from './schema-arbitrary.js';
 import type { Schema, SchemaRegistry } from './schema-registry.js';

@@ -5,7 +5,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { JsonSchema } from '../../../server/http/route-types.js';
+import type { JsonSchema } from '../../../contract/route-types.js';
 
 type FormatsPlugin = (ajv: Ajv) => Ajv;
 const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };

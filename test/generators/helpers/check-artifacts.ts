@@ -4,7 +4,7 @@
  * shape. Used on our spec and on a fixture that exercises what ours does not.
  */
 import { expect } from 'vitest';
-import type { RouteDefinition } from '../../../server/http/route-types.js';
+import type { RouteDefinition } from '../../../contract/route-types.js';
 import { walkSpec } from './spec-walk.js';
 import { TypesInspector } from './types-inspector.js';
 

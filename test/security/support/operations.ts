@@ -3,7 +3,7 @@
  * property-level, resource and canary tests send. `requestsFor` throws for an operation it
  * does not know, so a new operation fails the suite until it is added here.
  */
-import type { HttpMethod } from '../../../server/http/route-types.js';
+import type { HttpMethod } from '../../../contract/route-types.js';
 import type { InjectRequest } from '../../support/inject.js';
 import { claimBody, type SeededIds } from './security-app.js';
 

@@ -4,8 +4,8 @@
  * both modes with one patient, appointment, claim, webhook and event per mode.
  */
 import type { FastifyInstance } from 'fastify';
+import type { RouteDefinition } from '../../../contract/route-types.js';
 import { componentSchemas, routes } from '../../../generated/routes.js';
-import type { RouteDefinition } from '../../../server/http/route-types.js';
 import { ALL_SCOPES } from '../../../server/keys/index.js';
 import { createKey } from '../../../server/keys/store.js';
 import { buildTestApp, type TestApp, type TestAppOptions } from '../../support/app.js';

@@ -1,13 +1,16 @@
 /**
- * The operation model every generator reads: one entry per Operation Object (OpenAPI 3.0.3
- * §4.7.10) found under the Paths Object (§4.7.8), with path-level and operation-level
- * parameters merged (§4.7.9 "parameters": an operation's parameter overrides the path's one with
- * the same `name` and `in`), and the request body and responses resolved through `$ref`s.
+ * The one walk over a document's operations, which the generators, the server's route table,
+ * the spec gate and the fuzzer read: one entry per Operation Object (OpenAPI 3.0.3 §4.7.10)
+ * found under the Paths Object (§4.7.8), with path-level and operation-level parameters merged
+ * (§4.7.9 "parameters": an operation's parameter overrides the path's one with the same `name`
+ * and `in`), the request body and responses resolved through `$ref`s, and the project's
+ * extensions (`x-scopes`, `x-key-kinds`) read and checked.
  */
+import { isKeyKind, KEY_KINDS, type KeyKind } from '../../contract/key-kinds.js';
 import type { OpenApiDocument } from './document.js';
 import { resolveRef } from './document.js';
-import { GenerateError } from './errors.js';
-import { syntheticOperationId } from './names.js';
+import { DocumentError } from './errors.js';
+import { derivedOperationId } from './names.js';
 import { escapeToken, toPointer } from './pointer.js';
 
 export const HTTP_METHODS = [
@@ -33,6 +36,8 @@ export interface ParameterModel {
   schema: unknown;
   style: string;
   explode: boolean;
+  /** The resolved Parameter Object as the document writes it. */
+  node: Record<string, unknown>;
   pointer: string;
 }
 
@@ -48,6 +53,21 @@ export interface ResponseModel {
   status: string;
   /** The media type whose schema the generators use (JSON preferred); `null` for no body. */
   media: MediaModel | null;
+  /** Every media type of `content`, in document order. */
+  content: MediaModel[];
+  /** The resolved Response Object. */
+  node: Record<string, unknown>;
+  pointer: string;
+}
+
+/** A Request Body Object (§4.7.13), resolved. */
+export interface RequestBodyModel {
+  required: boolean;
+  /** The media type whose schema the generators use (JSON preferred). */
+  media: MediaModel;
+  /** Every media type of `content`, in document order. */
+  content: MediaModel[];
+  node: Record<string, unknown>;
   pointer: string;
 }
 
@@ -59,13 +79,17 @@ export interface OperationModel {
   path: string;
   tags: string[];
   summary: string;
+  description: string;
+  deprecated: boolean;
   parameters: ParameterModel[];
-  requestBody: { required: boolean; media: MediaModel; pointer: string } | null;
+  requestBody: RequestBodyModel | null;
   responses: ResponseModel[];
   /** `x-scopes`: scopes that allow the call; `[]` when absent. */
   scopes: string[];
   /** `x-key-kinds`: key kinds that may call it; `null` when absent. */
-  keyKinds: string[] | null;
+  keyKinds: KeyKind[] | null;
+  /** The Operation Object as the document writes it (its other extensions included). */
+  node: Record<string, unknown>;
   pointer: string;
 }
 
@@ -84,10 +108,10 @@ const DEFAULT_STYLE: Record<ParameterLocation, string> = {
 export function listOperations(document: OpenApiDocument): OperationModel[] {
   const operations: OperationModel[] = [];
   const ids = new Set<string>();
-  for (const [path, rawItem] of Object.entries(document.paths)) {
+  for (const [path, rawItem] of Object.entries(document.paths ?? {})) {
     const itemPointer = toPointer(['paths', path]);
     if (rawItem === null || typeof rawItem !== 'object') {
-      throw new GenerateError(itemPointer, 'A Path Item must be an object.');
+      throw new DocumentError(itemPointer, 'A Path Item must be an object.');
     }
     const { node: item } = resolveRef(document, rawItem, itemPointer);
     const shared = readParameters(
@@ -100,14 +124,14 @@ export function listOperations(document: OpenApiDocument): OperationModel[] {
       if (raw === undefined) continue;
       const pointer = toPointer(['paths', path, method]);
       if (raw === null || typeof raw !== 'object') {
-        throw new GenerateError(pointer, 'An Operation must be an object.');
+        throw new DocumentError(pointer, 'An Operation must be an object.');
       }
       const op = raw as Record<string, unknown>;
       const named = typeof op.operationId === 'string' && op.operationId !== '';
-      let operationId = named ? (op.operationId as string) : syntheticOperationId(method, path);
+      let operationId = named ? (op.operationId as string) : derivedOperationId(method, path);
       if (ids.has(operationId)) {
         if (named) {
-          throw new GenerateError(
+          throw new DocumentError(
             `${pointer}/operationId`,
             `operationId "${operationId}" is used by more than one operation.`,
           );
@@ -125,11 +149,14 @@ export function listOperations(document: OpenApiDocument): OperationModel[] {
         path,
         tags: Array.isArray(op.tags) ? op.tags.map(String) : [],
         summary: typeof op.summary === 'string' ? op.summary : '',
+        description: typeof op.description === 'string' ? op.description : '',
+        deprecated: op.deprecated === true,
         parameters: mergeParameters(shared, own),
         requestBody: readRequestBody(document, op.requestBody, `${pointer}/requestBody`),
         responses: readResponses(document, op.responses, `${pointer}/responses`),
         scopes: readStringList(op['x-scopes'], `${pointer}/x-scopes`) ?? [],
-        keyKinds: readStringList(op['x-key-kinds'], `${pointer}/x-key-kinds`),
+        keyKinds: readKeyKinds(op['x-key-kinds'], `${pointer}/x-key-kinds`),
+        node: op,
         pointer,
       });
     }
@@ -139,15 +166,25 @@ export function listOperations(document: OpenApiDocument): OperationModel[] {
 
 /** Picks the media type generators describe: `application/json`, then any JSON, then the first. */
 export function pickMedia(content: unknown): MediaModel | null {
-  if (content === null || typeof content !== 'object') return null;
-  const entries = Object.entries(content as Record<string, unknown>);
-  if (entries.length === 0) return null;
-  const json =
-    entries.find(([type]) => type === 'application/json') ??
-    entries.find(([type]) => isJsonMediaType(type)) ??
-    entries[0]!;
-  const media = json[1] as Record<string, unknown> | null;
-  return { mediaType: json[0], schema: media?.schema };
+  const all = listMedia(content);
+  return (
+    all.find((media) => media.mediaType === 'application/json') ??
+    all.find((media) => isJsonMediaType(media.mediaType)) ??
+    all[0] ??
+    null
+  );
+}
+
+/** Every Media Type Object of a `content` map, in document order. */
+export function listMedia(content: unknown): MediaModel[] {
+  if (content === null || typeof content !== 'object') return [];
+  return Object.entries(content as Record<string, unknown>).map(([mediaType, media]) => ({
+    mediaType,
+    schema:
+      media !== null && typeof media === 'object'
+        ? (media as Record<string, unknown>).schema
+        : undefined,
+  }));
 }
 
 /** `application/json`, `application/problem+json`, `application/json; charset=utf-8`. */
@@ -162,7 +199,7 @@ function readParameters(
   pointer: string,
 ): ParameterModel[] {
   if (raw === undefined) return [];
-  if (!Array.isArray(raw)) throw new GenerateError(pointer, '`parameters` must be an array.');
+  if (!Array.isArray(raw)) throw new DocumentError(pointer, '`parameters` must be an array.');
   return raw.map((entry, index) => {
     const { node, pointer: at } = resolveRef(document, entry, `${pointer}/${index}`);
     const location = node.in;
@@ -172,13 +209,13 @@ function readParameters(
       location !== 'header' &&
       location !== 'cookie'
     ) {
-      throw new GenerateError(
+      throw new DocumentError(
         `${at}/in`,
         `Unknown parameter location ${JSON.stringify(location)}.`,
       );
     }
     if (typeof node.name !== 'string')
-      throw new GenerateError(`${at}/name`, 'A parameter needs a name.');
+      throw new DocumentError(`${at}/name`, 'A parameter needs a name.');
     const style = typeof node.style === 'string' ? node.style : DEFAULT_STYLE[location];
     let schema = node.schema;
     if (schema === undefined && node.content !== undefined)
@@ -191,6 +228,7 @@ function readParameters(
       schema,
       style,
       explode: typeof node.explode === 'boolean' ? node.explode : style === 'form',
+      node,
       pointer: at,
     };
   });
@@ -211,27 +249,52 @@ function readRequestBody(
   const { node, pointer: at } = resolveRef(document, raw, pointer);
   const media = pickMedia(node.content);
   if (media === null) return null;
-  return { required: node.required === true, media, pointer: at };
+  return {
+    required: node.required === true,
+    media,
+    content: listMedia(node.content),
+    node,
+    pointer: at,
+  };
 }
 
 function readResponses(document: OpenApiDocument, raw: unknown, pointer: string): ResponseModel[] {
   if (raw === undefined) return [];
   if (raw === null || typeof raw !== 'object') {
-    throw new GenerateError(pointer, '`responses` must be an object.');
+    throw new DocumentError(pointer, '`responses` must be an object.');
   }
   const responses: ResponseModel[] = [];
   for (const [status, entry] of Object.entries(raw as Record<string, unknown>)) {
     if (status.startsWith('x-')) continue;
     const { node, pointer: at } = resolveRef(document, entry, `${pointer}/${escapeToken(status)}`);
-    responses.push({ status, media: pickMedia(node.content), pointer: at });
+    responses.push({
+      status,
+      media: pickMedia(node.content),
+      content: listMedia(node.content),
+      node,
+      pointer: at,
+    });
   }
   return responses;
+}
+
+function readKeyKinds(raw: unknown, pointer: string): KeyKind[] | null {
+  const kinds = readStringList(raw, pointer);
+  for (const kind of kinds ?? []) {
+    if (!isKeyKind(kind)) {
+      throw new DocumentError(
+        pointer,
+        `Unknown key kind "${kind}": expected one of ${KEY_KINDS.join(', ')}.`,
+      );
+    }
+  }
+  return kinds as KeyKind[] | null;
 }
 
 function readStringList(raw: unknown, pointer: string): string[] | null {
   if (raw === undefined) return null;
   if (!Array.isArray(raw) || raw.some((item) => typeof item !== 'string')) {
-    throw new GenerateError(pointer, 'Expected a list of strings.');
+    throw new DocumentError(pointer, 'Expected a list of strings.');
   }
   return raw as string[];
 }

@@ -15,8 +15,8 @@ import {
   loadConfig,
   type NormalizedProblem,
 } from '@redocly/openapi-core';
-import { assertOpenApi30, type OpenApiDocument } from '../../generators/document.js';
-import { GenerateError } from '../../generators/errors.js';
+import { assertOpenApi30, type OpenApiDocument } from './document.js';
+import { DocumentError } from './errors.js';
 
 export interface LoadedDocument {
   bundled: OpenApiDocument;
@@ -46,7 +46,7 @@ export async function lintConfig(projectConfig: string | null): Promise<Config> 
 /** A generator error raised while loading, with the parsed root so its line can be found. */
 export class LoadError extends Error {
   constructor(
-    readonly error: GenerateError,
+    readonly error: DocumentError,
     readonly root: Document,
   ) {
     super(error.message);
@@ -63,7 +63,7 @@ export async function loadDocument(file: string, config: Config): Promise<Loaded
   try {
     assertOpenApi30(root.parsed);
   } catch (error) {
-    if (error instanceof GenerateError) throw new LoadError(error, root);
+    if (error instanceof DocumentError) throw new LoadError(error, root);
     throw error;
   }
   const problems = await lintDocument({
@@ -113,7 +113,7 @@ export function locateProblem(problem: NormalizedProblem, cwd: string): Located 
 
 /** A generator's error → printable location, looked up in the root file. */
 export function locateError(
-  error: GenerateError,
+  error: DocumentError,
   root: Document | null,
   file: string,
   cwd: string,
@@ -144,4 +144,4 @@ function relativeTo(cwd: string, file: string): string {
   return file.startsWith(`${cwd}/`) ? file.slice(cwd.length + 1) : file;
 }
 
-export { GenerateError };
+export { DocumentError };

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { assertOpenApi30 } from '../../generators/document.js';
-import { GenerateError } from '../../generators/errors.js';
-import { kebabCase, literal, syntheticOperationId } from '../../generators/names.js';
-import { listOperations, pickMedia } from '../../generators/operations.js';
-import { getAtPointer, parsePointer, toPointer } from '../../generators/pointer.js';
+import { kebabCase, literal } from '../../../generators/names.js';
+import { assertOpenApi30 } from '../../../tooling/openapi/document.js';
+import { DocumentError } from '../../../tooling/openapi/errors.js';
+import { derivedOperationId } from '../../../tooling/openapi/names.js';
+import { listOperations, pickMedia } from '../../../tooling/openapi/operations.js';
+import { getAtPointer, parsePointer, toPointer } from '../../../tooling/openapi/pointer.js';
 
 describe('assertOpenApi30: given a document, want acceptance or an error naming the version', () => {
   const table: { given: unknown; pointer?: string; message?: RegExp }[] = [
@@ -24,9 +25,9 @@ describe('assertOpenApi30: given a document, want acceptance or an error naming 
         assertOpenApi30(given);
         expect.unreachable();
       } catch (error) {
-        expect(error).toBeInstanceOf(GenerateError);
-        expect((error as GenerateError).pointer).toBe(pointer);
-        expect((error as GenerateError).message).toMatch(message!);
+        expect(error).toBeInstanceOf(DocumentError);
+        expect((error as DocumentError).pointer).toBe(pointer);
+        expect((error as DocumentError).message).toMatch(message!);
       }
     });
   }
@@ -41,10 +42,10 @@ describe('names', () => {
   ])('kebabCase(%j) = %j', (given, want) => expect(kebabCase(given)).toBe(want));
 
   it.each([
-    ['get', '/v1/patients/{id}', 'getV1PatientsId'],
-    ['post', '/repos/{owner}/{repo}/git-refs', 'postReposOwnerRepoGitRefs'],
-  ])('syntheticOperationId(%j, %j) = %j', (method, path, want) =>
-    expect(syntheticOperationId(method, path)).toBe(want),
+    ['get', '/v1/patients/{id}', 'getV1PatientsById'],
+    ['post', '/repos/{owner}/{repo}/git-refs', 'postReposByOwnerByRepoGitRefs'],
+  ])('derivedOperationId(%j, %j) = %j', (method, path, want) =>
+    expect(derivedOperationId(method, path)).toBe(want),
   );
 
   it('escapes quotes, backslashes and line breaks in literals', () => {

@@ -1,8 +1,8 @@
 /**
- * The document a generator accepts: an OpenAPI 3.0.x Object (OpenAPI 3.0.3 §4.7.1), already
- * bundled so every `$ref` is internal (`#/components/...`).
+ * The one type of an OpenAPI 3.0.x document (OpenAPI 3.0.3 §4.7.1) in this project, as the
+ * model reads it: already bundled, so every `$ref` is internal (`#/components/...`).
  */
-import { GenerateError } from './errors.js';
+import { DocumentError } from './errors.js';
 import { getAtPointer } from './pointer.js';
 
 /** The parts of an OpenAPI 3.0 document the generators read; everything else passes through. */
@@ -21,33 +21,33 @@ export interface OpenApiDocument {
  */
 export function assertOpenApi30(document: unknown): asserts document is OpenApiDocument {
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
-    throw new GenerateError(
+    throw new DocumentError(
       '#',
       'The document is not an object: expected an OpenAPI 3.0 document.',
     );
   }
   const record = document as Record<string, unknown>;
   if (record.swagger !== undefined) {
-    throw new GenerateError(
+    throw new DocumentError(
       '#/swagger',
       `Unsupported version: Swagger ${String(record.swagger)}. Only OpenAPI 3.0.x is supported; convert the document to OpenAPI 3.0 first.`,
     );
   }
   const version = record.openapi;
   if (typeof version !== 'string') {
-    throw new GenerateError(
+    throw new DocumentError(
       '#',
       'The document has no `openapi` version field: expected OpenAPI 3.0.x.',
     );
   }
   if (!/^3\.0\.\d+$/.test(version)) {
-    throw new GenerateError(
+    throw new DocumentError(
       '#/openapi',
       `Unsupported version: OpenAPI ${version}. Only OpenAPI 3.0.x is supported.`,
     );
   }
   if (record.paths === null || typeof record.paths !== 'object') {
-    throw new GenerateError('#/paths', 'The document has no `paths` object.');
+    throw new DocumentError('#/paths', 'The document has no `paths` object.');
   }
 }
 
@@ -66,18 +66,36 @@ export function resolveRef(
   while (isReference(current)) {
     const ref = current.$ref;
     if (!ref.startsWith('#')) {
-      throw new GenerateError(at, `External reference ${ref} was not bundled.`);
+      throw new DocumentError(at, `External reference ${ref} was not bundled.`);
     }
-    if (seen.has(ref)) throw new GenerateError(at, `Reference cycle through ${ref}.`);
+    if (seen.has(ref)) throw new DocumentError(at, `Reference cycle through ${ref}.`);
     seen.add(ref);
     current = getAtPointer(document, ref);
-    if (current === undefined) throw new GenerateError(at, `Reference ${ref} points at nothing.`);
+    if (current === undefined) throw new DocumentError(at, `Reference ${ref} points at nothing.`);
     at = ref;
   }
   if (current === null || typeof current !== 'object') {
-    throw new GenerateError(at, 'Expected an object here.');
+    throw new DocumentError(at, 'Expected an object here.');
   }
   return { node: current as Record<string, unknown>, pointer: at };
+}
+
+/**
+ * Follows internal `$ref`s leniently: the object reached, or `undefined` for a non-object, an
+ * external or dangling reference, or a cycle. For readers that skip what they cannot use.
+ */
+export function tryResolveRef(
+  document: unknown,
+  node: unknown,
+): Record<string, unknown> | undefined {
+  let current = node;
+  for (let hops = 0; hops < 32; hops++) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+    if (!isReference(current)) return current as Record<string, unknown>;
+    if (!current.$ref.startsWith('#')) return undefined;
+    current = getAtPointer(document, current.$ref);
+  }
+  return undefined;
 }
 
 /** True for a Reference Object (`{ $ref: string }`). */

@@ -1,5 +1,6 @@
 /**
- * OpenAPI 3.0 Schema Object (OpenAPI 3.0.3 §4.7.24) → JSON Schema draft-07, as Ajv reads it.
+ * The one conversion of an OpenAPI 3.0 Schema Object (OpenAPI 3.0.3 §4.7.24) to JSON Schema
+ * draft-07, as Ajv reads it, in both directions (what a client sends, what it receives).
  *
  * A 3.0 Schema Object is "an extended subset" of JSON Schema Wright draft 00, so it cannot be
  * handed to Ajv as is. Each difference is converted on purpose:
@@ -20,9 +21,10 @@
  * - `$ref: '#/components/schemas/Name'` → the `$id` of the converted component; any other
  *   internal `$ref` is inlined. `x-*`, `xml`, `externalDocs`, `deprecated` are dropped.
  */
-import type { JsonSchema } from '../server/http/route-types.js';
-import { GenerateError } from './errors.js';
-import { escapeToken, getAtPointer, parsePointer, toPointer } from './pointer.js';
+import type { JsonSchema } from '../../contract/route-types.js';
+import { DocumentError } from './errors.js';
+import { KNOWN_FORMATS } from './formats.js';
+import { escapeToken, getAtPointer, parseReference, toPointer } from './pointer.js';
 
 export type { JsonSchema };
 
@@ -43,33 +45,6 @@ export interface ConvertOptions {
 }
 
 const COMPONENT_PREFIX = '#/components/schemas/';
-
-/** Formats ajv-formats validates; anything else is dropped (see module comment). */
-export const KNOWN_FORMATS: ReadonlySet<string> = new Set([
-  'date',
-  'time',
-  'date-time',
-  'duration',
-  'uri',
-  'uri-reference',
-  'uri-template',
-  'url',
-  'email',
-  'hostname',
-  'ipv4',
-  'ipv6',
-  'regex',
-  'uuid',
-  'json-pointer',
-  'relative-json-pointer',
-  'byte',
-  'int32',
-  'int64',
-  'float',
-  'double',
-  'password',
-  'binary',
-]);
 
 /** Keywords copied as they are: they mean the same in OpenAPI 3.0 and JSON Schema draft-07. */
 const PLAIN_KEYWORDS = [
@@ -104,6 +79,51 @@ export function componentSchemaId(name: string, direction: Direction | null): st
  */
 export function convertSchema(schema: unknown, options: ConvertOptions, pointer = '#'): JsonSchema {
   return new Converter(options).convert(schema, pointer);
+}
+
+/** One converted component schema: its name, its direction (`null`: both alike) and the schema. */
+export interface ConvertedComponent {
+  name: string;
+  direction: Direction | null;
+  /** The converted schema with its `$id` ({@link componentSchemaId}). */
+  schema: JsonSchema;
+}
+
+/**
+ * Every schema of `components/schemas`, converted, sorted by name: one entry for a schema both
+ * directions read alike, a `request` and a `response` entry for one with readOnly/writeOnly in
+ * its tree. Route schemas `$ref` these by `$id`; register them all with Ajv first.
+ *
+ * @example convertComponentSchemas(doc).map((c) => c.schema.$id) // ['urn:openapi:schema:Error', ...]
+ */
+export function convertComponentSchemas(
+  document: unknown,
+  options: Omit<ConvertOptions, 'direction' | 'document'> = {},
+): ConvertedComponent[] {
+  const directional = directionalComponents(document);
+  const componentId =
+    options.componentId ??
+    ((name: string, direction: Direction) =>
+      componentSchemaId(name, directional.has(name) ? direction : null));
+  const schemas = (getAtPointer(document, '#/components/schemas') ?? {}) as Record<string, unknown>;
+  const converted: ConvertedComponent[] = [];
+  for (const name of Object.keys(schemas).sort()) {
+    const pointer = `#/components/schemas/${escapeToken(name)}`;
+    const variants: (Direction | null)[] = directional.has(name) ? ['request', 'response'] : [null];
+    for (const direction of variants) {
+      const schema = convertSchema(
+        schemas[name],
+        { ...options, direction: direction ?? 'response', document, componentId },
+        pointer,
+      );
+      converted.push({
+        name,
+        direction,
+        schema: { $id: componentSchemaId(name, direction), ...schema },
+      });
+    }
+  }
+  return converted;
 }
 
 /**
@@ -149,7 +169,7 @@ export function directionalComponents(document: unknown): Set<string> {
 }
 
 function componentName(ref: string): string {
-  return parsePointer(ref.slice(COMPONENT_PREFIX.length - 1))[0] ?? '';
+  return parseReference(ref.slice(COMPONENT_PREFIX.length - 1))[0] ?? '';
 }
 
 function visit(node: unknown, callback: (node: Record<string, unknown>) => void): void {
@@ -198,7 +218,7 @@ class Converter {
     if (schema === undefined || schema === true) return {};
     if (schema === false) return { not: {} };
     if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
-      throw new GenerateError(pointer, 'A Schema Object must be an object.');
+      throw new DocumentError(pointer, 'A Schema Object must be an object.');
     }
     const node = schema as Record<string, unknown>;
     if (typeof node.$ref === 'string') return this.reference(node.$ref, pointer);
@@ -233,10 +253,10 @@ class Converter {
 
   private reference(ref: string, pointer: string): JsonSchema {
     if (!ref.startsWith('#')) {
-      throw new GenerateError(pointer, `External reference ${ref} was not bundled.`);
+      throw new DocumentError(pointer, `External reference ${ref} was not bundled.`);
     }
     if (ref.startsWith(COMPONENT_PREFIX)) {
-      const tokens = parsePointer(ref.slice(COMPONENT_PREFIX.length - 1));
+      const tokens = parseReference(ref.slice(COMPONENT_PREFIX.length - 1));
       const name = tokens[0]!;
       const rest = tokens.length > 1 ? toPointer(tokens.slice(1)).slice(1) : '';
       return { $ref: `${this.componentId(name, this.direction)}${rest ? `#${rest}` : ''}` };
@@ -245,7 +265,7 @@ class Converter {
     if (this.inlining.has(ref)) return {};
     const target = getAtPointer(this.options.document, ref);
     if (target === undefined)
-      throw new GenerateError(pointer, `Reference ${ref} points at nothing.`);
+      throw new DocumentError(pointer, `Reference ${ref} points at nothing.`);
     this.inlining.add(ref);
     try {
       return this.convert(target, ref);

@@ -1,18 +1,11 @@
-import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-
-// ajv-formats is CommonJS: depending on the loader its default import is the plugin or the module.
-type FormatsPlugin = typeof addFormatsModule.default;
-const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
-const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
-
 import { describe, expect, it } from 'vitest';
+import { createAjv } from '../../../tooling/openapi/ajv.js';
 import {
   componentSchemaId,
   convertSchema,
   type Direction,
   directionalComponents,
-} from '../../generators/json-schema.js';
+} from '../../../tooling/openapi/json-schema.js';
 
 const document = {
   components: {
@@ -210,8 +203,7 @@ describe('directionalComponents', () => {
 });
 
 describe('converted schemas under Ajv strict mode', () => {
-  const ajv = new Ajv({ strict: true, allErrors: true });
-  addFormats(ajv);
+  const ajv = createAjv();
   const compile = (schema: unknown, direction: Direction) =>
     ajv.compile(convertSchema(schema, { direction, document }) as object);
   const directional = directionalComponents(document);

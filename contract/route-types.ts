@@ -1,11 +1,14 @@
 /**
  * The types `generated/routes.ts` is written against. Hand-written, so the generator only emits
  * data and per-operation types, and the server, the generator and its tests share one contract.
+ * Neutral ground: the server, the generators and the toolchain import it; it imports nothing of
+ * theirs.
  */
+import type { KeyKind } from './key-kinds.js';
 
 /**
  * A JSON Schema (draft-07 as Ajv reads it) converted from an OpenAPI 3.0 Schema Object by
- * `generators/json-schema.ts`. Component schemas carry `$id`s (`urn:openapi:...`) that route
+ * `tooling/openapi/json-schema.ts`. Component schemas carry `$id`s (`urn:openapi:...`) that route
  * schemas `$ref`: register every entry of `componentSchemas` with `ajv.addSchema` first. The
  * output uses only draft-07 keywords and the formats of ajv-formats, so Ajv's strict mode
  * accepts it as is.
@@ -14,8 +17,7 @@ export type JsonSchema = { readonly [keyword: string]: unknown };
 
 export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';
 
-/** The kinds of API key the design knows (api.md §8). */
-export type KeyKind = 'secret' | 'restricted' | 'publishable' | 'ephemeral';
+export type { KeyKind };
 
 /** Where a parameter sits (OpenAPI 3.0.3 §4.7.12 "in"). */
 export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';

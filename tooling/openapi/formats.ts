@@ -1,0 +1,47 @@
+/**
+ * The string formats (OpenAPI 3.0.3 §4.7.24 `format`) every validator of this project knows:
+ * ajv-formats' set, which covers OpenAPI's own `int32`, `int64`, `float`, `double`, `byte`,
+ * `binary` and `password`. The conversion keeps exactly these (others, such as `unix-time`, are
+ * dropped so Ajv's strict mode accepts the schema) and the Ajv factory registers them: one list,
+ * so what the converter keeps is what a validator can check.
+ */
+import type { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS with a `default` property; under NodeNext the default import is the
+// module object, so take `.default` when it is there.
+type FormatsPlugin = (ajv: Ajv) => Ajv;
+const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
+const addAjvFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
+
+/** Formats a validator checks; a converted schema keeps `format` only for these. */
+export const KNOWN_FORMATS: ReadonlySet<string> = new Set([
+  'date',
+  'time',
+  'date-time',
+  'duration',
+  'uri',
+  'uri-reference',
+  'uri-template',
+  'url',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'regex',
+  'uuid',
+  'json-pointer',
+  'relative-json-pointer',
+  'byte',
+  'int32',
+  'int64',
+  'float',
+  'double',
+  'password',
+  'binary',
+]);
+
+/** Registers every format of {@link KNOWN_FORMATS} with `ajv`. */
+export function addFormats(ajv: Ajv): Ajv {
+  return addAjvFormats(ajv);
+}
