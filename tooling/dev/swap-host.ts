@@ -7,10 +7,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import type { RouteDefinition } from '../../contract/route-types.js';
 import { handlerEntries } from '../../server/app.js';
 import { notImplemented } from '../../server/handlers/not-implemented.js';
 import type { HandlerTable } from '../../server/http/register-routes.js';
-import type { RouteDefinition } from '../../server/http/route-types.js';
 import type { AppBuilder, AppOverrides, ServiceHost } from '../../server/service-host.js';
 import { LIVE_RELOAD_SCRIPT_URL, LiveReload } from './live-reload.js';
 import type { ContractPayload, FromService, ProblemPayload } from './messages.js';

@@ -22,13 +22,13 @@ import {
   loadConfig,
 } from '@redocly/openapi-core';
 import { transform } from 'esbuild';
-import { assertOpenApi30 } from '../../generators/document.js';
-import { GenerateError } from '../../generators/errors.js';
-import { listOperations } from '../../generators/operations.js';
+import type { RouteDefinition } from '../../contract/route-types.js';
 import { generateRoutes } from '../../generators/routes.js';
-import { hasExternalRefs, locateError, locateProblem } from '../../scripts/lib/generate-load.js';
-import type { RouteDefinition } from '../../server/http/route-types.js';
 import type { ComponentSchemas } from '../../server/http/validation.js';
+import { assertOpenApi30 } from '../openapi/document.js';
+import { DocumentError } from '../openapi/errors.js';
+import { hasExternalRefs, locateError, locateProblem } from '../openapi/load.js';
+import { listOperations } from '../openapi/operations.js';
 import type { RegenerateRequest, RegenerateResult } from './regenerate.js';
 import { displayPath } from './report.js';
 
@@ -175,7 +175,7 @@ export class Toolchain {
       this.worker!.postMessage({ ...request, root: this.root });
     });
     if (!result.ok) {
-      throw this.generatorProblem(new GenerateError(result.pointer ?? '#', result.message), spec);
+      throw this.generatorProblem(new DocumentError(result.pointer ?? '#', result.message), spec);
     }
     return { files: result.files, stubs: result.stubs };
   }
@@ -228,7 +228,7 @@ export class Toolchain {
   }
 
   private generatorProblem(error: unknown, spec: ParsedSpec): Error {
-    if (!(error instanceof GenerateError)) return error as Error;
+    if (!(error instanceof DocumentError)) return error as Error;
     const file = spec.root.source.absoluteRef;
     const located = locateError(error, spec.root, file, this.root);
     return new SpecProblem('the generators refused the spec', [
