@@ -249,12 +249,16 @@ function editPlan(
     const kinds: Edit[] = [
       {
         kind: 'add a property',
-        apply: (spec) =>
-          replaceOnce(
-            spec,
-            '          maxLength: 500\n        api_version:',
-            `          maxLength: 500\n        ${property}:\n          type: string\n          maxLength: 40\n        api_version:`,
-          ),
+        apply: (spec) => {
+          // At the top of WebhookCreateParams' properties (closed: additionalProperties false).
+          const properties = spec.indexOf(
+            '      properties:\n',
+            spec.indexOf('    WebhookCreateParams:\n'),
+          );
+          if (properties < 0) throw new Error('bench edit: WebhookCreateParams not found');
+          const at = properties + '      properties:\n'.length;
+          return `${spec.slice(0, at)}        ${property}:\n          type: string\n          maxLength: 40\n${spec.slice(at)}`;
+        },
         reflected: async () => {
           const body = {
             url: 'https://clinic.example/hooks',
