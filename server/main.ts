@@ -8,6 +8,7 @@
  * trail, close the database.
  */
 
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { openAuditWriter } from './audit/index.js';
 import { ConfigError, loadConfig, type ServerConfig } from './config.js';
@@ -17,6 +18,7 @@ import { builtSiteDir, readPreparedDocs } from './docs/prepared.js';
 import { bufferedDestination } from './http/log-destination.js';
 import { ensureInitialTestKey } from './keys/index.js';
 import { releaseAbandonedClaims } from './repos/idempotency.js';
+import { type AppBuilder, serviceHost } from './service-host.js';
 import {
   type BackgroundConfig,
   loadBackgroundConfig,
@@ -39,6 +41,16 @@ function baseUrl(config: ServerConfig, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/** Listens and answers the bound port (PORT=0 picks a free one). */
+async function listenPort(
+  app: FastifyInstance,
+  address: { host: string; port: number },
+): Promise<number> {
+  await app.listen(address);
+  const bound = app.server.address();
+  return typeof bound === 'object' && bound ? bound.port : address.port;
+}
+
 async function main(): Promise<void> {
   const { config, background: backgroundConfig } = readSettings();
   const sqlitePath = sqlitePathOf(config.databaseUrl ?? DEFAULT_DATABASE_URL);
@@ -55,7 +67,7 @@ async function main(): Promise<void> {
     onError: (err) => app.log.error({ err }, 'audit batch failed; will retry'),
   });
   const logs = bufferedDestination();
-  const app = await buildApp({
+  const appOptions = {
     db,
     config,
     audit,
@@ -65,7 +77,13 @@ async function main(): Promise<void> {
       publicUrl: config.publicUrl,
       staticDir: 'build/docs',
     },
-  });
+  };
+  // `npm run dev` installs a host that builds the app on the contract it is serving (and its
+  // docs prepared in memory) and swaps in a new app when the spec changes.
+  const host = serviceHost();
+  const build: AppBuilder = (overrides = {}) =>
+    buildApp({ ...appOptions, ...overrides, docs: { ...appOptions.docs, ...overrides.docs } });
+  const app = host ? await host.start(build) : await build();
   // Webhook delivery and the test-mode clearinghouse (WORKER=off leaves them to `npm run worker`).
   const background = startBackgroundWork({ db, config: backgroundConfig, log: app.log });
 
@@ -80,7 +98,7 @@ async function main(): Promise<void> {
     }, config.shutdownGraceMs);
     force.unref();
     try {
-      await app.close();
+      await (host ? host.close() : app.close());
       await background.stop();
       await audit.close();
       await db.close();
@@ -95,9 +113,9 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 
-  await app.listen({ host: config.host, port: config.port });
-  const address = app.server.address();
-  const base = baseUrl(config, typeof address === 'object' && address ? address.port : config.port);
+  const address = { host: config.host, port: config.port };
+  const port = host ? await host.listen(address) : await listenPort(app, address);
+  const base = baseUrl(config, port);
   const lines = [`Patient-Care API listening on ${base}`, `  Docs:     ${base}/docs`];
   if (secret !== null) {
     // Printed once: only its hash is stored, so this is the one chance to copy it.

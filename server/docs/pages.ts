@@ -6,6 +6,8 @@ export interface PageContext {
   readonly assetBase: string;
   readonly specUrl: string;
   readonly title: string;
+  /** One more same-origin script for both pages (`npm run dev`'s live reload). */
+  readonly extraScript?: string;
 }
 
 /** Escapes text for an HTML element body or a double-quoted attribute value. */
@@ -28,7 +30,7 @@ function layout(ctx: PageContext, heading: string, head: string, body: string): 
 <title>${title}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ctx.assetBase}/pages.css">
-${head}
+${head}${ctx.extraScript === undefined ? '' : `\n<script type="module" src="${escapeHtml(ctx.extraScript)}"></script>`}
 </head>
 <body>
 <nav class="pc-bar" aria-label="Documentation">

@@ -23,6 +23,8 @@ export interface DocsPluginOptions {
    * `index.html` exists it is also served at `/docs/static`; nothing requires it to exist.
    */
   staticDir?: string | undefined;
+  /** URL of a script the pages also load: `npm run dev`'s live reload. */
+  liveReloadScript?: string | undefined;
 }
 
 const ASSET_PREFIX = '/docs/assets';
@@ -97,6 +99,7 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
       assetBase: `${ASSET_PREFIX}/${assets.version}`,
       specUrl: SPEC_URL,
       title: typeof info.title === 'string' ? info.title : 'API',
+      ...(options.liveReloadScript === undefined ? {} : { extraScript: options.liveReloadScript }),
     };
     return {
       assets,

@@ -7,6 +7,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import {
+  type OpenApiDocument,
   type PreparedAsset,
   type PreparedDocs,
   SITE_FILES,
@@ -52,7 +53,8 @@ const SOURCES: Readonly<Record<string, AssetSource>> = {
 /** The names the docs routes serve under `/docs/assets/`. */
 export const ASSET_NAMES: readonly string[] = Object.keys(SOURCES).sort();
 
-async function readAssets(): Promise<PreparedAsset[]> {
+/** Reads the whitelisted browser files (the same for every spec). */
+export async function readDocsAssets(): Promise<PreparedAsset[]> {
   return Promise.all(
     ASSET_NAMES.map(async (name) => {
       const source = SOURCES[name]!;
@@ -64,15 +66,29 @@ async function readAssets(): Promise<PreparedAsset[]> {
 }
 
 /**
- * Bundles `specPath` (split files and guides resolved, remote logo dropped, `servers` removed:
- * the service adds its own) and reads the whitelisted browser files.
+ * The served form of an already bundled document: remote logo dropped, `servers` removed (the
+ * service adds its own), as JSON data and YAML text. `npm run dev` calls it on every save.
+ */
+export function preparedSpec(
+  document: OpenApiDocument,
+): Pick<PreparedDocs, 'spec' | 'specYaml'> & { dropped: readonly string[] } {
+  const { doc, dropped } = withoutRemoteAssets(document);
+  const { servers: _servers, ...spec } = doc;
+  return { spec, specYaml: toYaml(spec), dropped };
+}
+
+/**
+ * Bundles `specPath` (split files and guides resolved) into its served form and reads the
+ * whitelisted browser files.
  */
 export async function prepareDocs(
   specPath: string,
 ): Promise<PreparedDocs & { dropped: readonly string[] }> {
-  const { doc, dropped } = withoutRemoteAssets(await bundleSpec(specPath));
-  const { servers: _servers, ...spec } = doc;
-  return { spec, specYaml: toYaml(spec), assets: await readAssets(), dropped };
+  const [spec, assets] = await Promise.all([
+    bundleSpec(specPath).then(preparedSpec),
+    readDocsAssets(),
+  ]);
+  return { ...spec, assets };
 }
 
 /** Writes `docs` into `dir` (emptied first) for `readPreparedDocs`. */

@@ -1,0 +1,413 @@
+/**
+ * `npm run bench:dev`: how long a save of the spec takes to reach the running service under
+ * `npm run dev`. Starts `npm run dev` on a copy of the spec (the repository's spec, generated/
+ * and server/handlers/ are never touched), applies scripted edits to the copy, and times each
+ * from the file write to the moment the service reflects it: `/openapi.json` and request
+ * validation for good edits, the problem announced to the docs pages (and the last good
+ * contract still served) for a broken spec. Writes p50/p95 to `bench/results/dev.md`, with the
+ * cold `npm run generate` beside them. Nothing is asserted.
+ *
+ *   npm run bench:dev [-- --edits 20]
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const RESULTS = join(ROOT, 'bench/results/dev.md');
+const PROBE_EVERY_MS = 10;
+const EDIT_TIMEOUT_MS = 60_000;
+/** Pause after each save has finished (regenerated files included), as between human saves. */
+const PAUSE_MS = 300;
+
+const SPEC = {
+  name: 'npm run bench:dev --',
+  prefix: 'bench:dev',
+  summary:
+    'Times spec saves under npm run dev (on a copy of the spec) until the service reflects them; writes bench/results/dev.md. Kinds of edit cycle: add a property, add an operation, break the spec, fix it, change an enum.',
+  options: {
+    edits: { type: 'string', value: 'N', default: '20', description: 'How many saves to time.' },
+  },
+} as const;
+const parsed = parseOrExit(SPEC);
+let edits = 0;
+try {
+  edits = integerOption('edits', parsed.values.edits, { min: 1, max: 1000 });
+} catch (error) {
+  exitOnFailure('bench:dev')(error);
+}
+
+interface LiveState {
+  contract: string | null;
+  problem: { summary: string } | null;
+}
+
+interface Edit {
+  kind: string;
+  apply(spec: string): string;
+  /** True once the service reflects the edit. */
+  reflected(): Promise<boolean>;
+}
+
+interface Timing {
+  kind: string;
+  ms: number;
+  /** What the loop printed for the save. */
+  line: string;
+}
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`bench:dev: ${message}\n`);
+  process.exit(code);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function waitFor(what: string, probe: () => Promise<boolean> | boolean, timeoutMs: number) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (await Promise.resolve(probe()).catch(() => false)) return;
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((wait) => setTimeout(wait, PROBE_EVERY_MS));
+  }
+}
+
+/** The cold `npm run generate` (lint, bundle, types, client, routes; `--check` writes nothing). */
+function coldGenerate(): number {
+  const started = performance.now();
+  const result = spawnSync('npm', ['run', 'generate', '--', '--check'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  const ms = performance.now() - started;
+  if (result.status !== 0)
+    fail(`npm run generate -- --check failed:\n${result.stdout}${result.stderr}`);
+  return ms;
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg()[0]!;
+  process.stdout.write('bench:dev: cold npm run generate …\n');
+  const generateMs = coldGenerate();
+
+  const dir = mkdtempSync(join(tmpdir(), 'bench-dev-'));
+  const specFile = join(dir, 'spec/openapi.yaml');
+  cpSync(join(ROOT, 'spec/openapi.yaml'), specFile);
+  cpSync(join(ROOT, 'spec/guides'), join(dir, 'spec/guides'), { recursive: true });
+  cpSync(join(ROOT, 'server/handlers'), join(dir, 'handlers'), { recursive: true });
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+
+  const lines: string[] = [];
+  const saves: string[] = [];
+  const dev: ChildProcess = spawn(
+    'npm',
+    [
+      'run',
+      'dev',
+      '--',
+      '--spec',
+      specFile,
+      '--out',
+      join(dir, 'generated'),
+      '--handlers',
+      join(dir, 'handlers'),
+    ],
+    {
+      cwd: ROOT,
+      detached: true, // its own process group, so the whole tree is stopped at the end
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: `sqlite:${join(dir, 'service.db')}`,
+        LOG_LEVEL: 'warn',
+        WORKER: 'off',
+        NO_COLOR: '1',
+      },
+    },
+  );
+  let buffered = '';
+  dev.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    const parts = buffered.split('\n');
+    buffered = parts.pop()!;
+    for (const line of parts) {
+      lines.push(line);
+      // One line per save, ending in its time; the tmp folder's name is noise in the results.
+      if (/ · \d+ ms$/.test(line)) saves.push(line.replaceAll(dir, '<copy>'));
+      if (/^ {2}parse \d+/.test(line)) process.stdout.write(`     ${line.trim()}\n`);
+    }
+  });
+  const stop = () => {
+    try {
+      if (dev.pid !== undefined) process.kill(-dev.pid, 'SIGINT');
+    } catch {
+      // already gone
+    }
+  };
+  process.once('exit', stop);
+
+  try {
+    await waitFor(
+      'npm run dev to serve',
+      async () => saves.length > 0 && (await fetch(`${base}/openapi.json`)).ok,
+      180_000,
+    );
+    const key = lines.join('\n').match(/sk_test_[A-Za-z0-9]+/)?.[0];
+    if (key === undefined) throw new Error('npm run dev did not print the first test key');
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`${base}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      });
+    const served = async () => (await fetch(`${base}/openapi.json`)).text();
+
+    // The docs pages' event stream, read for the whole run: the problem banner's state.
+    let live: LiveState = { contract: null, problem: null };
+    const events = await fetch(`${base}/docs/dev/events`);
+    const reader = events.body!.getReader();
+    void (async () => {
+      let text = '';
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        text += new TextDecoder().decode(value);
+        for (const match of text.matchAll(/event: state\ndata: (.*)\n\n/g))
+          live = JSON.parse(match[1]!);
+        text = text.slice(text.lastIndexOf('\n\n') + 2);
+      }
+    })();
+
+    const plan = editPlan(api, served, () => live);
+    const timings: Timing[] = [];
+    let spec = readFileSync(specFile, 'utf8');
+    for (let i = 0; i < edits; i++) {
+      const edit = plan(i);
+      spec = edit.apply(spec);
+      const savesBefore = saves.length;
+      const started = performance.now();
+      writeFileSync(specFile, spec);
+      await waitFor(`edit ${i + 1} (${edit.kind})`, edit.reflected, EDIT_TIMEOUT_MS);
+      const ms = performance.now() - started;
+      await waitFor(
+        `the loop to finish save ${i + 1}`,
+        () => saves.length > savesBefore,
+        EDIT_TIMEOUT_MS,
+      );
+      timings.push({ kind: edit.kind, ms, line: saves.at(-1)! });
+      process.stdout.write(
+        `  ${String(i + 1).padStart(2)} ${edit.kind.padEnd(16)} ${Math.round(ms)} ms\n`,
+      );
+      await new Promise((wait) => setTimeout(wait, PAUSE_MS));
+    }
+    await reader.cancel().catch(() => {});
+    writeResults(timings, generateMs, loadBefore, loadavg()[0]!);
+  } finally {
+    stop();
+    await new Promise((done) => setTimeout(done, 1500));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Edit i of the run: five kinds in turn, each round adding names of its own. */
+function editPlan(
+  api: (path: string, init?: RequestInit) => Promise<Response>,
+  served: () => Promise<string>,
+  live: () => LiveState,
+): (i: number) => Edit {
+  return (i) => {
+    const round = Math.floor(i / 5) + 1;
+    const property = `nickname_${round}`;
+    const path = `/v1/practitioners_${round}`;
+    const operationId = `listPractitioners${round}`;
+    const status = `tentative_${round}`;
+    const kinds: Edit[] = [
+      {
+        kind: 'add a property',
+        apply: (spec) => {
+          // At the top of WebhookCreateParams' properties (closed: additionalProperties false).
+          const properties = spec.indexOf(
+            '      properties:\n',
+            spec.indexOf('    WebhookCreateParams:\n'),
+          );
+          if (properties < 0) throw new Error('bench edit: WebhookCreateParams not found');
+          const at = properties + '      properties:\n'.length;
+          return `${spec.slice(0, at)}        ${property}:\n          type: string\n          maxLength: 40\n${spec.slice(at)}`;
+        },
+        reflected: async () => {
+          const body = {
+            url: 'https://clinic.example/hooks',
+            enabled_events: ['*'],
+            [property]: 5,
+          };
+          const response = await api('/v1/webhooks', {
+            method: 'POST',
+            body: JSON.stringify(body),
+          });
+          const error = ((await response.json()) as { error?: { code?: string; param?: string } })
+            .error;
+          return (
+            error?.code === 'parameter_invalid' &&
+            error.param === property &&
+            (await served()).includes(`"${property}"`)
+          );
+        },
+      },
+      {
+        kind: 'add an operation',
+        apply: (spec) =>
+          replaceOnce(
+            spec,
+            '  /v1/claims/{id}:\n',
+            `${operation(path, operationId)}  /v1/claims/{id}:\n`,
+          ),
+        reflected: async () =>
+          (await api(path)).status === 501 && (await served()).includes(`"${path}"`),
+      },
+      {
+        kind: 'break the spec',
+        apply: (spec) =>
+          replaceOnce(spec, `operationId: ${operationId}\n`, 'operationId: listPatients\n'),
+        reflected: async () =>
+          live().problem !== null && (await served()).includes(`"${operationId}"`),
+      },
+      {
+        kind: 'fix it',
+        apply: (spec) =>
+          replaceOnce(
+            spec,
+            `${path}:\n    get:\n      operationId: listPatients\n`,
+            `${path}:\n    get:\n      operationId: ${operationId}\n`,
+          ),
+        reflected: async () => live().problem === null && (await api(path)).status === 501,
+      },
+      {
+        kind: 'change an enum',
+        apply: (spec) =>
+          replaceOnce(spec, '        - proposed\n', `        - proposed\n        - ${status}\n`),
+        reflected: async () =>
+          (await api(`/v1/appointments?status=${status}`)).status === 200 &&
+          (await served()).includes(`"${status}"`),
+      },
+    ];
+    return kinds[i % kinds.length]!;
+  };
+}
+
+function replaceOnce(text: string, from: string, to: string): string {
+  const at = text.indexOf(from);
+  if (at < 0)
+    throw new Error(`bench edit: ${JSON.stringify(from.slice(0, 60))} not found in the spec`);
+  return text.slice(0, at) + to + text.slice(at + from.length);
+}
+
+function operation(path: string, operationId: string): string {
+  return `  ${path}:
+    get:
+      operationId: ${operationId}
+      tags:
+        - Practitioners
+      summary: List practitioners
+      description: The practitioners of the account.
+      x-scopes:
+        - patients:read
+      x-key-kinds:
+        - secret
+      parameters:
+        - $ref: '#/components/parameters/PatientCareVersion'
+      responses:
+        '200':
+          description: The practitioners.
+          headers:
+            Request-Id:
+              $ref: '#/components/headers/Request-Id'
+          content:
+            application/json:
+              schema:
+                type: object
+                additionalProperties: false
+                properties:
+                  data:
+                    type: array
+                    items:
+                      type: string
+              example:
+                data: []
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '429':
+          $ref: '#/components/responses/TooManyRequests'
+        '500':
+          $ref: '#/components/responses/InternalError'
+`;
+}
+
+function writeResults(
+  timings: Timing[],
+  generateMs: number,
+  loadBefore: number,
+  loadAfter: number,
+) {
+  const all = timings.map((timing) => timing.ms);
+  const p50 = percentile(all, 50);
+  const p95 = percentile(all, 95);
+  const kinds = [...new Set(timings.map((timing) => timing.kind))];
+  const text = `# npm run dev: save → served (\`npm run bench:dev\`)
+
+${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · Node ${process.version} · ${cpus().length} cores (${cpus()[0]?.model.trim()}) · load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after
+
+From the write of the spec copy to the service reflecting it: \`/openapi.json\` and request
+validation for good edits (probed every ${PROBE_EVERY_MS} ms), the problem on the docs event stream with
+the last good contract still served for a broken spec. ${timings.length} edits, ${PAUSE_MS} ms apart after each save finished.
+
+| | p50 | p95 | target |
+|---|---|---|---|
+| save → served | **${Math.round(p50)} ms** | **${Math.round(p95)} ms** | p50 ≤ 1,000 ms, p95 ≤ 2,000 ms |
+| cold \`npm run generate\` (\`-- --check\`, whole process) | ${Math.round(generateMs)} ms | | |
+
+By kind (median): ${kinds
+    .map(
+      (kind) =>
+        `${kind} ${Math.round(
+          percentile(
+            timings.filter((t) => t.kind === kind).map((t) => t.ms),
+            50,
+          ),
+        )} ms`,
+    )
+    .join(' · ')}
+
+| # | edit | ms | what \`npm run dev\` printed |
+|---|---|---|---|
+${timings.map((timing, i) => `| ${i + 1} | ${timing.kind} | ${Math.round(timing.ms)} | \`${timing.line.replaceAll('|', '\\|')}\` |`).join('\n')}
+`;
+  writeFileSync(RESULTS, text);
+  process.stdout.write(
+    `save → served: p50 ${Math.round(p50)} ms, p95 ${Math.round(p95)} ms; cold generate ${Math.round(generateMs)} ms → ${RESULTS}\n`,
+  );
+}
+
+main().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));

@@ -1,0 +1,286 @@
+/**
+ * `npm run dev` end to end: the loop runs on a copy of the spec (so the repository's spec,
+ * generated/ and server/handlers/ are untouched) with a real service process, and the tests
+ * edit the copy the way a person would and watch what the service answers.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../generated/routes.js';
+import { openDb } from '../../server/db/open.js';
+import { type DevLoop, startDevLoop } from '../../tooling/dev/loop.js';
+import { Reporter } from '../../tooling/dev/report.js';
+import { makeKey } from '../support/keys.js';
+
+const ROOT = resolve('.');
+const WAIT_MS = 90_000;
+
+const NEW_OPERATION = `  /v1/practitioners:
+    get:
+      operationId: listPractitioners
+      tags:
+        - Practitioners
+      summary: List practitioners
+      description: The practitioners of the account.
+      x-scopes:
+        - patients:read
+      x-key-kinds:
+        - secret
+      parameters:
+        - $ref: '#/components/parameters/PatientCareVersion'
+      responses:
+        '200':
+          description: The practitioners.
+          headers:
+            Request-Id:
+              $ref: '#/components/headers/Request-Id'
+          content:
+            application/json:
+              schema:
+                type: object
+                additionalProperties: false
+                properties:
+                  data:
+                    type: array
+                    items:
+                      type: string
+              example:
+                data: []
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '429':
+          $ref: '#/components/responses/TooManyRequests'
+        '500':
+          $ref: '#/components/responses/InternalError'
+`;
+
+/** The spec with one operation and one property (`nickname` on WebhookCreateParams) added. */
+function edited(original: string): string {
+  const withOperation = original.replace(
+    '  /v1/claims/{id}:\n',
+    `${NEW_OPERATION}  /v1/claims/{id}:\n`,
+  );
+  const anchor = `        description:
+          type: string
+          maxLength: 500
+        api_version:`;
+  expect(withOperation.includes(anchor)).toBe(true);
+  return withOperation.replace(
+    anchor,
+    anchor.replace(
+      '        api_version:',
+      '        nickname:\n          type: string\n          maxLength: 40\n        api_version:',
+    ),
+  );
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function until<T>(
+  what: string | (() => string),
+  probe: () => Promise<T | undefined>,
+): Promise<T> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    await new Promise((wait) => setTimeout(wait, 100));
+  }
+}
+
+describe('npm run dev', () => {
+  let dir: string;
+  let specFile: string;
+  let original: string;
+  let base: string;
+  let key: string;
+  let loop: DevLoop;
+  const output: string[] = [];
+
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${base}${path}`, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        ...init.headers,
+      },
+    });
+  const paths = async () =>
+    Object.keys(((await (await fetch(`${base}/openapi.json`)).json()) as { paths: object }).paths);
+  const printed = (pattern: RegExp) =>
+    until(
+      () => `output matching ${pattern}; printed:\n${output.join('\n')}`,
+      async () => output.find((line) => pattern.test(line)),
+    );
+  /** The state the docs pages' event stream announces first. */
+  const liveState = async () => {
+    const response = await fetch(`${base}/docs/dev/events`);
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('\n\n', text.indexOf('event: state'))) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    const data = /event: state\ndata: (.*)\n/.exec(text)?.[1];
+    return JSON.parse(data ?? 'null') as {
+      contract: string;
+      problem: { summary: string; lines: string[] } | null;
+    };
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'dev-loop-'));
+    cpSync(join(ROOT, 'spec/openapi.yaml'), join(dir, 'spec/openapi.yaml'));
+    cpSync(join(ROOT, 'spec/guides'), join(dir, 'spec/guides'), { recursive: true });
+    cpSync(join(ROOT, 'server/handlers'), join(dir, 'handlers'), { recursive: true });
+    specFile = join(dir, 'spec/openapi.yaml');
+    original = readFileSync(specFile, 'utf8');
+    const databaseUrl = `sqlite:${join(dir, 'service.db')}`;
+    const db = await openDb(databaseUrl);
+    key = (await makeKey(db)).secret;
+    await db.close();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+
+    const sink = new PassThrough();
+    sink.on('data', (chunk: Buffer) => output.push(...chunk.toString('utf8').split('\n')));
+    loop = startDevLoop({
+      root: ROOT,
+      specFile,
+      outDir: join(dir, 'generated'),
+      handlersDir: join(dir, 'handlers'),
+      remakeCommand: 'npm run dev',
+      configPath: join(ROOT, 'redocly.yaml'),
+      codeDirs: [],
+      ruleDirs: [],
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: databaseUrl,
+        LOG_LEVEL: 'error',
+        WORKER: 'off',
+      },
+      reporter: new Reporter(sink),
+    });
+    await loop.ready;
+    await until('the service', async () =>
+      (await fetch(`${base}/openapi.json`)).ok ? true : undefined,
+    );
+  }, 180_000);
+
+  afterAll(async () => {
+    await loop?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('serves a saved edit without a restart: new operation (501), new property, /openapi.json', async () => {
+    // The copy is the repository's spec, so the first contract has every operation it has.
+    expect(output.some((line) => line.startsWith(`✓ serving ${routes.length} operations`))).toBe(
+      true,
+    );
+    expect((await api('/v1/practitioners')).status).toBe(404);
+    const webhook = { url: 'https://clinic.example/hooks', enabled_events: ['*'], nickname: 5 };
+    const before = await api('/v1/webhooks', { method: 'POST', body: JSON.stringify(webhook) });
+    expect(before.status).toBe(400);
+    expect(((await before.json()) as { error: { code: string } }).error.code).toBe(
+      'parameter_unknown',
+    );
+
+    writeFileSync(specFile, edited(original));
+    await until('the new path in /openapi.json', async () =>
+      (await paths()).includes('/v1/practitioners') ? true : undefined,
+    );
+
+    const added = await api('/v1/practitioners');
+    expect(added.status).toBe(501);
+    const body = (await added.json()) as { error: Record<string, unknown> };
+    expect(body.error).toMatchObject({ type: 'api_error', code: 'not_implemented', param: null });
+    expect(body.error.request_id).toMatch(/^req_/);
+
+    const after = await api('/v1/webhooks', { method: 'POST', body: JSON.stringify(webhook) });
+    expect(after.status).toBe(400);
+    expect(
+      ((await after.json()) as { error: { code: string; param: string } }).error,
+    ).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'nickname',
+    });
+
+    const line = await printed(/\+ GET \/v1\/practitioners/);
+    expect(line).toMatch(/1 schema changed/);
+    expect(line).toMatch(/stub added: listPractitioners/);
+    expect(line).toMatch(/\d+ ms$/);
+    expect(readFileSync(join(dir, 'generated/routes.ts'), 'utf8')).toContain('listPractitioners');
+    expect(readFileSync(join(dir, 'handlers/practitioners.ts'), 'utf8')).toContain(
+      "notImplemented('listPractitioners')",
+    );
+  }, 180_000);
+
+  it('keeps the last good contract when the spec breaks, shows why, and recovers', async () => {
+    const good = readFileSync(specFile, 'utf8');
+    expect(good).toContain('/v1/practitioners');
+    const servedBefore = await liveState();
+    expect(servedBefore.problem).toBeNull();
+
+    // A lint error: two operations with one operationId.
+    writeFileSync(
+      specFile,
+      good.replace('operationId: listPractitioners', 'operationId: listPatients'),
+    );
+    const refused = await printed(/✗ \d+ lint errors? · still serving the last good contract/);
+    expect(refused).toBeDefined();
+    const finding = await printed(/openapi\.yaml:\d+:\d+ {2}error {2}operation-operationId-unique/);
+    expect(finding).toBeDefined();
+    const state = await until('the problem on the docs stream', async () => {
+      const current = await liveState();
+      return current.problem ? current : undefined;
+    });
+    expect(state.contract).toBe(servedBefore.contract);
+    expect(state.problem!.lines.join('\n')).toMatch(/operation-operationId-unique/);
+    expect((await api('/v1/practitioners')).status).toBe(501);
+    expect(await paths()).toContain('/v1/practitioners');
+    const page = await (await fetch(`${base}/docs`)).text();
+    expect(page).toContain('<script type="module" src="/docs/dev/live-reload.js"></script>');
+    const script = await fetch(`${base}/docs/dev/live-reload.js`);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(await script.text()).toContain("new EventSource('/docs/dev/events')");
+
+    // YAML that does not parse: named by file, line and column.
+    output.length = 0;
+    const badIndent = '      summary: List practitioners\n        indented: wrongly\n';
+    writeFileSync(specFile, good.replace('      summary: List practitioners\n', badIndent));
+    await printed(/✗ the spec does not parse/);
+    expect(await printed(/openapi\.yaml:\d+:\d+ {2}error/)).toBeDefined();
+    expect(await paths()).toContain('/v1/practitioners');
+
+    // Fixed: the banner goes away, the contract is the same one.
+    writeFileSync(specFile, good);
+    const fixed = await until('the problem to clear', async () => {
+      const current = await liveState();
+      return current.problem === null ? current : undefined;
+    });
+    expect(fixed.contract).toBe(servedBefore.contract);
+  }, 180_000);
+});

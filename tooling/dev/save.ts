@@ -1,0 +1,146 @@
+/**
+ * One save of the spec, start to end: parse → bundle → route table → (the service builds it
+ * while the lint runs) → swap on a clean lint → regenerate `generated/` and reconcile handler
+ * stubs, writing only files whose text changed. A spec that does not parse, lint or generate
+ * leaves the last good contract serving and is reported in the terminal and on `/docs`.
+ */
+import { relative } from 'node:path';
+import { diffContracts } from './contract-diff.js';
+import type { FileWriter } from './file-writer.js';
+import type { ContractPayload } from './messages.js';
+import { displayPath, problemOf, type Reporter } from './report.js';
+import type { ServiceProcess } from './service-process.js';
+import { contractId, SpecProblem, type Toolchain } from './toolchain.js';
+
+export interface SavePaths {
+  root: string;
+  specFile: string;
+  /** Folder of the generated files. */
+  outDir: string;
+  /** Folder of the handler modules whose stubs are reconciled; null to leave handlers alone. */
+  handlersDir: string | null;
+  /** Written into the generated files' header. */
+  remakeCommand: string;
+}
+
+export interface SaveResult {
+  outcome: 'served' | 'unchanged' | 'refused';
+  /** From the first file event to the service answering with the new contract (or refusal). */
+  ms: number;
+}
+
+export class SaveRunner {
+  private lastProblem = false;
+
+  constructor(
+    private readonly paths: SavePaths,
+    private readonly toolchain: Toolchain,
+    private readonly service: ServiceProcess,
+    private readonly writer: FileWriter,
+    private readonly reporter: Reporter,
+  ) {}
+
+  /** `recheck`: lint even if the contract is unchanged (the lint rules changed). */
+  async run(at: number, recheck = false): Promise<SaveResult> {
+    try {
+      return await this.attempt(at, recheck);
+    } catch (error) {
+      const problem =
+        error instanceof SpecProblem
+          ? problemOf(error.message, error.findings)
+          : { summary: 'the spec could not be served', lines: [messageOf(error)] };
+      this.lastProblem = true;
+      this.service.setProblem(problem);
+      const ms = performance.now() - at;
+      this.reporter.refused(problem, ms);
+      return { outcome: 'refused', ms };
+    }
+  }
+
+  private async attempt(at: number, recheck: boolean): Promise<SaveResult> {
+    const phases = new Phases(at);
+    const spec = await this.toolchain.parse(this.paths.specFile);
+    phases.mark('parse');
+    const document = await this.toolchain.bundle(spec);
+    phases.mark('bundle');
+    const before = this.service.current;
+    const id = contractId(document);
+    if (before?.id === id && !this.lastProblem && !recheck) {
+      const ms = performance.now() - at;
+      this.reporter.saved(diffContracts(before, before), { stubs: [], files: 0, ms });
+      return { outcome: 'unchanged', ms };
+    }
+    let contract: ContractPayload | undefined;
+    let refusal: SpecProblem | undefined;
+    try {
+      contract = { id, ...(await this.toolchain.routeTable(document, spec)), document };
+    } catch (error) {
+      if (!(error instanceof SpecProblem)) throw error;
+      refusal = error; // reported after the lint, whose findings usually say more
+    }
+    // Built by the service while the lint runs here: on two cores the swap waits for whichever
+    // of the two takes longer, not for both.
+    phases.mark('routes');
+    if (contract !== undefined && before?.id !== id) this.service.candidate(contract);
+    const findings = await this.toolchain.lint(spec);
+    phases.mark('lint');
+    const errors = findings.filter((finding) => finding.severity === 'error');
+    if (errors.length > 0) {
+      if (contract !== undefined) this.service.discard(id);
+      const summary = `${errors.length} lint error${errors.length === 1 ? '' : 's'}`;
+      throw new SpecProblem(summary, [...errors, ...(refusal?.findings ?? [])]);
+    }
+    if (refusal !== undefined || contract === undefined) throw refusal;
+    if (before?.id === id) this.service.setProblem(null);
+    else await this.service.commit(contract);
+    phases.mark('swap');
+    this.lastProblem = false;
+    const ms = performance.now() - at;
+
+    const { root, outDir, handlersDir, remakeCommand } = this.paths;
+    const { files, stubs } = await this.toolchain.regenerate(
+      { document, outDir: relative(root, outDir), remakeCommand, handlersDir },
+      spec,
+    );
+    const written = this.writer.writeChanged(files);
+    phases.mark('regenerate');
+    if (process.env.DEV_PHASES === '1') this.reporter.note(`  ${phases}`);
+    if (before === null) {
+      const schemas = (document.components as { schemas?: object } | undefined)?.schemas ?? {};
+      this.reporter.serving(contract.routes.length, Object.keys(schemas).length, {
+        files: written.length,
+        ms,
+      });
+    } else {
+      const added = stubs.map((stub) => `${stub.operationId} in ${displayPath(root, stub.file)}`);
+      this.reporter.saved(diffContracts(before, contract), {
+        stubs: added,
+        files: written.length,
+        ms,
+      });
+    }
+    this.reporter.warnings(findings.filter((finding) => finding.severity !== 'error'));
+    return { outcome: 'served', ms };
+  }
+}
+
+/** Where a save's time goes (`DEV_PHASES=1` prints it): ms per step since the first event. */
+class Phases {
+  private last: number;
+  private readonly steps: string[] = [];
+  constructor(at: number) {
+    this.last = at;
+  }
+  mark(name: string): void {
+    const now = performance.now();
+    this.steps.push(`${name} ${Math.round(now - this.last)}`);
+    this.last = now;
+  }
+  toString(): string {
+    return this.steps.join(' · ');
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,126 @@
+/**
+ * The service as a child process of the dev loop: started with the swapping host
+ * (`service-entry.ts`), told about each new contract, restarted when code changes. The
+ * toolchain stays loaded in this process across restarts, so a code change costs a service
+ * start (about a second), not a Redocly and TypeScript load.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import type { ContractPayload, FromService, ProblemPayload, ToService } from './messages.js';
+
+const ENTRY = new URL('./service-entry.ts', import.meta.url);
+// SIGTERM lets in-flight requests finish (server/main.ts); past this the restart forces it.
+const STOP_TIMEOUT_MS = 10_000;
+
+interface Pending {
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+export class ServiceProcess {
+  private child: ChildProcess | undefined;
+  private connected = false;
+  private served: ContractPayload | null = null;
+  private problem: ProblemPayload | null = null;
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(
+    private readonly options: {
+      env: NodeJS.ProcessEnv;
+      /** Resolves once the first save has run, so a new service starts on its contract. */
+      firstRun: Promise<void>;
+      /** The service exited without being asked to (a code error): the loop says so. */
+      onCrash: (code: number | null, signal: string | null) => void;
+    },
+  ) {}
+
+  /** The contract the service serves (or will, once started). */
+  get current(): ContractPayload | null {
+    return this.served;
+  }
+
+  start(): void {
+    const child = fork(ENTRY, [], {
+      env: this.options.env,
+      execArgv: ['--import', 'tsx'],
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    });
+    this.child = child;
+    this.connected = false;
+    child.on('message', (message: FromService) => void this.receive(message));
+    child.once('exit', (code, signal) => {
+      const expected = this.child !== child;
+      if (this.child === child) this.child = undefined;
+      this.connected = false;
+      this.settleAll();
+      if (!expected) this.options.onCrash(code, signal);
+    });
+  }
+
+  /** Stops the service (gracefully, then forcibly) and starts a new one. */
+  async restart(): Promise<void> {
+    await this.stop();
+    this.start();
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child === undefined) return;
+    this.child = undefined;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const force = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(force);
+  }
+
+  /** Lets the service build `contract` while the toolchain lints it. */
+  candidate(contract: ContractPayload): void {
+    this.send({ type: 'candidate', contract });
+  }
+
+  /** Swaps `contract` in; resolves once the service answers with it. */
+  commit(contract: ContractPayload): Promise<void> {
+    this.served = contract;
+    this.problem = null;
+    if (!this.connected) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.pending.set(contract.id, { resolve, reject });
+      this.send({ type: 'commit', id: contract.id });
+    });
+  }
+
+  discard(id: string): void {
+    this.send({ type: 'discard', id });
+  }
+
+  /** Shows (or clears) the spec's problem on the docs pages. */
+  setProblem(problem: ProblemPayload | null): void {
+    this.problem = problem;
+    this.send({ type: 'problem', problem });
+  }
+
+  private async receive(message: FromService): Promise<void> {
+    if (message.type === 'hello') {
+      await this.options.firstRun;
+      this.connected = true;
+      this.send({ type: 'state', contract: this.served, problem: this.problem });
+    } else if (message.type === 'swapped') {
+      this.pending.get(message.id)?.resolve();
+      this.pending.delete(message.id);
+    } else if (message.type === 'build-failed') {
+      this.pending.get(message.id)?.reject(new Error(message.message));
+      this.pending.delete(message.id);
+    }
+  }
+
+  private send(message: ToService): void {
+    if (this.connected && this.child?.connected) this.child.send(message);
+  }
+
+  /** The service is gone: whatever it was building is moot; its successor starts on `served`. */
+  private settleAll(): void {
+    for (const waiter of this.pending.values()) waiter.resolve();
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * The dev loop's one adapter over the toolchain: Redocly (parse, lint with `redocly.yaml`,
+ * bundle), the generators and the handler-stub reconciliation. Everything else in
+ * `tooling/dev/` reads the spec through this file, so when the loader or the generators move,
+ * only this file follows them.
+ *
+ * Kept warm for the whole session: the Redocly config (plugins included) is loaded once and
+ * again only when `redocly.yaml` or a rule changes; the route generator is light and runs
+ * here; the full generation (openapi-typescript, TypeScript, ts-morph) stays loaded in a
+ * worker thread (`regenerate.ts`).
+ */
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import {
+  BaseResolver,
+  bundle,
+  type Config,
+  clearPluginsCache,
+  type Document,
+  lintDocument,
+  loadConfig,
+} from '@redocly/openapi-core';
+import { transform } from 'esbuild';
+import type { RouteDefinition } from '../../contract/route-types.js';
+import { generateRoutes } from '../../generators/routes.js';
+import type { ComponentSchemas } from '../../server/http/validation.js';
+import { assertOpenApi30 } from '../openapi/document.js';
+import { DocumentError } from '../openapi/errors.js';
+import { hasExternalRefs, locateError, locateProblem } from '../openapi/load.js';
+import { listOperations } from '../openapi/operations.js';
+import type { RegenerateRequest, RegenerateResult } from './regenerate.js';
+import { displayPath } from './report.js';
+
+/** One lint finding or load error, ready to print as `file:line:col`. */
+export interface Finding {
+  severity: 'error' | 'warn';
+  /** `spec/openapi.yaml:12:3`, relative to the repository root when inside it. */
+  where: string;
+  pointer: string;
+  message: string;
+  rule?: string;
+}
+
+/** A parsed spec: the root document as Redocly holds it, and the resolver that read it. */
+export interface ParsedSpec {
+  root: Document;
+  resolver: BaseResolver;
+}
+
+/** What the running service needs for one version of the spec. */
+export interface ContractTable {
+  routes: readonly RouteDefinition[];
+  componentSchemas: ComponentSchemas;
+}
+
+/** A problem that stops a spec from being served, with its findings. */
+export class SpecProblem extends Error {
+  constructor(
+    message: string,
+    readonly findings: Finding[],
+  ) {
+    super(message);
+  }
+}
+
+export class Toolchain {
+  private config: Config | undefined;
+  private worker: Worker | undefined;
+  private readonly queue: ((result: RegenerateResult) => void)[] = [];
+
+  constructor(
+    /** The repository root: findings and generated paths are relative to it. */
+    readonly root: string,
+    /** `redocly.yaml` to lint with. */
+    readonly configPath: string,
+  ) {}
+
+  /** Loads the lint config (again, after `redocly.yaml` or a plugin changed). */
+  async reloadConfig(): Promise<void> {
+    if (this.config !== undefined) clearPluginsCache();
+    this.config = await loadConfig({ configPath: this.configPath });
+  }
+
+  /** Parses the spec and the files it `$ref`s. Throws `SpecProblem` for unreadable YAML. */
+  async parse(file: string): Promise<ParsedSpec> {
+    const config = await this.lintConfig();
+    const resolver = new BaseResolver(config.resolve);
+    try {
+      const root = await resolver.resolveDocument(null, realpathSync(file), true);
+      if (root instanceof Error) throw root;
+      if (!('parsed' in root)) throw new Error(`cannot read ${file}`);
+      return { root, resolver };
+    } catch (error) {
+      throw new SpecProblem('the spec does not parse', [this.parseFinding(error, file)]);
+    }
+  }
+
+  /** Lints with the project's rules; every finding, errors first. */
+  async lint(spec: ParsedSpec): Promise<Finding[]> {
+    const problems = await lintDocument({
+      document: spec.root,
+      config: await this.lintConfig(),
+      externalRefResolver: spec.resolver,
+    });
+    const findings = problems.map((problem) => {
+      const located = locateProblem(problem, this.root);
+      return {
+        severity: located.severity,
+        where: located.where,
+        pointer: located.pointer,
+        message: located.message,
+        ...(located.ruleId === undefined ? {} : { rule: located.ruleId }),
+      };
+    });
+    return findings.sort((a, b) =>
+      a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1,
+    );
+  }
+
+  /**
+   * The bundled document (every external `$ref` inlined), on a copy: the parsed tree stays as
+   * it was for the lint, which reports locations in the files the author edits.
+   */
+  async bundle(spec: ParsedSpec): Promise<Record<string, unknown>> {
+    const parsed = spec.root.parsed as Record<string, unknown>;
+    if (!hasExternalRefs(parsed)) return structuredClone(parsed);
+    const doc = { source: spec.root.source, parsed: structuredClone(parsed) } as Document;
+    const result = await bundle({
+      config: await this.lintConfig(),
+      doc,
+      dereference: false,
+      externalRefResolver: spec.resolver,
+    });
+    return result.bundle.parsed as Record<string, unknown>;
+  }
+
+  /**
+   * The route table the service registers, made by the same generator as `generated/routes.ts`
+   * and evaluated in memory (its imports are types only), so the service and the file can
+   * never disagree. Throws `SpecProblem` for what the generator refuses.
+   */
+  async routeTable(document: Record<string, unknown>, spec: ParsedSpec): Promise<ContractTable> {
+    let text: string;
+    try {
+      assertOpenApi30(document);
+      text = generateRoutes(document, listOperations(document), {
+        routeTypesImport: './route-types.js',
+        typesImport: './types.js',
+      });
+    } catch (error) {
+      throw this.generatorProblem(error, spec);
+    }
+    const { code } = await transform(text, { loader: 'ts', format: 'cjs', target: 'es2022' });
+    const module = { exports: {} as Partial<ContractTable> };
+    new Function('module', 'exports', code)(module, module.exports);
+    const { routes: table, componentSchemas } = module.exports;
+    if (table === undefined || componentSchemas === undefined) {
+      throw new Error('the route generator no longer exports routes and componentSchemas');
+    }
+    return { routes: table, componentSchemas };
+  }
+
+  /**
+   * Every generated file and handler module that should exist (absolute path → text), made in
+   * the regeneration worker. Throws `SpecProblem` for what the generators refuse.
+   */
+  async regenerate(
+    request: Omit<RegenerateRequest, 'root'>,
+    spec: ParsedSpec,
+  ): Promise<{ files: Map<string, string>; stubs: { operationId: string; file: string }[] }> {
+    this.worker ??= this.startWorker();
+    const result = await new Promise<RegenerateResult>((resolveResult) => {
+      this.queue.push(resolveResult);
+      this.worker!.postMessage({ ...request, root: this.root });
+    });
+    if (!result.ok) {
+      throw this.generatorProblem(new DocumentError(result.pointer ?? '#', result.message), spec);
+    }
+    return { files: result.files, stubs: result.stubs };
+  }
+
+  /** Stops the regeneration worker. */
+  async close(): Promise<void> {
+    await this.worker?.terminate();
+    this.worker = undefined;
+  }
+
+  private startWorker(): Worker {
+    // TypeScript source: the worker registers tsx itself, as it does not always inherit the
+    // loader (vitest runs the loop without `--import tsx`).
+    const entry = JSON.stringify(new URL('./regenerate-worker.ts', import.meta.url).href);
+    const worker = new Worker(
+      `import('tsx/esm/api').then(({ register }) => { register(); return import(${entry}); });`,
+      { eval: true },
+    );
+    worker.on('message', (result: RegenerateResult) => this.queue.shift()?.(result));
+    worker.on('error', (error) => {
+      for (const waiter of this.queue.splice(0)) {
+        waiter({ ok: false, pointer: null, message: `regeneration failed: ${error.message}` });
+      }
+      this.worker = undefined;
+    });
+    worker.unref();
+    return worker;
+  }
+
+  private async lintConfig(): Promise<Config> {
+    if (this.config === undefined) await this.reloadConfig();
+    return this.config!;
+  }
+
+  private parseFinding(error: unknown, file: string): Finding {
+    const shown = this.relative(file);
+    const detail = error as {
+      line?: number;
+      col?: number;
+      source?: { absoluteRef?: string };
+      originalError?: { reason?: string };
+      message?: string;
+    };
+    const where =
+      detail.line === undefined
+        ? shown
+        : `${this.relative(detail.source?.absoluteRef ?? file)}:${detail.line}:${detail.col ?? 1}`;
+    const message = detail.originalError?.reason ?? detail.message ?? String(error);
+    return { severity: 'error', where, pointer: '#', message: message.split('\n')[0]! };
+  }
+
+  private generatorProblem(error: unknown, spec: ParsedSpec): Error {
+    if (!(error instanceof DocumentError)) return error as Error;
+    const file = spec.root.source.absoluteRef;
+    const located = locateError(error, spec.root, file, this.root);
+    return new SpecProblem('the generators refused the spec', [
+      {
+        severity: 'error',
+        where: located.where,
+        pointer: located.pointer,
+        message: located.message,
+        rule: 'generate',
+      },
+    ]);
+  }
+
+  private relative(file: string): string {
+    return displayPath(this.root, file);
+  }
+}
+
+/** A short content hash of a document: the contract's identity across saves and restarts. */
+export function contractId(document: unknown): string {
+  return createHash('sha256').update(JSON.stringify(document)).digest('base64url').slice(0, 12);
+}
