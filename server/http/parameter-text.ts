@@ -12,7 +12,7 @@
  * used because it reads text with `Number()`, which accepts all of the forms above.
  */
 import type { Ajv } from 'ajv';
-import type { JsonSchema } from './route-types.js';
+import type { JsonSchema } from '../../contract/route-types.js';
 
 /** Reads one text value as its schema says; returns the value unchanged when it cannot. */
 type Reader = (value: unknown) => unknown;

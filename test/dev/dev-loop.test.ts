@@ -3,7 +3,7 @@
  * generated/ and server/handlers/ are untouched) with a real service process, and the tests
  * edit the copy the way a person would and watch what the service answers.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -267,16 +267,18 @@ describe('npm run dev', () => {
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await script.text()).toContain("new EventSource('/docs/dev/events')");
 
-    // YAML that does not parse: named by file, line and column.
+    // YAML that does not parse: named by file, line and column. Saved the way editors' "safe
+    // write" does (a new file renamed over the old), as is the fix below: the loop must still
+    // see the save after the file it watched was replaced.
     output.length = 0;
     const badIndent = '      summary: List practitioners\n        indented: wrongly\n';
-    writeFileSync(specFile, good.replace('      summary: List practitioners\n', badIndent));
+    saveByRename(specFile, good.replace('      summary: List practitioners\n', badIndent));
     await printed(/✗ the spec does not parse/);
     expect(await printed(/openapi\.yaml:\d+:\d+ {2}error/)).toBeDefined();
     expect(await paths()).toContain('/v1/practitioners');
 
     // Fixed: the banner goes away, the contract is the same one.
-    writeFileSync(specFile, good);
+    saveByRename(specFile, good);
     const fixed = await until('the problem to clear', async () => {
       const current = await liveState();
       return current.problem === null ? current : undefined;
@@ -284,3 +286,9 @@ describe('npm run dev', () => {
     expect(fixed.contract).toBe(servedBefore.contract);
   }, 180_000);
 });
+
+/** Saves like an editor's atomic write: the new text in a file beside it, renamed over it. */
+function saveByRename(file: string, text: string): void {
+  writeFileSync(`${file}.saving`, text);
+  renameSync(`${file}.saving`, file);
+}
