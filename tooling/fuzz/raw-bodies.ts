@@ -163,8 +163,12 @@ export function hostileText(text: string, kind: (typeof HOSTILE_TEXT_KINDS)[numb
         : { text: `{${key}:"duplicate",${text.slice(1)}`, why: `duplicate key ${key}` };
     }
     case 'minus-zero': {
-      const replaced = text.replace(/:(\d+)([,}\]])/, ':-0$2');
-      return { text: replaced, why: replaced === text ? 'valid text (no integer)' : '-0' };
+      // Only a 0 becomes -0: the text then means the same data, so the schema's verdict on it
+      // stands. Any other integer turned into -0 could break a rule between fields (an
+      // appointment's `end` after its `start`) that the schema alone cannot judge, so the case's
+      // verdict would be a guess (a full run found exactly that: `end` -0 before a `start`).
+      const replaced = text.replace(/:0([,}\]])/, ':-0$1');
+      return { text: replaced, why: replaced === text ? 'valid text (no zero)' : '-0 for 0' };
     }
     case 'proto-in-map': {
       const replaced = text.replace(/"metadata":\{(\}?)/, (_m, close: string) =>
