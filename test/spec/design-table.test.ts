@@ -33,8 +33,8 @@ const DESIGN_TABLE: readonly (readonly [string, string, string, string | null])[
 ];
 
 /**
- * Beyond api.md's table (issue 14): the unauthenticated health probes, outside `/v1`, with
- * `security: []` and neither scopes nor key kinds.
+ * Beyond the endpoint table (docs/design.md#endpoints): the unauthenticated health probes,
+ * outside `/v1`, with `security: []` and neither scopes nor key kinds.
  */
 const PUBLIC_OPERATIONS: readonly (readonly [string, string, string])[] = [
   ['GET', '/healthz', 'checkLiveness'],
