@@ -4,8 +4,9 @@
  * a key sees an event only if it may read the object's resource. `events:read` alone shows
  * nothing; with `billing:read` as well it shows the claim events, and so on.
  */
+
+import type { Scope } from '../../contract/scopes.js';
 import { type AuthenticatedKey, scopeGranted } from '../http/auth.js';
-import type { Scope } from '../keys/scopes.js';
 import type { EventType } from './events.js';
 
 /** An event type's family: the object it is about (`claim` for `claim.paid`). */

@@ -1,3 +1,4 @@
+import { EPHEMERAL_SCOPES, isScope } from '../../contract/scopes.js';
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
 import { validateAllowlist } from './allowlist.js';
@@ -5,7 +6,6 @@ import { cachedKeyLookup, forgetCachedKeys, keyCacheNow } from './cache.js';
 import { generateSecret, type KeyKind, parseSecret, secretHint } from './format.js';
 import { hashSecret } from './hash.js';
 import { type ApiKeyRecord, toKeyRecord } from './record.js';
-import { EPHEMERAL_SCOPES, isScope } from './scopes.js';
 
 export interface CreateKeyOptions {
   kind: KeyKind;

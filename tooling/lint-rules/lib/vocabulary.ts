@@ -1,23 +1,14 @@
 /**
  * The API's access vocabulary (docs/design.md#keys), in one place so every rule and message
- * uses the same words. Key kinds are contract/key-kinds.ts.
+ * uses the same words. Key kinds are contract/key-kinds.ts, scopes contract/scopes.ts.
  */
+import { ALL_SCOPES, EPHEMERAL_SCOPES as EPHEMERAL_KEY_SCOPES } from '../../../contract/scopes.js';
 
-/** Scopes an API key may carry. "Write implies read" is enforced by the server, not here. */
-export const KNOWN_SCOPES = [
-  'patients:read',
-  'patients:write',
-  'appointments:read',
-  'appointments:write',
-  'billing:read',
-  'billing:write',
-  'webhooks:read',
-  'webhooks:write',
-  'events:read',
-];
+/** Scopes an API key may carry (contract/scopes.ts). "Write implies read" is the server's rule. */
+export const KNOWN_SCOPES: readonly string[] = ALL_SCOPES;
 
 /** Scopes an ephemeral key can be created with; other scopes can never reach it. */
-export const EPHEMERAL_SCOPES = ['patients:read', 'appointments:read', 'appointments:write'];
+export const EPHEMERAL_SCOPES: readonly string[] = EPHEMERAL_KEY_SCOPES;
 
 /**
  * Key kinds that may call a scope-less operation: such an operation is gated by key kind alone

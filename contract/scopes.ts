@@ -1,4 +1,9 @@
-/** Every scope an operation can require (docs/design.md#keys). */
+/**
+ * The scopes of API keys (docs/design.md#keys; spec/openapi.yaml `x-scopes`). One list for the
+ * server's key store and authorization and the lint rules that check the spec's `x-scopes`.
+ */
+
+/** Every scope an operation can require. */
 export const ALL_SCOPES = [
   'patients:read',
   'patients:write',
