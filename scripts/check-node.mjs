@@ -1,5 +1,6 @@
-// `npm start` runs this first, in plain JavaScript, so that an older Node says what it needs in
-// one line instead of failing on the first TypeScript file with a stack trace.
+// `npm start`, `npm test` and `npm run test:integration` run this first, in plain JavaScript, so
+// that an older Node says what it needs in one line instead of a stack trace (or, with
+// better-sqlite3 13 on Node 20, a segfault).
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 24 || (major === 24 && minor < 18)) {
   console.error(

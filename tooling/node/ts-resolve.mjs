@@ -8,33 +8,45 @@
  * of the run time.
  *
  *   node --import ./tooling/node/ts-resolve.mjs scripts/generate.ts
+ *
+ * On a Node without type stripping and synchronous hooks (older than 22.15, e.g. a machine's
+ * Node 20 before `.ci/use-node.sh`), it registers tsx's loader instead: slower, but `npm run
+ * lint` and `npm run generate` still work rather than stopping on a missing `node:module` export.
  */
 import { existsSync } from 'node:fs';
-import { enableCompileCache, registerHooks } from 'node:module';
+import * as nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-// V8's compiled code for every module is kept on disk (Node's own cache folder under the OS temp
-// directory): TypeScript's 9 MB compiler, which openapi-typescript prints with, otherwise
-// costs about a second to compile on every run.
-enableCompileCache();
+if (typeof nodeModule.registerHooks === 'function' && process.features.typescript) {
+  // V8's compiled code for every module is kept on disk (Node's own cache folder under the OS
+  // temp directory): TypeScript's 9 MB compiler, which openapi-typescript prints with, otherwise
+  // costs about a second to compile on every run.
+  nodeModule.enableCompileCache?.();
+  registerTsResolve(nodeModule.registerHooks);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+}
 
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    const parent = context.parentURL;
-    if (
-      parent?.startsWith('file:') &&
-      !parent.includes('/node_modules/') &&
-      (specifier.startsWith('./') || specifier.startsWith('../')) &&
-      specifier.endsWith('.js')
-    ) {
-      const candidate = new URL(`${specifier.slice(0, -3)}.ts`, parent);
+function registerTsResolve(registerHooks) {
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const parent = context.parentURL;
       if (
-        !existsSync(fileURLToPath(new URL(specifier, parent))) &&
-        existsSync(fileURLToPath(candidate))
+        parent?.startsWith('file:') &&
+        !parent.includes('/node_modules/') &&
+        (specifier.startsWith('./') || specifier.startsWith('../')) &&
+        specifier.endsWith('.js')
       ) {
-        return nextResolve(candidate.href, context);
+        const candidate = new URL(`${specifier.slice(0, -3)}.ts`, parent);
+        if (
+          !existsSync(fileURLToPath(new URL(specifier, parent))) &&
+          existsSync(fileURLToPath(candidate))
+        ) {
+          return nextResolve(candidate.href, context);
+        }
       }
-    }
-    return nextResolve(specifier, context);
-  },
-});
+      return nextResolve(specifier, context);
+    },
+  });
+}
