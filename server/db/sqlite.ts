@@ -26,11 +26,16 @@ const BUSY_TIMEOUT_MS = 5000;
 export function openSqlite(path: string): SqliteDb {
   const memory = path === ':memory:' || path === '';
   if (!memory) mkdirSync(dirname(path), { recursive: true });
-  // No busy timeout on the writer: `#beginImmediate` waits for the lock asynchronously.
-  const writer = new Database(memory ? ':memory:' : path, { timeout: 0 });
+  // Opening waits for another process's lock like any connection: switching a fresh file to
+  // WAL takes an exclusive lock, so several processes opening one new database at once (two
+  // replicas starting, `npm run migrate` beside the service) would otherwise fail with `busy`.
+  const writer = new Database(memory ? ':memory:' : path, { timeout: BUSY_TIMEOUT_MS });
   writer.pragma('journal_mode = WAL');
   writer.pragma('synchronous = FULL');
   writer.pragma('foreign_keys = ON');
+  // Once open, no busy timeout on the writer: `#beginImmediate` waits for the write lock
+  // asynchronously instead of sleeping on the event loop.
+  writer.pragma('busy_timeout = 0');
   // Each unit of a group-commit batch runs in a savepoint, and SQLite keeps the pages a
   // savepoint changes in a sub-journal, spilled to a temporary file past 64 KiB — which one
   // POST's rows and indexes pass, so every POST wrote its pages there. In memory instead: the
