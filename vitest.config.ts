@@ -14,7 +14,8 @@ export const INTEGRATION_TESTS = [
   'test/webhooks/crash.test.ts',
   // several workers with their own pools sharing one PostgreSQL
   'test/webhooks/postgres-workers.test.ts',
-  // headless Chromium
+  // headless Chromium; dev-reload.test.ts also runs `npm run dev` (the loop and the service)
+  // as processes
   'test/browser/**/*.test.ts',
   // the client and service as packages: build, npm pack, install into an empty project
   'test/package/**/*.test.ts',

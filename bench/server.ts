@@ -24,7 +24,7 @@ import { createServer } from 'node:net';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
-import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { choiceOption, exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
 
 const { values } = parseOrExit({
   name: 'npm run bench:server --',
@@ -67,8 +67,8 @@ const { values } = parseOrExit({
     },
     only: {
       type: 'string',
-      value: 'NAME',
-      description: 'Only the measurements whose name contains NAME.',
+      value: 'get|post',
+      description: 'Only the GET measurements (a, b, b′) or only the POST one (c).',
     },
     db: {
       type: 'string',
@@ -77,13 +77,14 @@ const { values } = parseOrExit({
     },
   },
 });
-const [RUNS, SECONDS, CONNECTIONS] = (() => {
+const [RUNS, SECONDS, CONNECTIONS, ONLY] = (() => {
   try {
     return [
       integerOption('runs', values.runs, { min: 1 }),
       integerOption('seconds', values.seconds, { min: 1 }),
       integerOption('connections', values.connections, { min: 1 }),
-    ];
+      choiceOption('only', values.only, ['get', 'post']),
+    ] as const;
   } catch (error) {
     return exitOnFailure('bench:server')(error);
   }
@@ -180,6 +181,12 @@ interface Figure {
   cpuUsPerRequest?: number;
 }
 
+/** The V8 flags `npm start` gives the service (package.json), so the bench runs what it runs. */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
+  return String(pkg.scripts.start).match(/--max-[a-z-]+=\d+/g) ?? [];
+}
+
 function median(xs: readonly number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -219,7 +226,7 @@ async function runBench(): Promise<void> {
     if (built.status !== 0) throw new Error('npm run build (the service bundle) failed');
     const service = spawn(
       process.execPath,
-      [...(values['node-arg'] ?? []), 'build/server/main.js'],
+      [...startFlags(), ...(values['node-arg'] ?? []), 'build/server/main.js'],
       {
         cwd: ROOT,
         env: {
@@ -329,7 +336,7 @@ async function runBench(): Promise<void> {
     const FAR_FUTURE = 4_102_444_800;
     let distinctSeq = 0;
     const postRuns: Figure[] = [];
-    const only = values.only;
+    const only = ONLY;
     for (let run = 1; run <= RUNS; run++) {
       if (only === undefined || only === 'get') {
         bareRuns.push(

@@ -7,9 +7,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-/** An OpenAPI document as plain JSON data. */
-export type OpenApiDocument = Record<string, unknown> & { servers?: unknown };
+// The model's one document type. A type-only import: the build erases it, so the server bundle
+// takes no code from tooling/ for it.
+import type { OpenApiDocument } from '../../tooling/openapi/document.js';
 
 /** One browser file a docs page loads. */
 export interface PreparedAsset {

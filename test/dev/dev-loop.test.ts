@@ -4,7 +4,6 @@
  * edit the copy the way a person would and watch what the service answers.
  */
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -13,60 +12,16 @@ import { routes } from '../../generated/routes.js';
 import { openDb } from '../../server/db/open.js';
 import { type DevLoop, startDevLoop } from '../../tooling/dev/loop.js';
 import { Reporter } from '../../tooling/dev/report.js';
+import { withPractitioners } from '../support/dev-spec.js';
 import { makeKey } from '../support/keys.js';
+import { freePort } from '../support/ports.js';
 
 const ROOT = resolve('.');
 const WAIT_MS = 90_000;
 
-const NEW_OPERATION = `  /v1/practitioners:
-    get:
-      operationId: listPractitioners
-      tags:
-        - Practitioners
-      summary: List practitioners
-      description: The practitioners of the account.
-      x-scopes:
-        - patients:read
-      x-key-kinds:
-        - secret
-      parameters:
-        - $ref: '#/components/parameters/PatientCareVersion'
-      responses:
-        '200':
-          description: The practitioners.
-          headers:
-            Request-Id:
-              $ref: '#/components/headers/Request-Id'
-          content:
-            application/json:
-              schema:
-                type: object
-                additionalProperties: false
-                properties:
-                  data:
-                    type: array
-                    items:
-                      type: string
-              example:
-                data: []
-        '400':
-          $ref: '#/components/responses/BadRequest'
-        '401':
-          $ref: '#/components/responses/Unauthorized'
-        '403':
-          $ref: '#/components/responses/Forbidden'
-        '429':
-          $ref: '#/components/responses/TooManyRequests'
-        '500':
-          $ref: '#/components/responses/InternalError'
-`;
-
-/** The spec with one operation and one property (`nickname` on WebhookCreateParams) added. */
+/** The spec with one operation (`withPractitioners`) and one property (`nickname` on WebhookCreateParams) added. */
 function edited(original: string): string {
-  const withOperation = original.replace(
-    '  /v1/claims/{id}:\n',
-    `${NEW_OPERATION}  /v1/claims/{id}:\n`,
-  );
+  const withOperation = withPractitioners(original);
   const anchor = `        description:
           type: string
           maxLength: 500
@@ -79,17 +34,6 @@ function edited(original: string): string {
       '        nickname:\n          type: string\n          maxLength: 40\n        api_version:',
     ),
   );
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 async function until<T>(
@@ -261,9 +205,12 @@ describe('npm run dev', () => {
     expect(state.problem!.lines.join('\n')).toMatch(/operation-operationId-unique/);
     expect((await api('/v1/practitioners')).status).toBe(501);
     expect(await paths()).toContain('/v1/practitioners');
+    // The page names the contract it was rendered from, so it can tell it is stale even when
+    // its event stream first opens after a newer contract was swapped in.
     const page = await (await fetch(`${base}/docs`)).text();
-    expect(page).toContain('<script type="module" src="/docs/dev/live-reload.js"></script>');
-    const script = await fetch(`${base}/docs/dev/live-reload.js`);
+    const src = `/docs/dev/live-reload.js?contract=${servedBefore.contract}`;
+    expect(page).toContain(`<script type="module" src="${src}"></script>`);
+    const script = await fetch(`${base}${src}`);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await script.text()).toContain("new EventSource('/docs/dev/events')");
 

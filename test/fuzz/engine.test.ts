@@ -49,6 +49,15 @@ describe('schema → arbitrary', () => {
   });
 });
 
+describe('the oracle', () => {
+  it('refuses an int64 beyond ±(2^53 − 1) and an int32 beyond its range, as the server does', () => {
+    const schema = { type: 'integer', format: 'int64' } as const;
+    expect(registry.valid(schema, 2 ** 53 - 1)).toBe(true);
+    expect(registry.valid(schema, 2 ** 53 + 2)).toBe(false);
+    expect(registry.valid({ type: 'integer', format: 'int32' }, 2 ** 31)).toBe(false);
+  });
+});
+
 describe('broken values', () => {
   const route = routes.find((r) => r.operationId === 'createPatient')!;
   const schema = route.schemas.body!;

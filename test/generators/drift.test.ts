@@ -76,6 +76,7 @@ describe.concurrent('drift', () => {
     ['openapi-3.1.yaml', 'openapi-3.1.yaml:1:10  #/openapi  Unsupported version: OpenAPI 3.1.0'],
     ['swagger-2.0.yaml', 'swagger-2.0.yaml:1:10  #/swagger  Unsupported version: Swagger 2.0'],
     ['bad-key-kind.yaml', 'bad-key-kind.yaml:7:20  #/paths/~1v1~1things/get/x-key-kinds'],
+    ['not-yaml.yaml', 'not-yaml.yaml:7:1  #  deficient indentation'],
   ])(
     'refuses %s with file:line and pointer, no stack trace',
     async (file, want) => {

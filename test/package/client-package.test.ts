@@ -12,11 +12,11 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importGraph, isNodeBuiltin, packageVersion } from '../../scripts/build-client.js';
 import { buildApp } from '../../server/app.js';
 import { openDb } from '../../server/db/open.js';
 import type { Db } from '../../server/db/types.js';
 import { createKey } from '../../server/keys/store.js';
+import { importGraph, isNodeBuiltin, packageVersion } from '../../tooling/build/client-package.js';
 import { type BuiltPackage, buildPackageForTest } from './support/build.js';
 
 const run = promisify(execFile);

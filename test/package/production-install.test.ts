@@ -47,7 +47,7 @@ beforeAll(async () => {
   });
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, ['build/server/main.js'], {
+  server = spawn(process.execPath, ['--max-semi-space-size=16', 'build/server/main.js'], {
     cwd: dir,
     env: {
       PATH: process.env.PATH,

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBreakingCheck } from '../../tooling/spec-gate/breaking-step.js';
+import { gitReader, worktreeReader } from '../../tooling/spec-gate/git-base.js';
+import { loadSpec } from '../../tooling/spec-gate/load-spec.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const fixtures = join(repoRoot, 'test/fixtures/spec-gate');
@@ -96,6 +98,44 @@ describe('npm run spec:check against a temporary git repository', () => {
     expect(versioned.code).toBe(0);
   });
 
+  it('loads a split spec at a git revision as the working tree loads it, guides included', async () => {
+    const dir = tempRepo();
+    cpSync(join(fixtures, 'split'), join(dir, 'spec'), { recursive: true });
+    const spec = join(dir, 'spec/openapi.yaml');
+    writeFileSync(
+      spec,
+      `${readFileSync(spec, 'utf8')}tags:\n  - { name: Patients, description: { $ref: ./guides/patients.md } }\n`,
+    );
+    mkdirSync(join(dir, 'spec/guides'));
+    writeFileSync(join(dir, 'spec/guides/patients.md'), 'A *patient* is a person in care.\n');
+    commitAll(dir, 'split spec with a guide');
+    const rev = git(dir, 'rev-parse', 'HEAD').trim();
+    const committed = await loadSpec('spec/openapi.yaml', { root: dir, read: worktreeReader(dir) });
+
+    // The working tree moves on; the revision still reads as it was committed.
+    cpSync(join(fixtures, 'patient-without-email.yaml'), join(dir, 'spec/schemas/patient.yaml'));
+    rmSync(join(dir, 'spec/guides'), { recursive: true });
+    const atRev = await loadSpec('spec/openapi.yaml', { root: dir, read: gitReader(dir, rev) });
+    expect(atRev.document).toEqual(committed.document);
+    expect((atRev.document.tags as { description: string }[])[0]?.description).toBe(
+      'A *patient* is a person in care.\n',
+    );
+    const email = '/components/schemas/Patient/properties/email';
+    expect(atRev.document).toHaveProperty(email.slice(1).split('/'));
+    expect(atRev.show(email)).toBe(EMAIL);
+    expect(atRev.show('/components/schemas/Patient/properties/linked/items')).toBe(
+      'schemas/patient.yaml#/Patient/properties/linked/items',
+    );
+
+    // A file the revision lacks is named, relative to the repository.
+    git(dir, 'rm', '-q', '-f', 'spec/schemas/patient.yaml');
+    commitAll(dir, 'lose the schema file');
+    const broken = gitReader(dir, git(dir, 'rev-parse', 'HEAD').trim());
+    await expect(loadSpec('spec/openapi.yaml', { root: dir, read: broken })).rejects.toThrow(
+      /^spec\/schemas\/patient\.yaml not found$/,
+    );
+  });
+
   it('passes and says so when the spec is absent at the base', () => {
     const dir = tempRepo();
     writeFileSync(join(dir, 'README.md'), 'x\n');
@@ -108,26 +148,28 @@ describe('npm run spec:check against a temporary git repository', () => {
     expect(r.out).toMatch(/no base to compare with \(spec\/openapi\.yaml absent at merge base/);
   });
 
-  it('compares with --base FILE and with HEAD~1 when run on main itself', () => {
+  it('compares with --base FILE and with HEAD~1 when run on main itself', async () => {
     const dir = tempRepo();
     cpSync(join(fixtures, 'split'), join(dir, 'spec'), { recursive: true });
     commitAll(dir, 'v1');
     const opts = { root: dir, spec: 'spec/openapi.yaml', changelog: 'spec/CHANGELOG.md' };
-    expect(runBreakingCheck(opts).summary).toMatch(/no base to compare with \(first commit\)/);
+    expect((await runBreakingCheck(opts)).summary).toMatch(
+      /no base to compare with \(first commit\)/,
+    );
 
     const baseCopy = join(dir, 'base');
     cpSync(join(dir, 'spec'), baseCopy, { recursive: true });
     cpSync(join(fixtures, 'patient-without-email.yaml'), join(dir, 'spec/schemas/patient.yaml'));
     // Uncommitted edit on main: compared with HEAD.
-    const dirty = runBreakingCheck(opts);
+    const dirty = await runBreakingCheck(opts);
     expect(dirty.status).toBe('fail');
     expect(dirty.summary).toMatch(/vs HEAD \(.*\), uncommitted spec edits/);
     commitAll(dir, 'drop email');
-    const onMain = runBreakingCheck(opts);
+    const onMain = await runBreakingCheck(opts);
     expect(onMain.summary).toMatch(
       /1 breaking, 0 compatible change\(s\) vs HEAD~1 \(.*\), as HEAD is main/,
     );
-    const fromFile = runBreakingCheck({ ...opts, baseFile: join(baseCopy, 'openapi.yaml') });
+    const fromFile = await runBreakingCheck({ ...opts, baseFile: join(baseCopy, 'openapi.yaml') });
     expect(fromFile.status).toBe('fail');
     expect(fromFile.details.join('\n')).toContain(EMAIL);
   });

@@ -99,6 +99,21 @@ describe('version + changelog gate', () => {
     expect(r).toEqual({ ok: true, problems: [], unlisted: [] });
   });
 
+  it('passes a bump with the change listed in the form the report shows (its split file)', () => {
+    const input = {
+      changes: [removed],
+      baseVersion: '2026-11-01',
+      headVersion: '2026-12-01',
+      changelog: changelog(
+        '2026-12-01',
+        '- Removed `schemas/patient.yaml#/Patient/properties/email`.',
+      ),
+    };
+    expect(evaluateGate(input).ok).toBe(false);
+    const show = () => 'schemas/patient.yaml#/Patient/properties/email';
+    expect(evaluateGate({ ...input, show })).toEqual({ ok: true, problems: [], unlisted: [] });
+  });
+
   it('does not accept a one-segment pointer as a blanket entry', () => {
     const r = evaluateGate({
       changes: [removed],
@@ -154,12 +169,11 @@ describe('changelog format', () => {
     expect(isListed(removed, ['/components/schemas/Pat'])).toBe(false);
   });
 
-  it('accepts the file form of a split-file pointer', () => {
-    const change = {
-      ...removed,
-      pointer: '/x-bundled/schemas~1patient.yaml/Patient/properties/email',
-    };
-    expect(isListed(change, ['schemas/patient.yaml#/Patient'])).toBe(true);
+  it('accepts the file form of a split-file pointer, and the bundled pointer', () => {
+    const shown = 'schemas/patient.yaml#/Patient/properties/email';
+    expect(isListed(removed, ['schemas/patient.yaml#/Patient'], shown)).toBe(true);
+    expect(isListed(removed, ['/components/schemas/Patient'], shown)).toBe(true);
+    expect(isListed(removed, ['schemas/other.yaml#/Patient'], shown)).toBe(false);
   });
 
   it('knows real dates', () => {

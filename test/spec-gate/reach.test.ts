@@ -10,17 +10,18 @@ import { loadSpec } from '../../tooling/spec-gate/load-spec.js';
 import { api, body, obj, ok } from './helpers.js';
 
 const root = new URL('../../', import.meta.url).pathname;
-const spec = () => loadSpec('spec/openapi.yaml', worktreeReader(root));
+const spec = async () =>
+  (await loadSpec('spec/openapi.yaml', { root, read: worktreeReader(root) })).document;
 
 type Obj = Record<string, unknown>;
 const at = (node: unknown, ...keys: string[]) =>
   keys.reduce<Obj>((n, k) => (n as Obj)[k] as Obj, node as Obj);
 
 describe('the breaking-change report names every operation a shared component reaches', () => {
-  it('components/parameters/Limit max 100 → 50 lists the six list operations that use it', () => {
-    const head = spec();
+  it('components/parameters/Limit max 100 → 50 lists the six list operations that use it', async () => {
+    const head = await spec();
     at(head, 'components', 'parameters', 'Limit', 'schema').maximum = 50;
-    const changes = diffSpecs(spec(), head).filter((c) => c.breaking);
+    const changes = diffSpecs(await spec(), head).filter((c) => c.breaking);
     expect(changes).toHaveLength(1);
     expect(changes[0]).toMatchObject({ pointer: '/components/parameters/Limit/schema' });
     expect(changes[0]?.operations).toEqual([
@@ -69,7 +70,7 @@ describe('the breaking-change report names every operation a shared component re
     ]);
   });
 
-  it('prints every operation in the gate report and accepts any of them in the changelog', () => {
+  it('prints every operation in the gate report and accepts any of them in the changelog', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'spec-gate-reach-'));
     try {
       cpSync(join(root, 'spec'), join(dir, 'spec'), { recursive: true });
@@ -84,7 +85,7 @@ describe('the breaking-change report names every operation a shared component re
           changelog: 'spec/CHANGELOG.md',
           baseFile: join(root, 'spec/openapi.yaml'),
         });
-      const failed = check();
+      const failed = await check();
       expect(failed.status).toBe('fail');
       const line = failed.details.find((d) => d.startsWith('BREAKING'));
       expect(line).toMatch(
@@ -98,7 +99,7 @@ describe('the breaking-change report names every operation a shared component re
         join(dir, 'spec/CHANGELOG.md'),
         '## 2099-01-01\n\n- `GET /v1/events` returns at most 50 objects per page.\n',
       );
-      expect(check()).toMatchObject({ status: 'pass' });
+      expect(await check()).toMatchObject({ status: 'pass' });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

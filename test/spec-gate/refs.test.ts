@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { diffSpecs } from '../../tooling/breaking/diff-specs.js';
-import { displayPointer, loadSpec, type ReadText } from '../../tooling/spec-gate/load-spec.js';
+import {
+  type LoadedSpec,
+  loadSpec,
+  type ReadText,
+  showPointer,
+} from '../../tooling/spec-gate/load-spec.js';
 import { api, body, obj, ok, summarize } from './helpers.js';
 
 const str = { type: 'string' };
@@ -96,7 +101,7 @@ describe('$ref handling', () => {
   });
 });
 
-describe('loadSpec (split files)', () => {
+describe("loadSpec (split files, through the model's loader)", () => {
   const files: Record<string, string> = {
     'spec/openapi.yaml': [
       'openapi: 3.0.3',
@@ -125,26 +130,39 @@ describe('loadSpec (split files)', () => {
       '    link: {$ref: "../openapi.yaml#/components/schemas/Patient"}',
     ].join('\n'),
   };
-  const read = (p: string) => files[p];
+  const load = (read: ReadText): Promise<LoadedSpec> =>
+    loadSpec('spec/openapi.yaml', { root: '/repo', read });
+  type Obj = Record<string, unknown>;
+  const at = (node: unknown, ...keys: string[]) =>
+    keys.reduce<Obj>((n, k) => (n as Obj)[k] as Obj, node as Obj);
 
-  it('bundles referenced files under x-bundled and rewrites every ref to a local one', () => {
-    const doc = loadSpec('spec/openapi.yaml', read);
-    expect(Object.keys(doc['x-bundled'] as object).sort()).toEqual([
-      'paths/patient.yaml',
-      'schemas/patient.yaml',
-    ]);
-    expect(JSON.stringify(doc)).not.toMatch(/\.yaml#|"\.\.?\//);
-    const schema = (
-      doc['x-bundled'] as Record<string, { Patient: { properties: Record<string, unknown> } }>
-    )['schemas/patient.yaml']!;
-    expect(schema.Patient.properties.contacts).toEqual({
+  it('bundles referenced files and rewrites every ref to a local one', async () => {
+    const spec = await load((p) => files[p]);
+    expect(JSON.stringify(spec.document)).not.toMatch(/\.yaml#|"\.\.?\//);
+    // Redocly's bundle: the split file's schema becomes the component, the Path Item is inlined.
+    const patient = at(spec.document, 'components', 'schemas', 'Patient', 'properties');
+    expect(patient.contacts).toEqual({
       type: 'array',
-      items: { $ref: '#/x-bundled/schemas~1patient.yaml/Patient' },
+      items: { $ref: '#/components/schemas/Patient' },
     });
-    expect(schema.Patient.properties.link).toEqual({ $ref: '#/components/schemas/Patient' });
+    expect(patient.link).toEqual({ $ref: '#/components/schemas/Patient' });
+    expect(at(spec.document, 'paths', '/v1/patients/{id}', 'get').operationId).toBe(
+      'retrievePatient',
+    );
   });
 
-  it('bundles a Markdown description as its text, and a guide edit is not breaking', () => {
+  it('names where each node was written: the split file and the pointer inside it', async () => {
+    const spec = await load((p) => files[p]);
+    expect(spec.show('/components/schemas/Patient/properties/contacts')).toBe(
+      'schemas/patient.yaml#/Patient/properties/contacts',
+    );
+    expect(spec.show('/paths/~1v1~1patients~1{id}/get/responses/200')).toBe(
+      'paths/patient.yaml#/get/responses/200',
+    );
+    expect(spec.show('/info/title')).toBe('/info/title');
+  });
+
+  it('bundles a Markdown description as its text, and a guide edit is not breaking', async () => {
     const withGuide = (guide: string): ReadText => {
       const texts: Record<string, string> = {
         'spec/openapi.yaml': [
@@ -158,37 +176,35 @@ describe('loadSpec (split files)', () => {
       };
       return (p) => texts[p];
     };
-    const base = loadSpec('spec/openapi.yaml', withGuide('`code` tells what went wrong.\n'));
-    expect((base['x-bundled'] as Record<string, unknown>)['guides/errors.md']).toBe(
-      '`code` tells what went wrong.\n',
-    );
-    const head = loadSpec(
-      'spec/openapi.yaml',
-      withGuide('# Errors\n\n- `code`: what went wrong\n'),
-    );
-    expect(diffSpecs(base, head).filter((c) => c.breaking)).toEqual([]);
+    const base = await load(withGuide('`code` tells what went wrong.\n'));
+    expect(at(base.document, 'tags', '0').description).toBe('`code` tells what went wrong.\n');
+    const head = await load(withGuide('# Errors\n\n- `code`: what went wrong\n'));
+    expect(diffSpecs(base.document, head.document).filter((c) => c.breaking)).toEqual([]);
   });
 
-  it('diffs across split files, cycles included, and shows the file in the pointer', () => {
-    const base = loadSpec('spec/openapi.yaml', read);
-    const head = loadSpec('spec/openapi.yaml', (p) =>
+  it('diffs across split files, cycles included, and shows the file in the pointer', async () => {
+    const base = await load((p) => files[p]);
+    const head = await load((p) =>
       p === 'spec/schemas/patient.yaml'
         ? files[p]!.replace('    email: {type: string}\n', '')
         : files[p],
     );
-    const changes = diffSpecs(base, head);
+    const changes = diffSpecs(base.document, head.document);
     expect(summarize(changes)).toEqual([
-      'property-removed BREAKING /x-bundled/schemas~1patient.yaml/Patient/properties/email',
+      'property-removed BREAKING /components/schemas/Patient/properties/email',
     ]);
-    expect(displayPointer(changes[0]!.pointer)).toBe(
+    expect(showPointer(changes[0]!.pointer, head, base)).toBe(
       'schemas/patient.yaml#/Patient/properties/email',
     );
     expect(changes[0]!.operation).toBe('GET /v1/patients/{id}');
   });
 
-  it('says which file is missing', () => {
-    expect(() =>
-      loadSpec('spec/openapi.yaml', (p) => (p.includes('paths/') ? undefined : files[p])),
-    ).toThrow('spec/paths/patient.yaml not found');
+  it('says which file is missing or unparseable, in one line', async () => {
+    await expect(load((p) => (p.includes('paths/') ? undefined : files[p]))).rejects.toThrow(
+      /^spec\/paths\/patient\.yaml not found$/,
+    );
+    await expect(
+      load((p) => (p.includes('schemas/') ? 'Patient: {type: object' : files[p])),
+    ).rejects.toThrow(/^spec\/schemas\/patient\.yaml is not valid YAML: [^\n]+$/);
   });
 });

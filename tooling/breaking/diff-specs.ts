@@ -7,7 +7,8 @@ import type { Change, OpenApiDocument } from './types.js';
 
 /**
  * Classifies every client-visible difference between two OpenAPI 3.x documents.
- * Pure: no I/O. External `$ref`s must already be bundled (see `loadSpec`).
+ * Pure: no I/O. External `$ref`s must already be bundled (the model's loader does it:
+ * `readLenient` in tooling/openapi/load.ts).
  *
  * @example
  * diffSpecs(base, head).filter((c) => c.breaking)

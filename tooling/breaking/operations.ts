@@ -1,4 +1,4 @@
-import { HTTP_METHODS } from '../openapi/operations.js';
+import { pairOperations, pathItemOperations } from '../openapi/operations.js';
 import { appendPointer } from '../openapi/pointer.js';
 import { diffRequestBody, diffResponses } from './bodies.js';
 import { type DiffContext, emit } from './context.js';
@@ -47,36 +47,43 @@ export function diffPaths(ctx: DiffContext) {
   }
 }
 
+/**
+ * The operations of two revisions of a Path Item, paired by method through the model's walk.
+ * Tolerant: whatever is not an object (a `null` operation, a Path Item that is a string) counts
+ * as absent, so a base revision with a broken or older shape is still compared.
+ */
+function operationPairs(
+  b: Located,
+  h: Located,
+): { method: string; base?: Located; head?: Located }[] {
+  const objects = (item: Located) =>
+    pathItemOperations(item.node, item.ptr).filter((op) => isObject(op.node));
+  return pairOperations(objects(b), objects(h)).map(({ method, base, head }) => ({
+    method,
+    ...(base && { base: { node: base.node, ptr: base.pointer } }),
+    ...(head && { head: { node: head.node, ptr: head.pointer } }),
+  }));
+}
+
 function diffPathItem(ctx: DiffContext, bLoc: Located, hLoc: Located, path: string) {
   const b = deref(ctx.base, bLoc);
   const h = deref(ctx.head, hLoc);
-  for (const method of HTTP_METHODS) {
-    const bo = asObject(b.node)[method];
-    const ho = asObject(h.node)[method];
-    if (!isObject(bo) && !isObject(ho)) continue;
+  for (const { method, base: bOp, head: hOp } of operationPairs(b, h)) {
     ctx.operation = `${method.toUpperCase()} ${path}`;
-    if (!isObject(ho)) {
+    if (!hOp) {
       emit(
         ctx,
         'operation-removed',
-        appendPointer(b.ptr, method),
+        bOp!.ptr,
         true,
         `operation ${ctx.operation} removed: clients calling it get 404/405`,
       );
       continue;
     }
-    if (!isObject(bo)) {
-      emit(
-        ctx,
-        'operation-added',
-        appendPointer(h.ptr, method),
-        false,
-        `operation ${ctx.operation} added`,
-      );
+    if (!bOp) {
+      emit(ctx, 'operation-added', hOp.ptr, false, `operation ${ctx.operation} added`);
       continue;
     }
-    const bOp = { node: bo, ptr: appendPointer(b.ptr, method) };
-    const hOp = { node: ho, ptr: appendPointer(h.ptr, method) };
     diffOperation(ctx, b, h, bOp, hOp);
   }
 }
@@ -137,16 +144,8 @@ export function diffWebhooks(ctx: DiffContext, key: 'x-webhooks' | 'webhooks') {
     }
     const bi = deref(ctx.base, { node: b[name], ptr });
     const hi = deref(ctx.head, { node: h[name], ptr });
-    for (const method of HTTP_METHODS) {
-      const bo = asObject(bi.node)[method];
-      const ho = asObject(hi.node)[method];
-      if (!isObject(bo) || !isObject(ho)) continue;
-      diffRequestBody(
-        ctx,
-        { node: bo, ptr: appendPointer(bi.ptr, method) },
-        { node: ho, ptr: appendPointer(hi.ptr, method) },
-        'response',
-      );
+    for (const { base: bOp, head: hOp } of operationPairs(bi, hi)) {
+      if (bOp && hOp) diffRequestBody(ctx, bOp, hOp, 'response');
     }
   }
   ctx.operation = undefined;

@@ -18,6 +18,15 @@ const HEARTBEAT_MS = 15_000;
 // How soon a page reconnects after the service restarted on a code change.
 const RETRY_MS = 500;
 
+/**
+ * The script's URL in the pages of one contract's app (`null`: the app served before any good
+ * contract). The page learns from it which contract it was rendered from, so a page whose
+ * event stream opens after a newer contract was swapped in still sees that it is stale.
+ */
+export function liveReloadScript(contract: string | null): string {
+  return `${LIVE_RELOAD_SCRIPT_URL}?contract=${encodeURIComponent(contract ?? '')}`;
+}
+
 /** What every open page is told. */
 export interface LiveState {
   contract: string | null;

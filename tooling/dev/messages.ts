@@ -5,6 +5,7 @@
  */
 import type { RouteDefinition } from '../../contract/route-types.js';
 import type { ComponentSchemas } from '../../server/http/validation.js';
+import type { OpenApiDocument } from '../openapi/document.js';
 
 /** One version of the spec, as the service serves it. */
 export interface ContractPayload {
@@ -13,7 +14,7 @@ export interface ContractPayload {
   routes: readonly RouteDefinition[];
   componentSchemas: ComponentSchemas;
   /** The bundled document, served at `/openapi.*` and rendered at `/docs`. */
-  document: Record<string, unknown>;
+  document: OpenApiDocument;
 }
 
 /** Why the spec on disk is not the one served; shown as a banner on `/docs`. */

@@ -5,6 +5,7 @@
  * leaves the last good contract serving and is reported in the terminal and on `/docs`.
  */
 import { relative } from 'node:path';
+import type { OpenApiDocument } from '../openapi/document.js';
 import { diffContracts } from './contract-diff.js';
 import type { FileWriter } from './file-writer.js';
 import type { ContractPayload } from './messages.js';
@@ -73,7 +74,9 @@ export class SaveRunner {
     let contract: ContractPayload | undefined;
     let refusal: SpecProblem | undefined;
     try {
-      contract = { id, ...(await this.toolchain.routeTable(document, spec)), document };
+      const table = await this.toolchain.routeTable(document, spec);
+      // routeTable refuses (assertOpenApi30) what is not an OpenAPI 3.0 document.
+      contract = { id, ...table, document: document as OpenApiDocument };
     } catch (error) {
       if (!(error instanceof SpecProblem)) throw error;
       refusal = error; // reported after the lint, whose findings usually say more

@@ -6,11 +6,11 @@
  */
 import {
   builtSiteDir,
-  type OpenApiDocument,
   type PreparedAsset,
   type PreparedDocs,
   readPreparedDocs,
 } from '../../server/docs/prepared.js';
+import type { OpenApiDocument } from '../openapi/document.js';
 
 // Loaded on first use: it brings Redocly's YAML writer, which a code-change restart need not wait for.
 const prepare = () => import('../docs/prepare.js');

@@ -12,7 +12,7 @@ import { handlerEntries } from '../../server/app.js';
 import { notImplemented } from '../../server/handlers/not-implemented.js';
 import type { HandlerTable } from '../../server/http/register-routes.js';
 import type { AppBuilder, AppOverrides, ServiceHost } from '../../server/service-host.js';
-import { LIVE_RELOAD_SCRIPT_URL, LiveReload } from './live-reload.js';
+import { LiveReload, liveReloadScript } from './live-reload.js';
 import type { ContractPayload, FromService, ProblemPayload } from './messages.js';
 import { ServedDocs } from './served-docs.js';
 
@@ -52,7 +52,7 @@ export class SwapHost implements ServiceHost {
     const app = await build(
       contract
         ? this.overrides(contract)
-        : { docs: { load: this.docs.fallback(), liveReloadScript: LIVE_RELOAD_SCRIPT_URL } },
+        : { docs: { load: this.docs.fallback(), liveReloadScript: liveReloadScript(null) } },
     );
     await app.ready();
     this.current = { id: contract?.id ?? null, app, inflight: 0, retired: false };
@@ -166,7 +166,7 @@ export class SwapHost implements ServiceHost {
       handlers: withNotImplemented(this.handlers ?? {}, contract.routes),
       docs: {
         load: this.docs.loaderFor(contract.document),
-        liveReloadScript: LIVE_RELOAD_SCRIPT_URL,
+        liveReloadScript: liveReloadScript(contract.id),
       },
     };
   }

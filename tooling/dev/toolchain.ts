@@ -10,27 +10,24 @@
  * worker thread (`regenerate.ts`).
  */
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import {
-  BaseResolver,
-  bundle,
-  type Config,
-  clearPluginsCache,
-  type Document,
-  lintDocument,
-  loadConfig,
-} from '@redocly/openapi-core';
+import { type Config, clearPluginsCache, lintDocument, loadConfig } from '@redocly/openapi-core';
 import { transform } from 'esbuild';
 import type { RouteDefinition } from '../../contract/route-types.js';
 import { generateRoutes } from '../../generators/routes.js';
 import type { ComponentSchemas } from '../../server/http/validation.js';
 import { assertOpenApi30 } from '../openapi/document.js';
 import { DocumentError } from '../openapi/errors.js';
-import { hasExternalRefs, locateError, locateProblem } from '../openapi/load.js';
+import {
+  bundleFile,
+  locateError,
+  locateParseError,
+  locateProblem,
+  type ParsedFile,
+  parseFile,
+} from '../openapi/load.js';
 import { listOperations } from '../openapi/operations.js';
 import type { RegenerateRequest, RegenerateResult } from './regenerate.js';
-import { displayPath } from './report.js';
 
 /** One lint finding or load error, ready to print as `file:line:col`. */
 export interface Finding {
@@ -43,10 +40,7 @@ export interface Finding {
 }
 
 /** A parsed spec: the root document as Redocly holds it, and the resolver that read it. */
-export interface ParsedSpec {
-  root: Document;
-  resolver: BaseResolver;
-}
+export type ParsedSpec = ParsedFile;
 
 /** What the running service needs for one version of the spec. */
 export interface ContractTable {
@@ -84,13 +78,8 @@ export class Toolchain {
 
   /** Parses the spec and the files it `$ref`s. Throws `SpecProblem` for unreadable YAML. */
   async parse(file: string): Promise<ParsedSpec> {
-    const config = await this.lintConfig();
-    const resolver = new BaseResolver(config.resolve);
     try {
-      const root = await resolver.resolveDocument(null, realpathSync(file), true);
-      if (root instanceof Error) throw root;
-      if (!('parsed' in root)) throw new Error(`cannot read ${file}`);
-      return { root, resolver };
+      return await parseFile(file, await this.lintConfig());
     } catch (error) {
       throw new SpecProblem('the spec does not parse', [this.parseFinding(error, file)]);
     }
@@ -123,16 +112,8 @@ export class Toolchain {
    * it was for the lint, which reports locations in the files the author edits.
    */
   async bundle(spec: ParsedSpec): Promise<Record<string, unknown>> {
-    const parsed = spec.root.parsed as Record<string, unknown>;
-    if (!hasExternalRefs(parsed)) return structuredClone(parsed);
-    const doc = { source: spec.root.source, parsed: structuredClone(parsed) } as Document;
-    const result = await bundle({
-      config: await this.lintConfig(),
-      doc,
-      dereference: false,
-      externalRefResolver: spec.resolver,
-    });
-    return result.bundle.parsed as Record<string, unknown>;
+    const { bundled } = await bundleFile(spec, await this.lintConfig(), { copy: true });
+    return bundled as Record<string, unknown>;
   }
 
   /**
@@ -211,20 +192,8 @@ export class Toolchain {
   }
 
   private parseFinding(error: unknown, file: string): Finding {
-    const shown = this.relative(file);
-    const detail = error as {
-      line?: number;
-      col?: number;
-      source?: { absoluteRef?: string };
-      originalError?: { reason?: string };
-      message?: string;
-    };
-    const where =
-      detail.line === undefined
-        ? shown
-        : `${this.relative(detail.source?.absoluteRef ?? file)}:${detail.line}:${detail.col ?? 1}`;
-    const message = detail.originalError?.reason ?? detail.message ?? String(error);
-    return { severity: 'error', where, pointer: '#', message: message.split('\n')[0]! };
+    const { severity, where, pointer, message } = locateParseError(error, file, this.root);
+    return { severity, where, pointer, message };
   }
 
   private generatorProblem(error: unknown, spec: ParsedSpec): Error {
@@ -240,10 +209,6 @@ export class Toolchain {
         rule: 'generate',
       },
     ]);
-  }
-
-  private relative(file: string): string {
-    return displayPath(this.root, file);
   }
 }
 

@@ -1,24 +1,26 @@
-import { bundle, createConfig, stringifyYaml } from '@redocly/openapi-core';
+import { createConfig, stringifyYaml } from '@redocly/openapi-core';
 
-import type { OpenApiDocument } from '../../server/docs/prepared.js';
+import type { OpenApiDocument } from '../openapi/document.js';
+import { bundleFile, parseFile } from '../openapi/load.js';
 
 /**
  * Resolves every `$ref` to another file (split schemas, `spec/guides/*.md` descriptions) into
- * one document, the way Redocly's `bundle` command does. Internal `#/components` refs stay.
+ * one document, through the model's loader (tooling/openapi/load.ts). Internal `#/components`
+ * refs stay. A `$ref` that does not resolve is an error: the docs would show a hole.
  *
  * Uses an empty Redocly config on purpose: linting is `npm run lint:spec`'s job, and the
  * project's lint plugins are not needed to serve the document.
  */
 export async function bundleSpec(specPath: string): Promise<OpenApiDocument> {
   const config = await createConfig({});
-  const result = await bundle({ ref: specPath, config, dereference: false });
-  const unresolved = result.problems.filter((problem) => problem.severity === 'error');
+  const { bundled, problems } = await bundleFile(await parseFile(specPath, config), config);
+  const unresolved = problems.filter((problem) => problem.severity === 'error');
   if (unresolved.length > 0) {
     const first = unresolved[0]!;
     const where = first.location[0]?.pointer ?? '';
     throw new Error(`cannot bundle ${specPath}: ${first.message} at ${where}`);
   }
-  return result.bundle.parsed as OpenApiDocument;
+  return bundled as OpenApiDocument;
 }
 
 /**
@@ -30,7 +32,8 @@ export function withoutRemoteAssets(doc: OpenApiDocument): {
   doc: OpenApiDocument;
   dropped: string[];
 } {
-  const info = doc.info as Record<string, unknown> | undefined;
+  // The docs serve any bundled document: `info` may be missing, however the type reads.
+  const info = doc.info as OpenApiDocument['info'] | undefined;
   const logo = info?.['x-logo'] as { url?: unknown } | undefined;
   if (info === undefined || typeof logo?.url !== 'string' || !/^(?:https?:)?\/\//i.test(logo.url)) {
     return { doc, dropped: [] };

@@ -3,14 +3,10 @@
  * that status, and the headers every response must carry. Shared by the contract fuzzer and
  * the service tests' injector, so both judge a response the same way.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { JsonSchema, RouteDefinition } from '../../contract/route-types.js';
 import type { ComponentSchemas } from '../../server/http/validation.js';
-
-type FormatsPlugin = (ajv: Ajv) => Ajv;
-const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
-const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
+import { createAjv } from '../openapi/ajv.js';
 
 /** The routes and component schemas answers are checked against. */
 export interface RouteTable {
@@ -51,10 +47,8 @@ export class ResponseChecker {
   readonly #errorSchema: JsonSchema;
 
   constructor(table: RouteTable) {
-    this.#ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
-    addFormats(this.#ajv);
     const components = componentList(table.componentSchemas);
-    for (const schema of components) this.#ajv.addSchema(schema as object);
+    this.#ajv = createAjv({ strict: false, schemas: components });
     const error = components.find((s) => /(^|[:/])Error$/.test(String(s.$id)));
     if (error === undefined) throw new Error('route table has no Error component schema');
     this.#errorSchema = { $ref: error.$id };

@@ -7,14 +7,10 @@
  * parameters travel as text read strictly (`text-values.ts`). It is written from the spec,
  * not from the server's code, so a server that drifts from the spec is caught.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../../contract/route-types.js';
+import { createAjv } from '../openapi/ajv.js';
 import { readText, textRulesHold } from './text-values.js';
-
-type FormatsPlugin = (ajv: Ajv) => Ajv;
-const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
-const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
 
 /** A schema node; every keyword the converter reads is optional. */
 export type Schema = JsonSchema;
@@ -26,13 +22,10 @@ export class SchemaRegistry {
   readonly #cache = new WeakMap<object, ValidateFunction>();
 
   constructor(components: readonly Schema[]) {
-    // Same options as the test response checker: the formats of ajv-formats, unions allowed.
-    this.#strict = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
-    addFormats(this.#strict);
-    for (const schema of components) {
-      this.#byId.set(String(schema.$id), schema);
-      this.#strict.addSchema(schema as object);
-    }
+    // The model's Ajv (its formats, `int64` as a safe integer), stopping at the first error:
+    // the oracle only needs yes or no.
+    this.#strict = createAjv({ strict: false, allErrors: false, schemas: components });
+    for (const schema of components) this.#byId.set(String(schema.$id), schema);
   }
 
   /** Follows `$ref`s (by `$id`) until a schema without one. */

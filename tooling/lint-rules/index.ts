@@ -6,6 +6,7 @@ import { OperationErrorResponses } from './rules/operation-error-responses.js';
 import { OperationScopes } from './rules/operation-scopes.js';
 import { PostIdempotencyKey } from './rules/post-idempotency-key.js';
 import { ResponseRequestId } from './rules/response-request-id.js';
+import { TagsInGroups } from './rules/tags-in-groups.js';
 
 /**
  * Redocly CLI 2.x plugin with the Patient-Care API house rules. Redocly prefixes each rule id
@@ -24,6 +25,7 @@ export function patientCarePlugin(): Plugin {
         'no-phi-in-url': NoPhiInUrl,
         'post-idempotency-key': PostIdempotencyKey,
         'response-request-id': ResponseRequestId,
+        'tags-in-groups': TagsInGroups,
       },
     },
   };

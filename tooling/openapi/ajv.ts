@@ -1,6 +1,6 @@
 /**
  * The one Ajv factory: every validator of converted schemas (the server's request validation,
- * the generator tests, the spec gate, the fuzzer) is built here, with the project's formats and
+ * the generator tests, the spec gate, the fuzzer's oracle and response checker) is built here, with the project's formats and
  * the component schemas of a route table registered.
  */
 import { Ajv, type Options } from 'ajv';
@@ -8,6 +8,8 @@ import type { JsonSchema } from '../../contract/route-types.js';
 import { addFormats } from './formats.js';
 
 export interface AjvOptions {
+  /** Report every error (the default) or stop at the first, for a yes/no oracle. */
+  allErrors?: boolean;
   /** Coerce strings to the schema's types (`'array'` also wraps scalars), as for query strings. */
   coerceTypes?: Options['coerceTypes'];
   /** Fill in `default`s. */
@@ -31,7 +33,7 @@ export interface AjvOptions {
  */
 export function createAjv(options: AjvOptions = {}): Ajv {
   const ajv = new Ajv({
-    allErrors: true,
+    allErrors: options.allErrors ?? true,
     allowUnionTypes: true,
     strict: options.strict ?? true,
     messages: options.messages ?? true,

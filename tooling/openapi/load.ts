@@ -2,9 +2,11 @@
  * Loading an OpenAPI document from files: parse it (and the files it `$ref`s) with Redocly's
  * resolver, check the version, lint, bundle; and turn Redocly's problems and the model's errors
  * into `file:line:col` locations. The only part of the model that reads files; everything else
- * receives the bundled object.
+ * receives the bundled object. Files come from the disk, or from any `FileSource` (the spec
+ * gate reads a base revision out of git), and are bundled the same way either way.
  */
 import { realpathSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import {
   BaseResolver,
   bundle,
@@ -12,13 +14,15 @@ import {
   createConfig,
   type Document,
   getLineColLocation,
+  isAbsoluteUrl,
   lintDocument,
   loadConfig,
   type NormalizedProblem,
-  type Source,
+  Source,
 } from '@redocly/openapi-core';
 import { assertOpenApi30, type OpenApiDocument } from './document.js';
 import { DocumentError } from './errors.js';
+import { appendPointer, getAtPointer, parsePointer, toPointer } from './pointer.js';
 
 export interface LoadedDocument {
   bundled: OpenApiDocument;
@@ -37,12 +41,14 @@ export interface Located {
 }
 
 /**
- * Our spec is linted with the project's `redocly.yaml`; any other document only structurally
- * (Redocly's `struct` rule), because real-world documents break style rules by the hundred.
+ * The project's `redocly.yaml` (every house rule: the dev loop, `npm run lint:spec`), or with
+ * `null` the structural check generation needs: Redocly's `struct` rule and unresolved `$ref`s,
+ * what `npm run generate` runs on any document (real-world documents break style rules by the
+ * hundred, and our own spec's style is the lint's job).
  */
 export async function lintConfig(projectConfig: string | null): Promise<Config> {
   if (projectConfig) return loadConfig({ configPath: projectConfig });
-  return createConfig({ rules: { struct: 'error' } });
+  return createConfig({ rules: { struct: 'error', 'no-unresolved-refs': 'error' } });
 }
 
 /** A generator error raised while loading, with the parsed root so its line can be found. */
@@ -57,21 +63,114 @@ export class LoadError extends Error {
   }
 }
 
+/** Reads a file by POSIX path relative to a source's root; `undefined` when there is none. */
+export type ReadText = (path: string) => string | undefined;
+
+/** Where the loader reads a document and the files it `$ref`s: a work tree, a git revision. */
+export interface FileSource {
+  /** The directory `read`'s paths are relative to (a repository's work tree). */
+  root: string;
+  read: ReadText;
+}
+
+/** Where a node of a bundled document was written: a file and the JSON pointer inside it. */
+export interface Origin {
+  /** Absolute path (under the source's root), or the URL it was read from. */
+  file: string;
+  /** `#/Patient/properties/email` */
+  pointer: string;
+}
+
 /**
  * Redocly's resolver, reading `.json` files with `JSON.parse`: its YAML parser reads JSON too,
  * but several times slower (GitHub's 13 MB document). Source positions for messages come from
  * the source text, parsed again only when a location is asked for.
+ *
+ * With a `FileSource`, files (but not URLs) are read through it instead of from the disk. It
+ * keeps the files it could not read or parse, with a one-line reason, and on request where
+ * each object of the other files sat, noted as parsed, before bundling moves it.
  */
 class Resolver extends BaseResolver {
+  /** File (named for people) → why it could not be read or parsed. */
+  readonly failures = new Map<string, string>();
+  /** Object of a file other than the root → where it was written; kept when `trackOrigins`. */
+  readonly origins = new WeakMap<object, Origin>();
+
+  private readonly source: FileSource | undefined;
+  private readonly trackOrigins: boolean;
+
+  // Assigned by hand: `npm run generate` loads this file through Node's type stripping, which
+  // refuses parameter properties.
+  constructor(config: Config['resolve'], source?: FileSource, trackOrigins = false) {
+    super(config);
+    this.source = source;
+    this.trackOrigins = trackOrigins;
+  }
+
+  /** `spec/schemas/patient.yaml`: relative to the source's root (or the working directory). */
+  name(absoluteRef: string): string {
+    if (isAbsoluteUrl(absoluteRef)) return absoluteRef;
+    return relative(this.source?.root ?? process.cwd(), absoluteRef)
+      .split(sep)
+      .join('/');
+  }
+
+  override async loadExternalRef(absoluteRef: string): Promise<Source> {
+    if (!this.source || isAbsoluteUrl(absoluteRef)) {
+      try {
+        return await super.loadExternalRef(absoluteRef);
+      } catch (error) {
+        this.fail(absoluteRef, `cannot be read: ${(error as Error).message}`);
+        throw error;
+      }
+    }
+    const text = this.source.read(this.name(absoluteRef));
+    if (text === undefined) {
+      this.fail(absoluteRef, 'not found');
+      throw new Error(`${this.name(absoluteRef)} not found`);
+    }
+    return new Source(absoluteRef, text.replace(/\r\n/g, '\n'));
+  }
+
   override parseDocument(source: Source, isRoot = false): Document {
+    let document: Document | undefined;
     if (/\.json$/i.test(source.absoluteRef)) {
       try {
-        return { source, parsed: JSON.parse(source.body) };
+        document = { source, parsed: JSON.parse(source.body) };
       } catch {
         // Not strict JSON (comments, a YAML body under a .json name): Redocly's parser decides.
       }
     }
-    return super.parseDocument(source, isRoot);
+    try {
+      document ??= super.parseDocument(source, isRoot);
+    } catch (error) {
+      const kind = /\.json$/i.test(source.absoluteRef) ? 'JSON' : 'YAML';
+      // js-yaml says `reason in "<absolute path>" (line:col)`; the name is said once, shorter.
+      const reason = (error as Error).message.replace(` in "${source.absoluteRef}"`, '');
+      this.fail(source.absoluteRef, `is not valid ${kind}: ${reason}`);
+      throw error;
+    }
+    if (this.trackOrigins && !isRoot) this.noteOrigins(document.parsed, source.absoluteRef);
+    return document;
+  }
+
+  private fail(absoluteRef: string, reason: string): void {
+    const name = this.name(absoluteRef);
+    if (!this.failures.has(name)) this.failures.set(name, `${name} ${reason.split('\n')[0]}`);
+  }
+
+  private noteOrigins(node: unknown, file: string): void {
+    const pending: [unknown, string][] = [[node, '#']];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const [value, pointer] = next;
+      if (value === null || typeof value !== 'object' || this.origins.has(value)) continue;
+      this.origins.set(value, { file, pointer });
+      for (const [key, child] of Object.entries(value)) {
+        if (child !== null && typeof child === 'object') {
+          pending.push([child, appendPointer(pointer, key)]);
+        }
+      }
+    }
   }
 }
 
@@ -82,12 +181,74 @@ export interface ReadDocument {
   root: Document;
 }
 
-async function resolveRoot(file: string, resolver: BaseResolver): Promise<Document> {
+/** A file as Redocly's resolver parsed it, with the resolver that read it and the files it `$ref`s. */
+export interface ParsedFile {
+  root: Document;
+  resolver: BaseResolver;
+}
+
+/**
+ * Parses `file` and the files it `$ref`s with the model's resolver: no version check, no lint,
+ * no bundle (the dev loop lints and bundles the one parse). Throws the parser's own error, with
+ * its line and column, for a file that does not parse.
+ */
+export async function parseFile(file: string, config: Config): Promise<ParsedFile> {
+  const resolver = new Resolver(config.resolve);
+  return { root: await parseRoot(file, resolver), resolver };
+}
+
+async function parseRoot(file: string, resolver: BaseResolver): Promise<Document> {
   const root = await resolver.resolveDocument(null, realpathSync(file), true);
-  if (root instanceof Error || !('parsed' in root)) {
-    throw new Error(`Cannot parse ${file}: ${(root as Error).message}`);
-  }
+  if (root instanceof Error) throw root;
+  if (!('parsed' in root)) throw new Error(`cannot read ${file}`);
   return root;
+}
+
+/** A file that does not parse; `cause` is the parser's error (see {@link locateParseError}). */
+export class ParseError extends Error {}
+
+/** {@link parseRoot}, its failure a `ParseError` naming the file (generate, the lint). */
+async function resolveRoot(file: string, resolver: BaseResolver): Promise<Document> {
+  try {
+    return await parseRoot(file, resolver);
+  } catch (error) {
+    throw new ParseError(`Cannot parse ${file}: ${(error as Error).message.split('\n')[0]}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Redocly's bundle of `parsed`: every file it `$ref`s pulled in, refs left as refs (so recursive
+ * schemas keep their cycles). A schema, parameter, response… of another file becomes a
+ * component (`#/components/schemas/<name>`); a Path Item or a Markdown description is inlined.
+ * A single-file document is already "bundled"; re-walking 13 MB to prove it costs ~2 s.
+ * `problems` are the bundle's own (a `$ref` that does not resolve). With `copy`, the parsed
+ * tree is left as it was (the dev loop lints it after).
+ */
+export async function bundleFile(
+  parsed: ParsedFile,
+  config: Config,
+  options: { copy?: boolean } = {},
+): Promise<{ bundled: unknown; problems: NormalizedProblem[] }> {
+  const tree = parsed.root.parsed;
+  if (!hasExternalRefs(tree)) {
+    return { bundled: options.copy ? structuredClone(tree) : tree, problems: [] };
+  }
+  const doc = options.copy
+    ? ({ source: parsed.root.source, parsed: structuredClone(tree) } as Document)
+    : parsed.root;
+  const result = await bundle({
+    config,
+    doc,
+    dereference: false,
+    externalRefResolver: parsed.resolver,
+  });
+  return { bundled: result.bundle.parsed, problems: result.problems };
+}
+
+async function bundleRoot(root: Document, config: Config, resolver: Resolver): Promise<unknown> {
+  return (await bundleFile({ root, resolver }, config)).bundled;
 }
 
 /**
@@ -95,8 +256,15 @@ async function resolveRoot(file: string, resolver: BaseResolver): Promise<Docume
  * is not OpenAPI 3.0.
  */
 export async function readDocument(file: string, config?: Config): Promise<ReadDocument> {
-  const resolved = config ?? (await createConfig({}));
-  const resolver = new Resolver(resolved.resolve);
+  const { resolver: _, ...read } = await readWith(file, config ?? (await createConfig({})));
+  return read;
+}
+
+async function readWith(
+  file: string,
+  config: Config,
+): Promise<ReadDocument & { resolver: Resolver }> {
+  const resolver = new Resolver(config.resolve);
   const root = await resolveRoot(file, resolver);
   try {
     assertOpenApi30(root.parsed);
@@ -104,18 +272,78 @@ export async function readDocument(file: string, config?: Config): Promise<ReadD
     if (error instanceof DocumentError) throw new LoadError(error, root);
     throw error;
   }
-  // A single-file document is already "bundled"; re-walking 13 MB to prove it costs ~2 s.
-  const bundled = hasExternalRefs(root.parsed)
-    ? ((
-        await bundle({
-          config: resolved,
-          doc: root,
-          dereference: false,
-          externalRefResolver: resolver,
-        })
-      ).bundle.parsed as OpenApiDocument)
-    : root.parsed;
-  return { bundled, root };
+  const bundled = (await bundleRoot(root, config, resolver)) as OpenApiDocument;
+  return { bundled, root, resolver };
+}
+
+/** A document read by `readLenient`: bundled, and where its nodes were written. */
+export interface LenientDocument {
+  /** The bundled document, checked for nothing but being an object. */
+  bundled: OpenApiDocument;
+  /**
+   * Where the node at `pointer` in `bundled` was written, when that is in another file than the
+   * root: the deepest object on the way that came from such a file, and the rest of the
+   * pointer below it. `undefined` for what the root file holds itself.
+   *
+   * @example origin('/components/schemas/Patient/properties/email')
+   * // { file: '/repo/spec/schemas/patient.yaml', pointer: '#/Patient/properties/email' }
+   */
+  origin(pointer: string): Origin | undefined;
+}
+
+/**
+ * Parses and bundles `path` (relative to `source.root`) and every file it `$ref`s, reading
+ * through `source`, without judging the content: no version check, no lint. For a revision of
+ * the spec that is compared rather than generated from (the spec gate's base), which may have
+ * an older or broken shape. Only what cannot be read is refused: throws an `Error` whose message
+ * is one line naming the file (`spec/schemas/a.yaml not found`, `… is not valid YAML: …`), a
+ * root that is not an object, or split files Redocly cannot bundle because the root names no
+ * OpenAPI version.
+ */
+export async function readLenient(path: string, source: FileSource): Promise<LenientDocument> {
+  const config = await createConfig({});
+  const resolver = new Resolver(config.resolve, source, true);
+  const file = join(source.root, path);
+  const root = await resolver.resolveDocument(null, file, true).catch((error: Error) => error);
+  if (root instanceof Error || !('parsed' in root)) {
+    throw new Error(resolver.failures.get(path) ?? `${path}: ${(root as Error).message}`);
+  }
+  const parsed = root.parsed;
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error(`${path} is not an OpenAPI document (not a YAML mapping)`);
+  }
+  let bundled: unknown;
+  try {
+    bundled = await bundleRoot(root, config, resolver);
+  } catch (error) {
+    throw new Error(`${path} cannot be bundled: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const [failure] = resolver.failures.values();
+  if (failure !== undefined) throw new Error(failure);
+  return {
+    bundled: bundled as OpenApiDocument,
+    origin: (pointer) => originAt(bundled, pointer, resolver.origins),
+  };
+}
+
+function originAt(
+  document: unknown,
+  pointer: string,
+  origins: WeakMap<object, Origin>,
+): Origin | undefined {
+  const tokens = parsePointer(pointer);
+  let found: { origin: Origin; depth: number } | undefined;
+  let node = document;
+  for (let depth = 0; ; depth++) {
+    if (node === null || typeof node !== 'object') break;
+    const origin = origins.get(node);
+    if (origin) found = { origin, depth };
+    if (depth === tokens.length) break;
+    node = getAtPointer(node, toPointer([tokens[depth]!]));
+  }
+  if (!found) return undefined;
+  const rest = tokens.slice(found.depth);
+  return { file: found.origin.file, pointer: appendPointer(found.origin.pointer, ...rest) };
 }
 
 /** Lints `file` (and the files it `$ref`s) with `config`. */
@@ -125,10 +353,12 @@ export async function lintFile(file: string, config: Config): Promise<Normalized
   return lintDocument({ document: root, config, externalRefResolver: resolver });
 }
 
-/** Parses, version-checks, lints and bundles `file`. Throws `LoadError` for a wrong version. */
+/**
+ * Parses, version-checks, lints and bundles `file`, all on one parse (the lint reuses the
+ * resolver's files). Throws `LoadError` for a wrong version.
+ */
 export async function loadDocument(file: string, config: Config): Promise<LoadedDocument> {
-  const read = await readDocument(file, config);
-  const resolver = new Resolver(config.resolve);
+  const { resolver, ...read } = await readWith(file, config);
   const problems = await lintDocument({
     document: read.root,
     config,
@@ -167,6 +397,26 @@ export function locateProblem(problem: NormalizedProblem, cwd: string): Located 
     message: problem.message,
     ruleId: problem.ruleId,
   };
+}
+
+/**
+ * A file that does not parse (what `parseFile` throws: Redocly's YAML error, with the line and
+ * column) → printable location: `file:line:col`, pointer `#`, the parser's reason in one line.
+ */
+export function locateParseError(error: unknown, file: string, cwd: string): Located {
+  const detail = error as {
+    line?: number;
+    col?: number;
+    source?: { absoluteRef?: string };
+    originalError?: { reason?: string };
+    message?: string;
+  };
+  const where =
+    detail.line === undefined
+      ? relativeTo(cwd, file)
+      : `${relativeTo(cwd, detail.source?.absoluteRef ?? file)}:${detail.line}:${detail.col ?? 1}`;
+  const message = detail.originalError?.reason ?? detail.message ?? String(error);
+  return { severity: 'error', where, pointer: '#', message: message.split('\n')[0]! };
 }
 
 /** A generator's error → printable location, looked up in the root file. */

@@ -5,13 +5,17 @@
  * (§4.7.9 "parameters": an operation's parameter overrides the path's one with the same `name`
  * and `in`), the request body and responses resolved through `$ref`s, and the project's
  * extensions (`x-scopes`, `x-key-kinds`) read and checked.
+ *
+ * Underneath, `pathItemOperations` is the one loop over a Path Item's HTTP methods. It judges
+ * nothing, so the strict `listOperations` and the tolerant breaking-change engine (which must
+ * compare a base revision of any shape, and pairs two revisions with `pairOperations`) share it.
  */
 import { isKeyKind, KEY_KINDS, type KeyKind } from '../../contract/key-kinds.js';
 import type { OpenApiDocument } from './document.js';
 import { resolveRef } from './document.js';
 import { DocumentError } from './errors.js';
 import { derivedOperationId } from './names.js';
-import { escapeToken, toPointer } from './pointer.js';
+import { appendPointer, escapeToken, toPointer } from './pointer.js';
 
 export const HTTP_METHODS = [
   'get',
@@ -112,7 +116,7 @@ export function listOperations(document: OpenApiDocument): OperationModel[] {
   const ids = new Set<string>();
   for (const [path, rawItem] of Object.entries(document.paths ?? {})) {
     const itemPointer = toPointer(['paths', path]);
-    if (rawItem === null || typeof rawItem !== 'object') {
+    if (rawItem === null || typeof rawItem !== 'object' || Array.isArray(rawItem)) {
       throw new DocumentError(itemPointer, 'A Path Item must be an object.');
     }
     const { node: item } = resolveRef(document, rawItem, itemPointer);
@@ -121,11 +125,8 @@ export function listOperations(document: OpenApiDocument): OperationModel[] {
       item.parameters,
       toPointer(['paths', path, 'parameters']),
     );
-    for (const method of HTTP_METHODS) {
-      const raw = item[method];
-      if (raw === undefined) continue;
-      const pointer = toPointer(['paths', path, method]);
-      if (raw === null || typeof raw !== 'object') {
+    for (const { method, node: raw, pointer } of pathItemOperations(item, itemPointer)) {
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
         throw new DocumentError(pointer, 'An Operation must be an object.');
       }
       const op = raw as Record<string, unknown>;
@@ -165,6 +166,59 @@ export function listOperations(document: OpenApiDocument): OperationModel[] {
     }
   }
   return operations;
+}
+
+/** One HTTP method key of a Path Item, as the document writes it. */
+export interface OperationNode {
+  method: LowerMethod;
+  /** What the document holds under the method: an Operation Object when it is well formed. */
+  node: unknown;
+  /** `<path item pointer>/<method>`. */
+  pointer: string;
+}
+
+/**
+ * The one loop over a Path Item's HTTP methods (§4.7.9): every method key present, in
+ * `HTTP_METHODS` order, whatever its value. Tolerant: a Path Item that is not an object has no
+ * operations. Judging a value is the caller's business: `listOperations` refuses one that is not
+ * an object, the breaking-change engine skips it (a base revision is compared, never refused).
+ * `item` must already be resolved; `pointer` is where the caller says it sits.
+ *
+ * @example pathItemOperations({ get: {}, post: null }, '#/paths/~1a') // get at #/paths/~1a/get, post (null)
+ */
+export function pathItemOperations(item: unknown, pointer: string): OperationNode[] {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return [];
+  const record = item as Record<string, unknown>;
+  const found: OperationNode[] = [];
+  for (const method of HTTP_METHODS) {
+    if (!Object.hasOwn(record, method) || record[method] === undefined) continue;
+    found.push({ method, node: record[method], pointer: appendPointer(pointer, method) });
+  }
+  return found;
+}
+
+/** The operations two revisions of a Path Item hold under one method; a side is absent when its item has none. */
+export interface OperationPair {
+  method: LowerMethod;
+  base?: OperationNode;
+  head?: OperationNode;
+}
+
+/**
+ * Pairs the operations of two revisions of a Path Item by method, in `HTTP_METHODS` order, for
+ * comparing them: every method either side has, once.
+ */
+export function pairOperations(
+  base: readonly OperationNode[],
+  head: readonly OperationNode[],
+): OperationPair[] {
+  const pairs: OperationPair[] = [];
+  for (const method of HTTP_METHODS) {
+    const b = base.find((op) => op.method === method);
+    const h = head.find((op) => op.method === method);
+    if (b || h) pairs.push({ method, ...(b && { base: b }), ...(h && { head: h }) });
+  }
+  return pairs;
 }
 
 /** Picks the media type generators describe: `application/json`, then any JSON, then the first. */

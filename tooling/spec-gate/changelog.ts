@@ -1,5 +1,4 @@
 import type { Change } from '../breaking/types.js';
-import { displayPointer } from './load-spec.js';
 
 /** A dated API version, as in `info.version` and `PatientCare-Version`. */
 export const DATED_VERSION = /^\d{4}-\d{2}-\d{2}$/;
@@ -37,9 +36,15 @@ export function parseChangelog(text: string): Map<string, string[]> {
 }
 
 /** True when one of the listed entries names the change: its pointer (or a parent; pointers need
- * ≥ 2 segments, so a bare `/paths` cannot wave everything through) or an operation it reaches. */
-export function isListed(change: Change, entries: readonly string[]): boolean {
-  const pointers = [change.pointer, displayPointer(change.pointer)];
+ * ≥ 2 segments, so a bare `/paths` cannot wave everything through), the form the report shows
+ * it in (`shown`: `schemas/patient.yaml#/Patient/...` for a split file), or an operation it
+ * reaches. */
+export function isListed(
+  change: Change,
+  entries: readonly string[],
+  shown: string = change.pointer,
+): boolean {
+  const pointers = [change.pointer, shown];
   const operations = change.operations ?? (change.operation ? [change.operation] : []);
   return entries.some((entry) => {
     if (operations.includes(entry)) return true;

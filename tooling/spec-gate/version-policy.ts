@@ -7,6 +7,9 @@ export interface GateInput {
   headVersion: unknown;
   /** Text of `spec/CHANGELOG.md` in the head, or undefined when it does not exist. */
   changelog: string | undefined;
+  /** The change's pointer as the report shows it (`schemas/a.yaml#/A` for a split file); a
+   * changelog entry may name either form. Default: the pointer. */
+  show?: (change: Change) => string;
 }
 
 export interface GateResult {
@@ -27,6 +30,7 @@ export function evaluateGate({
   baseVersion,
   headVersion,
   changelog,
+  show = (change) => change.pointer,
 }: GateInput): GateResult {
   const breaking = changes.filter((c) => c.breaking);
   const problems: string[] = [];
@@ -53,7 +57,7 @@ export function evaluateGate({
       );
       unlisted = breaking;
     } else {
-      unlisted = breaking.filter((c) => !isListed(c, section ?? []));
+      unlisted = breaking.filter((c) => !isListed(c, section ?? [], show(c)));
       if (unlisted.length > 0) {
         problems.push(
           `${unlisted.length} breaking change(s) not listed under "## ${String(headVersion)}" in spec/CHANGELOG.md (name each JSON pointer or operation in backticks)`,

@@ -59,3 +59,13 @@ export async function launchChromium(
     },
   };
 }
+
+/** The requested URLs that left `base`'s host (data: and blob: URLs stay in the page). */
+export function requestsElsewhere(requested: readonly string[], base: string): string[] {
+  const local = new URL(base).host;
+  return requested.filter((url) => {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'data:' || parsed.protocol === 'blob:') return false;
+    return parsed.host !== local;
+  });
+}

@@ -4,13 +4,15 @@
  * ways it ends — SIGKILL (a crash) or SIGTERM (a clean stop).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../support/ports.js';
 
 /** The repository root (the child runs there, so `server/main.ts` and `spec/` resolve). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** A running service process. */
+export { freePort };
+
 export interface ServiceProcess {
   child: ChildProcess;
   pid: number;
@@ -34,18 +36,6 @@ export interface StartOptions {
   wrapper?: readonly string[];
   /** How long to wait for the first answer. Default 60 s (start-up is slow on a busy box). */
   startTimeoutMs?: number;
-}
-
-/** A TCP port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 function exited(child: ChildProcess): Promise<number | null> {

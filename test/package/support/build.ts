@@ -5,7 +5,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { buildClientPackage } from '../../../scripts/build-client.js';
+import { buildClientPackage } from '../../../tooling/build/client-package.js';
 
 /** A built package and how to remove it. */
 export interface BuiltPackage {

@@ -7,7 +7,11 @@ import { KNOWN_FORMATS } from '../../../tooling/openapi/formats.js';
 import { inlinePathReferences } from '../../../tooling/openapi/inline-path-refs.js';
 import { convertComponentSchemas } from '../../../tooling/openapi/json-schema.js';
 import { uniqueNames } from '../../../tooling/openapi/names.js';
-import { listOperations } from '../../../tooling/openapi/operations.js';
+import {
+  listOperations,
+  pairOperations,
+  pathItemOperations,
+} from '../../../tooling/openapi/operations.js';
 import {
   appendPointer,
   getAtPointer,
@@ -118,6 +122,43 @@ describe('the operation walk', () => {
     expect(() => listOperations(bad)).toThrow(/Unknown key kind "admin"/);
   });
 
+  it("walks a Path Item's methods in one order, whatever they hold, and nothing of a non-object", () => {
+    const item = { post: { responses: {} }, summary: 's', get: null, parameters: [], trace: 5 };
+    expect(pathItemOperations(item, '#/paths/~1a')).toEqual([
+      { method: 'get', node: null, pointer: '#/paths/~1a/get' },
+      { method: 'post', node: { responses: {} }, pointer: '#/paths/~1a/post' },
+      { method: 'trace', node: 5, pointer: '#/paths/~1a/trace' },
+    ]);
+    for (const notAnItem of [null, 'x', 7, [{ get: {} }]]) {
+      expect(pathItemOperations(notAnItem, '#/paths/~1a')).toEqual([]);
+    }
+  });
+
+  it("pairs two revisions of a Path Item by method, in the walk's order", () => {
+    const base = pathItemOperations({ delete: {}, get: {} }, '/b');
+    const head = pathItemOperations({ post: {}, get: {} }, '/h');
+    expect(
+      pairOperations(base, head).map((p) => [p.method, p.base?.pointer, p.head?.pointer]),
+    ).toEqual([
+      ['get', '/b/get', '/h/get'],
+      ['post', undefined, '/h/post'],
+      ['delete', '/b/delete', undefined],
+    ]);
+  });
+
+  it('refuses what the tolerant walk hands over: a null operation, a non-object Path Item', () => {
+    const withOperation = (get: unknown) =>
+      ({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/a': { get } } }) as never;
+    expect(() => listOperations(withOperation(null))).toThrow('An Operation must be an object.');
+    expect(() => listOperations(withOperation([]))).toThrow('An Operation must be an object.');
+    const badItem = {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: { '/a': 'not a path item' },
+    } as never;
+    expect(() => listOperations(badItem)).toThrow('A Path Item must be an object.');
+  });
+
   it('reads a document without paths as no operations', () => {
     expect(
       listOperations({ openapi: '3.0.3', info: { title: 't', version: '1' } } as never),
@@ -153,6 +194,20 @@ describe('the Ajv factory', () => {
   ])('format %s accepts %j: %s', (format, value, want) => {
     const type = typeof value === 'number' ? 'integer' : 'string';
     expect(createAjv().compile({ type, format })(value)).toBe(want);
+  });
+
+  it('reports every error by default and only the first with allErrors: false', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'integer' } },
+    };
+    const wrong = { a: 1, b: 'x' };
+    const all = createAjv().compile(schema);
+    const first = createAjv({ allErrors: false }).compile(schema);
+    expect(all(wrong)).toBe(false);
+    expect(all.errors).toHaveLength(2);
+    expect(first(wrong)).toBe(false);
+    expect(first.errors).toHaveLength(1);
   });
 
   it('knows every format the conversion keeps (strict mode compiles each)', () => {

@@ -3,7 +3,10 @@
 // a banner until it is fixed. Loaded from the service itself, so the pages' CSP stays as is.
 const BANNER_ID = 'dev-spec-problem';
 const events = new EventSource('/docs/dev/events');
-let shown;
+// The contract this page was rendered from, named in this script's URL by the service (empty:
+// none yet). Without it, the first state heard is taken as the page's own.
+const named = new URL(import.meta.url).searchParams.get('contract');
+let shown = named === null ? undefined : named === '' ? null : named;
 
 events.addEventListener('state', (event) => {
   const state = JSON.parse(event.data);
