@@ -3,6 +3,7 @@
  * the time rules that go with it. Pure: no database, no clock; the handlers feed it values and act
  * on the answer.
  */
+import type { components } from '../../generated/types.js';
 import { ApiError } from '../errors.js';
 
 /** Every appointment status, in the order of the happy path. */
@@ -19,6 +20,13 @@ export const APPOINTMENT_STATUSES = [
 ] as const;
 
 export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
+
+// The list names exactly the spec's `AppointmentStatus` enum: a status added to or dropped from
+// either one alone fails the type check here, not a request at run time.
+type SpecStatus = components['schemas']['AppointmentStatus'];
+const _sameAsSpec: [SpecStatus, AppointmentStatus] extends [AppointmentStatus, SpecStatus]
+  ? true
+  : never = true;
 
 /** Where each status may go next: the spec's table, one row per status. */
 const MOVES: Readonly<Record<AppointmentStatus, readonly AppointmentStatus[]>> = {
