@@ -11,10 +11,11 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { listOperation, replaceOnce } from '../test/support/dev-spec.js';
 import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { freePort } from '../tooling/node/ports.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'bench/results/dev.md');
@@ -62,17 +63,6 @@ interface Timing {
 function fail(message: string, code = 1): never {
   process.stderr.write(`bench:dev: ${message}\n`);
   process.exit(code);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -288,7 +278,7 @@ function editPlan(
           replaceOnce(
             spec,
             '  /v1/claims/{id}:\n',
-            `${operation(path, operationId)}  /v1/claims/{id}:\n`,
+            `${listOperation(path, operationId)}  /v1/claims/{id}:\n`,
           ),
         reflected: async () =>
           (await api(path)).status === 501 && (await served()).includes(`"${path}"`),
@@ -321,58 +311,6 @@ function editPlan(
     ];
     return kinds[i % kinds.length]!;
   };
-}
-
-function replaceOnce(text: string, from: string, to: string): string {
-  const at = text.indexOf(from);
-  if (at < 0)
-    throw new Error(`bench edit: ${JSON.stringify(from.slice(0, 60))} not found in the spec`);
-  return text.slice(0, at) + to + text.slice(at + from.length);
-}
-
-function operation(path: string, operationId: string): string {
-  return `  ${path}:
-    get:
-      operationId: ${operationId}
-      tags:
-        - Practitioners
-      summary: List practitioners
-      description: The practitioners of the account.
-      x-scopes:
-        - patients:read
-      x-key-kinds:
-        - secret
-      parameters:
-        - $ref: '#/components/parameters/PatientCareVersion'
-      responses:
-        '200':
-          description: The practitioners.
-          headers:
-            Request-Id:
-              $ref: '#/components/headers/Request-Id'
-          content:
-            application/json:
-              schema:
-                type: object
-                additionalProperties: false
-                properties:
-                  data:
-                    type: array
-                    items:
-                      type: string
-              example:
-                data: []
-        '400':
-          $ref: '#/components/responses/BadRequest'
-        '401':
-          $ref: '#/components/responses/Unauthorized'
-        '403':
-          $ref: '#/components/responses/Forbidden'
-        '429':
-          $ref: '#/components/responses/TooManyRequests'
-        '500':
-          $ref: '#/components/responses/InternalError'
-`;
 }
 
 function writeResults(

@@ -20,11 +20,11 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
 import { choiceOption, exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { freePort } from '../tooling/node/ports.js';
 
 const { values } = parseOrExit({
   name: 'npm run bench:server --',
@@ -108,18 +108,6 @@ async function runBare(port: number, bodyFile: string): Promise<void> {
   const app = Fastify({ logger: false });
   app.get('/v1/patients', async () => payload);
   await app.listen({ host: '127.0.0.1', port });
-}
-
-/** A port free right now on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** Resolves once `url` answers 200, polling; gives up after 60 s. */

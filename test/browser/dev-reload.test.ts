@@ -26,9 +26,9 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../server/db/open.js';
+import { freePort } from '../../tooling/node/ports.js';
 import { replaceOnce, withPractitioners } from '../support/dev-spec.js';
 import { makeKey } from '../support/keys.js';
-import { freePort } from '../support/ports.js';
 import {
   haveChromium,
   type LaunchedChromium,

@@ -12,9 +12,9 @@ import { routes } from '../../generated/routes.js';
 import { openDb } from '../../server/db/open.js';
 import { type DevLoop, startDevLoop } from '../../tooling/dev/loop.js';
 import { Reporter } from '../../tooling/dev/report.js';
+import { freePort } from '../../tooling/node/ports.js';
 import { withPractitioners } from '../support/dev-spec.js';
 import { makeKey } from '../support/keys.js';
-import { freePort } from '../support/ports.js';
 
 const ROOT = resolve('.');
 const WAIT_MS = 90_000;

@@ -6,11 +6,11 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../tooling/node/ports.js';
 
 const run = promisify(execFile);
 const ROOT = resolve('.');
@@ -18,17 +18,6 @@ const dir = mkdtempSync(join(tmpdir(), 'pc-prod-'));
 let server: ChildProcess | undefined;
 let output = '';
 let base = '';
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 beforeAll(async () => {
   await run(

@@ -1,12 +1,16 @@
 /**
- * The spec edit the dev-loop tests make (test/dev, test/browser): a new list operation,
- * `GET /v1/practitioners`, with everything the house lint rules ask for.
+ * The spec edit the dev-loop tests (test/dev, test/browser) and `npm run bench:dev` make: a new
+ * list operation, `GET /v1/practitioners`, with everything the house lint rules ask for.
  */
 
-/** A list operation with everything the house rules ask for, shaped like the spec's others. */
-export const NEW_OPERATION = `  /v1/practitioners:
+/**
+ * A list operation at `path` with everything the house rules ask for, shaped like the spec's
+ * others: the Path Item's text, ready to go before another path of `paths`.
+ */
+export function listOperation(path: string, operationId: string): string {
+  return `  ${path}:
     get:
-      operationId: listPractitioners
+      operationId: ${operationId}
       tags:
         - Practitioners
       summary: List practitioners
@@ -46,6 +50,10 @@ export const NEW_OPERATION = `  /v1/practitioners:
         '500':
           $ref: '#/components/responses/InternalError'
 `;
+}
+
+/** The operation the dev-loop tests add. */
+export const NEW_OPERATION = listOperation('/v1/practitioners', 'listPractitioners');
 
 /**
  * The spec with the new operation, its tag declared and placed in a tag group: the spec groups

@@ -8,12 +8,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, openDb } from '../../server/db/open.js';
 import type { Dialect } from '../../server/db/types.js';
 import { createKey } from '../../server/keys/index.js';
+import { freePort } from '../node/ports.js';
 
 /** Where the service keeps its data. */
 export interface DatabaseChoice {
@@ -37,19 +37,6 @@ export interface Service {
 }
 
 const HIGH_RATE = '1000000';
-
-/** A port the OS just had free on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Polls `url` until anything answers, or throws after `timeoutMs`. */
 export async function waitForHttp(

@@ -5,14 +5,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../support/ports.js';
+import { freePort } from '../../../tooling/node/ports.js';
 
 /** The repository root (the child runs there, so `server/main.ts` and `spec/` resolve). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** A running service process. */
-export { freePort };
-
 export interface ServiceProcess {
   child: ChildProcess;
   pid: number;
