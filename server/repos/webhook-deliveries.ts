@@ -1,4 +1,4 @@
-import type { Db } from '../db/types.js';
+import type { Db, SqlValue } from '../db/types.js';
 import { newId } from '../ids.js';
 import { sqlLimit } from './sql-params.js';
 
@@ -22,6 +22,10 @@ export interface LeaseOptions {
   /** How long the lease lasts; an unfinished delivery is retried by anyone after it. */
   leaseMs: number;
   limit: number;
+  /** Only this mode's deliveries (the worker keeps separate slots per mode). */
+  livemode?: boolean;
+  /** Leave these endpoints' deliveries alone (they are at the worker's per-endpoint cap). */
+  excludeWebhookIds?: readonly string[];
 }
 
 /** The columns a lease hands out; `url`, `secret` and `data` come from the joined rows. */
@@ -37,11 +41,22 @@ const LEASED_COLUMNS =
  * A lease that expires (worker died) makes the delivery due again.
  */
 export async function leaseDueDeliveries(db: Db, options: LeaseOptions): Promise<LeasedDelivery[]> {
-  const params = [options.workerId, options.nowMs + options.leaseMs, options.nowMs];
+  const params: SqlValue[] = [options.workerId, options.nowMs + options.leaseMs, options.nowMs];
+  let only = '';
+  if (options.livemode !== undefined) {
+    params.push(options.livemode);
+    only += ` AND livemode = $${params.length}`;
+  }
+  const excluded = options.excludeWebhookIds ?? [];
+  if (excluded.length > 0) {
+    const first = params.length + 1;
+    params.push(...excluded);
+    only += ` AND webhook_id NOT IN (${excluded.map((_, i) => `$${first + i}`).join(', ')})`;
+  }
   const update = (lockRows: string, returning: string) =>
     `UPDATE webhook_deliveries SET locked_by = $1, locked_until = $2, updated_at = $3
       WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending'
-        AND next_attempt_at <= $3 AND (locked_until IS NULL OR locked_until < $3)
+        AND next_attempt_at <= $3 AND (locked_until IS NULL OR locked_until < $3)${only}
         ORDER BY next_attempt_at LIMIT ${sqlLimit(options.limit)}${lockRows})
       RETURNING ${returning}`;
   if (db.dialect === 'postgres') {
@@ -78,6 +93,25 @@ function toLeased(row: Record<string, unknown>): LeasedDelivery {
     secret: String(row.secret),
     eventJson: String(row.data),
   };
+}
+
+/**
+ * Hands leased deliveries back unattempted (due again at once for any worker); only the
+ * worker holding a lease releases it. The worker uses it for deliveries past its per-endpoint
+ * cap that came in one batch.
+ */
+export async function releaseLeases(
+  db: Db,
+  workerId: string,
+  deliveryIds: readonly string[],
+): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  const list = deliveryIds.map((_, i) => `$${i + 2}`).join(', ');
+  await db.run(
+    `UPDATE webhook_deliveries SET locked_by = NULL, locked_until = NULL
+      WHERE locked_by = $1 AND status = 'pending' AND id IN (${list})`,
+    [workerId, ...deliveryIds],
+  );
 }
 
 /** The outcome of one HTTP attempt. */

@@ -10,7 +10,10 @@ import { type Resolver, resolveDeliveryTarget } from './url-guard.js';
 /** Sent with every delivery so receivers can tell our traffic apart. */
 export const USER_AGENT = 'PatientCare-Webhooks/1.0 (+https://api.patientcare.example)';
 
-/** A receiver has this long to answer with a 2xx (spec: "Delivery"). */
+/**
+ * One deadline per attempt (spec: "Delivery"): name resolution, connection, headers and the
+ * whole body must be done within it (`WEBHOOK_TIMEOUT_MS`).
+ */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 export interface AttemptDeps {
@@ -52,11 +55,16 @@ export async function attemptDelivery(
     error,
     succeeded: error === null && statusCode !== null && statusCode >= 200 && statusCode < 300,
   });
-  const target = await resolveDeliveryTarget(delivery.url, {
-    livemode: delivery.livemode,
-    allowPrivate: deps.allowPrivate === true,
-    ...(deps.resolver ? { resolver: deps.resolver } : {}),
-  });
+  const timeoutMs = deps.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const target = await withinDeadline(
+    resolveDeliveryTarget(delivery.url, {
+      livemode: delivery.livemode,
+      allowPrivate: deps.allowPrivate === true,
+      ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    }),
+    timeoutMs,
+  );
+  if (target === TIMED_OUT) return done(null, 'timeout');
   if (!target.ok)
     return done(null, target.reason === 'unresolvable' ? 'dns_failure' : 'url_refused');
   const signature = signWebhookPayload(body, delivery.secret, Math.floor(deps.clock() / 1000));
@@ -64,7 +72,8 @@ export async function attemptDelivery(
     target,
     body,
     livemode: delivery.livemode,
-    timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    // What is left of the attempt's one deadline after name resolution.
+    timeoutMs: Math.max(1, Math.round(timeoutMs - (performance.now() - started))),
     headers: {
       'Content-Type': 'application/json',
       'User-Agent': USER_AGENT,
@@ -72,4 +81,19 @@ export async function attemptDelivery(
     },
   });
   return done(result.statusCode, result.error);
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** `work`'s result, or `TIMED_OUT` once `ms` pass first (the work is left to finish alone). */
+async function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

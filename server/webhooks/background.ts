@@ -5,6 +5,7 @@
  */
 import { allowPrivateWebhookTargets } from '../config.js';
 import type { Db } from '../db/types.js';
+import { DELIVERY_TIMEOUT_MS } from './attempt.js';
 import {
   type Clearinghouse,
   DEFAULT_CLEARINGHOUSE_DELAY_MS,
@@ -18,7 +19,12 @@ export interface BackgroundConfig {
   enabled: boolean;
   schedule: RetrySchedule;
   clearinghouseDelayMs: number;
+  /** Deliveries in flight per mode. */
   concurrency: number;
+  /** Deliveries in flight to one endpoint. */
+  endpointConcurrency: number;
+  /** The deadline of one attempt (ms). */
+  timeoutMs: number;
   /** Deliver to loopback and private addresses (see `allowPrivateWebhookTargets`). */
   allowPrivateTargets: boolean;
 }
@@ -27,7 +33,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * Reads `WORKER` (`off` disables), `WEBHOOK_SCHEDULE` (see `parseSchedule`),
- * `CLEARINGHOUSE_DELAY_MS` (default 2000), `WEBHOOK_CONCURRENCY` (default 32) and
+ * `CLEARINGHOUSE_DELAY_MS` (default 2000), `WEBHOOK_CONCURRENCY` (per mode, default 32),
+ * `WEBHOOK_ENDPOINT_CONCURRENCY` (default 4), `WEBHOOK_TIMEOUT_MS` (default 10000) and
  * `WEBHOOK_ALLOW_PRIVATE_TARGETS` (read as the server reads it, `server/config.ts`).
  * Throws an `Error` naming the variable when a value cannot be used.
  */
@@ -41,6 +48,8 @@ export function loadBackgroundConfig(env: Env = process.env): BackgroundConfig {
     schedule: parseSchedule(env.WEBHOOK_SCHEDULE),
     clearinghouseDelayMs: whole(env, 'CLEARINGHOUSE_DELAY_MS', DEFAULT_CLEARINGHOUSE_DELAY_MS),
     concurrency: Math.max(1, whole(env, 'WEBHOOK_CONCURRENCY', 32)),
+    endpointConcurrency: Math.max(1, whole(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4)),
+    timeoutMs: Math.max(1, whole(env, 'WEBHOOK_TIMEOUT_MS', DELIVERY_TIMEOUT_MS)),
     allowPrivateTargets: allowPrivateWebhookTargets(env),
   };
 }
@@ -89,6 +98,8 @@ export function startBackgroundWork(options: {
     clock,
     schedule: config.schedule,
     concurrency: config.concurrency,
+    endpointConcurrency: config.endpointConcurrency,
+    timeoutMs: config.timeoutMs,
     allowPrivateTargets: config.allowPrivateTargets,
     onError,
   });

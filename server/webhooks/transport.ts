@@ -78,18 +78,21 @@ function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
   };
 }
 
-class TimeoutError extends Error {
-  override readonly name = 'TimeoutError';
-}
-
 /**
  * The default transport. Separate agents per mode keep a socket opened under test-mode rules
  * (loopback allowed) from ever carrying a live delivery.
+ *
+ * Nothing a receiver does can hold an attempt past its deadline: the one timer covers the
+ * connection, the headers and the body, and settles the attempt itself when it fires rather
+ * than waiting for the request's `error` event (a request still waiting in an agent's queue
+ * and destroyed there never emits one on Node 24, which once froze every delivery). The agents
+ * never queue at all: `maxSockets` is unbounded because the worker already bounds what is in
+ * flight (per mode and per endpoint), so a request always gets a socket at once.
  */
-export function createHttpTransport(options: { maxSockets?: number } = {}): Transport & {
-  close(): void;
-} {
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64 };
+export function createHttpTransport(): Transport & { close(): void } {
+  // Idle keep-alive sockets are closed after a few seconds, so a receiver's connection limit
+  // is not held by sockets nobody uses.
+  const agentOptions = { keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, timeout: 5_000 };
   const agents = {
     live: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
     test: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
@@ -100,6 +103,8 @@ export function createHttpTransport(options: { maxSockets?: number } = {}): Tran
       const secure = url.protocol === 'https:';
       const modeAgents = request.livemode ? agents.live : agents.test;
       let settled = false;
+      let statusCode: number | null = null;
+      let response: http.IncomingMessage | null = null;
       const finish = (result: SendResult) => {
         if (settled) return;
         settled = true;
@@ -113,18 +118,32 @@ export function createHttpTransport(options: { maxSockets?: number } = {}): Tran
         lookup: pinnedLookup(request.target.addresses),
       });
       const timer = setTimeout(() => {
-        req.destroy(new TimeoutError('delivery timed out'));
+        // Settle first: whatever the socket does next cannot keep the attempt open.
+        finish({ statusCode, error: 'timeout' });
+        response?.destroy();
+        req.destroy();
       }, request.timeoutMs);
       req.on('response', (res) => {
-        finish({ statusCode: res.statusCode ?? null, error: null });
+        response = res;
+        statusCode = res.statusCode ?? null;
         let seen = 0;
         res.on('data', (chunk: Buffer) => {
           seen += chunk.length;
-          if (seen > MAX_DRAIN_BYTES) res.destroy();
+          if (seen > MAX_DRAIN_BYTES) {
+            // Enough read to know the receiver answered; the rest is not ours to wait for.
+            finish({ statusCode, error: null });
+            res.destroy();
+          }
         });
-        res.on('error', () => {});
+        res.on('end', () => finish({ statusCode, error: null }));
+        res.on('error', () => finish({ statusCode, error: 'connection_reset' }));
+        res.on('close', () => finish({ statusCode, error: 'connection_reset' }));
       });
-      req.on('error', (err) => finish({ statusCode: null, error: classifyNetworkError(err) }));
+      req.on('error', (err) => finish({ statusCode, error: classifyNetworkError(err) }));
+      // A request closed without a response or an error (destroyed elsewhere) still settles.
+      req.on('close', () => {
+        if (response === null) finish({ statusCode: null, error: 'connection_reset' });
+      });
       req.end(request.body);
     });
   return Object.assign(send, {
@@ -151,7 +170,15 @@ export function fetchTransport(fetchImpl: typeof fetch): Transport {
         redirect: 'manual',
         signal: AbortSignal.timeout(request.timeoutMs),
       });
-      await response.body?.cancel().catch(() => {});
+      // The deadline covers the body too: read it (up to the drain limit) under the signal.
+      const reader = response.body?.getReader();
+      let seen = 0;
+      while (reader && seen <= MAX_DRAIN_BYTES) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        seen += value.byteLength;
+      }
+      await reader?.cancel().catch(() => {});
       return { statusCode: response.status, error: null };
     } catch (err) {
       return { statusCode: null, error: classifyNetworkError(err) };

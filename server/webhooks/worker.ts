@@ -6,6 +6,11 @@
  * Several workers may share one PostgreSQL database: leasing uses `FOR UPDATE SKIP LOCKED`
  * and a lease time (`leaseMs`), so each due delivery goes to one worker, and a worker that
  * dies mid-delivery only delays it until its lease runs out. On SQLite one process delivers.
+ *
+ * No receiver can stall it: every attempt ends by its deadline (`attempt.ts`, `transport.ts`);
+ * each mode has its own slots, so test-mode receivers never hold up a live delivery; and one
+ * endpoint holds at most `endpointConcurrency` of its mode's slots, so a hung receiver cannot
+ * take them all. The endpoint's bound key is checked before each send (`key-binding.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -14,10 +19,12 @@ import {
   type DeliveryAttempt,
   type LeasedDelivery,
   leaseDueDeliveries,
+  releaseLeases,
   settleDelivery,
 } from '../repos/webhook-deliveries.js';
 import { attemptDelivery, deliveryBody } from './attempt.js';
 import { disableEndpoint } from './disable-endpoint.js';
+import { type Bindings, bindingVerdict, loadBindings } from './key-binding.js';
 import { DEFAULT_SCHEDULE, nextRetryAt, type RetrySchedule } from './schedule.js';
 import { SettleQueue } from './settle-queue.js';
 import { createHttpTransport, fetchTransport, type Transport } from './transport.js';
@@ -40,13 +47,15 @@ export interface DeliveryWorkerOptions {
    * `WEBHOOK_ALLOW_PRIVATE_TARGETS`; default false).
    */
   allowPrivateTargets?: boolean;
-  /** Deliveries in flight at once (default 32). */
+  /** Deliveries in flight at once per mode (default 32; live and test each have as many). */
   concurrency?: number;
+  /** Deliveries in flight at once to one endpoint (default 4). */
+  endpointConcurrency?: number;
   /** How often to look for due deliveries when there were none (ms, default 25). */
   pollIntervalMs?: number;
   /** How long a leased delivery stays ours before others may take it (ms, default 60 s). */
   leaseMs?: number;
-  /** Per-attempt timeout (ms, default 10 s). */
+  /** The one deadline of an attempt: resolve, connect, headers and body (ms, default 10 s). */
   timeoutMs?: number;
   /** Jitter source (default `Math.random`). */
   random?: () => number;
@@ -63,10 +72,11 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
-/** Where each leased delivery's endpoint stands, and its event's pending count. */
+/** Where each leased delivery's endpoint stands, its bound key, and its event's pending count. */
 interface BatchFacts {
   enabled: Set<string>;
   pending: Map<string, number>;
+  bindings: Bindings;
 }
 
 async function batchFacts(db: Db, leased: readonly LeasedDelivery[]): Promise<BatchFacts> {
@@ -85,7 +95,18 @@ async function batchFacts(db: Db, leased: readonly LeasedDelivery[]): Promise<Ba
   return {
     enabled: new Set(hooks.map((h) => h.id)),
     pending: new Map(counts.map((c) => [c.event_id, Number(c.n)])),
+    bindings: await loadBindings(db, webhookIds),
   };
+}
+
+/** The event type of a stored event's JSON text. */
+function eventTypeOf(eventJson: string): string {
+  return String((JSON.parse(eventJson) as { type?: unknown }).type ?? '');
+}
+
+/** An attempt that was never sent, with the reason as its error. */
+function unsent(startedAt: number, error: string): DeliveryAttempt {
+  return { startedAt, durationMs: 0, statusCode: null, error, succeeded: false };
 }
 
 /**
@@ -99,6 +120,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const clock = options.clock ?? Date.now;
   const schedule = options.schedule ?? DEFAULT_SCHEDULE;
   const concurrency = Math.max(1, options.concurrency ?? 32);
+  const endpointCap = Math.max(1, options.endpointConcurrency ?? 4);
   const pollMs = options.pollIntervalMs ?? 25;
   const leaseMs = options.leaseMs ?? 60_000;
   const random = options.random ?? Math.random;
@@ -118,7 +140,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   };
 
   let stopped = false;
-  let inflight = 0;
+  /** In flight per mode (`live`/`test`) and per endpoint. */
+  const inflight = { live: 0, test: 0 };
+  const perEndpoint = new Map<string, number>();
+  const totalInflight = () => inflight.live + inflight.test;
   let wakeUp: (() => void) | null = null;
   const wake = () => {
     const fn = wakeUp;
@@ -152,15 +177,24 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   async function deliver(delivery: LeasedDelivery, facts: BatchFacts): Promise<void> {
     if (!facts.enabled.has(delivery.webhookId)) {
       // Disabled (by its owner) since the delivery was queued: give it up without sending.
-      const attempt = {
-        startedAt: clock(),
-        durationMs: 0,
-        statusCode: null,
-        error: 'endpoint_disabled',
-        succeeded: false,
-      };
+      const attempt = unsent(clock(), 'endpoint_disabled');
       await settler.settle({ deliveryId: delivery.id, workerId, attempt, retryAt: null });
       return;
+    }
+    if (facts.bindings.has(delivery.webhookId)) {
+      const type = eventTypeOf(delivery.eventJson);
+      const verdict = bindingVerdict(facts.bindings, delivery.webhookId, type, clock());
+      if (verdict === 'key_revoked') {
+        // The key the subscription stood on is gone: nothing more goes out until a key that
+        // may read the families re-enables the endpoint.
+        await finalFailure(delivery, unsent(clock(), 'key_revoked'));
+        return;
+      }
+      if (verdict === 'scope_missing') {
+        const attempt = unsent(clock(), 'scope_missing');
+        await settler.settle({ deliveryId: delivery.id, workerId, attempt, retryAt: null });
+        return;
+      }
     }
     const body = deliveryBody(delivery.eventJson, facts.pending.get(delivery.eventId));
     const attempt = await attemptDelivery(delivery, body, deps);
@@ -189,41 +223,78 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       );
     }
     while (!stopped) {
-      const free = concurrency - inflight;
-      if (free <= 0) {
-        await pause(pollMs);
-        continue;
-      }
-      let leased: LeasedDelivery[] = [];
-      try {
-        const lease = (on: Db) =>
-          leaseDueDeliveries(on, { workerId, nowMs: clock(), leaseMs, limit: free });
-        // PostgreSQL: one statement, one round trip; its commit waits for the WAL flush,
-        // which costs less than the BEGIN, SET LOCAL synchronous_commit and COMMIT round trips
-        // it saves. SQLite: a lease lost to a crash only means the delivery is due again at
-        // once, so leasing skips the fsync (synchronous=OFF).
-        leased =
-          db.dialect === 'postgres'
-            ? await lease(db)
-            : await db.transaction(lease, { durable: false });
-        if (leased.length > 0) {
-          const facts = await batchFacts(db, leased);
-          for (const delivery of leased) {
-            inflight += 1;
-            deliver(delivery, facts)
-              .catch((err: unknown) => onError('webhook delivery could not be recorded', err))
-              .finally(() => {
-                inflight -= 1;
-                wake();
-              });
-          }
+      let more = false;
+      // Live first, each mode from its own slots: test-mode receivers never delay live ones.
+      for (const livemode of [true, false]) {
+        if (stopped) break;
+        try {
+          if (await leaseAndStart(livemode)) more = true;
+        } catch (err) {
+          onError('webhook worker could not lease deliveries', err);
         }
-      } catch (err) {
-        onError('webhook worker could not lease deliveries', err);
       }
       // A full batch means more may be due: go again at once (after a slot frees up).
-      if (leased.length < free && !stopped) await pause(pollMs);
+      if (!more && !stopped) await pause(pollMs);
     }
+  }
+
+  /** Leases what this mode's free slots allow and starts it; true when the batch was full. */
+  async function leaseAndStart(livemode: boolean): Promise<boolean> {
+    const mode = livemode ? 'live' : 'test';
+    const free = concurrency - inflight[mode];
+    if (free <= 0) return false;
+    const atCap = [...perEndpoint].filter(([, n]) => n >= endpointCap).map(([id]) => id);
+    const lease = (on: Db) =>
+      leaseDueDeliveries(on, {
+        workerId,
+        nowMs: clock(),
+        leaseMs,
+        limit: free,
+        livemode,
+        excludeWebhookIds: atCap,
+      });
+    // PostgreSQL: one statement, one round trip; its commit waits for the WAL flush,
+    // which costs less than the BEGIN, SET LOCAL synchronous_commit and COMMIT round trips
+    // it saves. SQLite: a lease lost to a crash only means the delivery is due again at
+    // once, so leasing skips the fsync (synchronous=OFF).
+    const leased =
+      db.dialect === 'postgres' ? await lease(db) : await db.transaction(lease, { durable: false });
+    if (leased.length === 0) return false;
+    // One batch may hold more of an endpoint's deliveries than its cap: hand those back; the
+    // next lease skips the endpoint until a slot of its own frees up.
+    const start: LeasedDelivery[] = [];
+    const handBack: string[] = [];
+    for (const delivery of leased) {
+      const n = perEndpoint.get(delivery.webhookId) ?? 0;
+      if (n >= endpointCap) handBack.push(delivery.id);
+      else {
+        perEndpoint.set(delivery.webhookId, n + 1);
+        start.push(delivery);
+      }
+    }
+    inflight[mode] += start.length;
+    try {
+      await releaseLeases(db, workerId, handBack);
+      const facts = await batchFacts(db, start);
+      for (const delivery of start) {
+        deliver(delivery, facts)
+          .catch((err: unknown) => onError('webhook delivery could not be recorded', err))
+          .finally(() => done(delivery, mode));
+      }
+    } catch (err) {
+      // Leased but not started: free the slots; the leases run out and others retry them.
+      for (const delivery of start) done(delivery, mode);
+      throw err;
+    }
+    return leased.length === free && handBack.length === 0;
+  }
+
+  function done(delivery: LeasedDelivery, mode: 'live' | 'test'): void {
+    inflight[mode] -= 1;
+    const n = (perEndpoint.get(delivery.webhookId) ?? 1) - 1;
+    if (n <= 0) perEndpoint.delete(delivery.webhookId);
+    else perEndpoint.set(delivery.webhookId, n);
+    wake();
   }
 
   const running = loop().catch((err: unknown) => onError('webhook worker stopped', err));
@@ -235,7 +306,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       stopped = true;
       wake();
       await running;
-      while (inflight > 0) await pause(10);
+      while (totalInflight() > 0) await pause(10);
       await settler.flush();
       owned?.close();
     },

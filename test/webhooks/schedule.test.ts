@@ -58,4 +58,19 @@ describe('retry schedule', () => {
       /CLEARINGHOUSE_DELAY_MS/,
     );
   });
+
+  it('reads the delivery limits with their documented defaults', () => {
+    expect(loadBackgroundConfig({})).toMatchObject({
+      concurrency: 32,
+      endpointConcurrency: 4,
+      timeoutMs: 10_000,
+    });
+    const set = loadBackgroundConfig({
+      WEBHOOK_CONCURRENCY: '8',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+      WEBHOOK_TIMEOUT_MS: '1500',
+    });
+    expect(set).toMatchObject({ concurrency: 8, endpointConcurrency: 2, timeoutMs: 1500 });
+    expect(() => loadBackgroundConfig({ WEBHOOK_TIMEOUT_MS: '10s' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
+  });
 });

@@ -1,0 +1,103 @@
+/**
+ * Webhook subscriptions are bound by the read scopes of the key behind them
+ * (docs/design.md#webhooks, spec: Webhooks tag). An event carries its object whole, so an
+ * endpoint subscribed to a family receives what a read of that family returns: creating or
+ * changing a subscription needs the read scope of every family it names (`*`: all of them),
+ * and the restricted key that did it stays answerable for it. Before each send the worker
+ * looks that key up again: revoked or expired disables the endpoint, and an event of a family
+ * the key can no longer read is not sent. A secret key holds every scope for the account, so
+ * an endpoint it set up is bound to the account, not to the key (rotating the secret key must
+ * not silence every endpoint).
+ */
+import type { Db } from '../db/types.js';
+import {
+  EVENT_FAMILY_SCOPES,
+  type EventFamily,
+  eventFamily,
+  eventFamilyScope,
+} from '../domain/event-visibility.js';
+import { ApiError } from '../errors.js';
+import { type AuthenticatedKey, scopeGranted } from '../http/auth.js';
+import { type ApiKeyRecord, keyState, toKeyRecord } from '../keys/record.js';
+
+/** The read scopes a subscription needs, in the order of `EVENT_FAMILY_SCOPES`. */
+export function subscriptionScopes(enabledEvents: readonly string[]): string[] {
+  const families = enabledEvents.includes('*')
+    ? (Object.keys(EVENT_FAMILY_SCOPES) as EventFamily[])
+    : enabledEvents.map(eventFamily);
+  const scopes = families.map((family) => eventFamilyScope(family) ?? `${family}:read`);
+  return [...new Set(scopes)];
+}
+
+/**
+ * `403 insufficient_scope` (`param`: `enabled_events`) naming every read scope the key lacks
+ * for `enabledEvents`; nothing for a secret key, which holds them all.
+ */
+export function checkSubscriptionScopes(
+  key: Pick<AuthenticatedKey, 'kind' | 'scopes'>,
+  enabledEvents: readonly string[],
+): void {
+  if (key.kind === 'secret') return;
+  const missing = subscriptionScopes(enabledEvents).filter(
+    (scope) => !scopeGranted(key.scopes, scope),
+  );
+  if (missing.length === 0) return;
+  const names = missing.map((scope) => `\`${scope}\``).join(', ');
+  throw new ApiError('insufficient_scope', {
+    param: 'enabled_events',
+    message: `Events carry their objects whole: subscribing to these events needs the read scope of each family (${names} missing; a \`write\` scope also grants \`read\`).`,
+  });
+}
+
+/** Records which key the endpoint's subscription stands on (NULL: the account's secret key). */
+export async function bindWebhook(
+  tx: Db,
+  webhookId: string,
+  key: Pick<AuthenticatedKey, 'id' | 'kind'>,
+): Promise<void> {
+  await tx.run('UPDATE webhooks SET bound_key_id = $1 WHERE id = $2', [
+    key.kind === 'secret' ? null : key.id,
+    webhookId,
+  ]);
+}
+
+/** The bound key of each endpoint that has one; `null` when the key row is gone. */
+export type Bindings = Map<string, ApiKeyRecord | null>;
+
+/** Loads the bound keys of `webhookIds` (endpoints bound to the account are left out). */
+export async function loadBindings(db: Db, webhookIds: readonly string[]): Promise<Bindings> {
+  const bindings: Bindings = new Map();
+  if (webhookIds.length === 0) return bindings;
+  const list = webhookIds.map((_, i) => `$${i + 1}`).join(', ');
+  const rows = await db.all<Record<string, unknown>>(
+    `SELECT w.id AS webhook_id, k.* FROM webhooks w LEFT JOIN api_keys k ON k.id = w.bound_key_id
+      WHERE w.bound_key_id IS NOT NULL AND w.id IN (${list})`,
+    webhookIds,
+  );
+  for (const row of rows) {
+    bindings.set(String(row.webhook_id), row.kind === null ? null : toKeyRecord(row));
+  }
+  return bindings;
+}
+
+/** What the worker does with one event for one endpoint. */
+export type BindingVerdict = 'send' | 'key_revoked' | 'scope_missing';
+
+/**
+ * `send`, or why not: `key_revoked` (the bound key is revoked, expired or gone: the endpoint
+ * is disabled) or `scope_missing` (it may no longer read this event's family: this event is
+ * not sent, the others still are).
+ */
+export function bindingVerdict(
+  bindings: Bindings,
+  webhookId: string,
+  eventType: string,
+  nowMs: number,
+): BindingVerdict {
+  if (!bindings.has(webhookId)) return 'send';
+  const key = bindings.get(webhookId) ?? null;
+  if (key === null || keyState(key, nowMs) !== 'active') return 'key_revoked';
+  if (key.kind === 'secret') return 'send';
+  const scope = eventFamilyScope(eventFamily(eventType));
+  return scope !== undefined && scopeGranted(key.scopes, scope) ? 'send' : 'scope_missing';
+}
