@@ -241,7 +241,10 @@ export interface paths {
         /**
          * Create a webhook endpoint
          * @description Registers an endpoint for the key's mode. The response is the only one that includes
-         *     the signing `secret` (`whsec_…`). See the Webhooks tag for the `url` rules.
+         *     the signing `secret` (`whsec_…`). See the Webhooks tag for the `url` rules. A restricted
+         *     key needs the read scope of every event family in `enabled_events` (`*`: all of them),
+         *     else `403 insufficient_scope` (`param`: `enabled_events`) naming the missing scopes;
+         *     the endpoint is then bound to that key (see the Webhooks tag).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -274,7 +277,10 @@ export interface paths {
          * @description Changes the fields sent: `url`, `enabled_events` (replaced as a whole), `description`
          *     (`null` clears it), `status` (`enabled` re-enables a disabled endpoint and resets its
          *     failure count; `disabled` pauses deliveries) and `metadata` (merged). Never returns the
-         *     `secret`.
+         *     `secret`. Changing `url` or `enabled_events`, or setting `status` to `enabled`, needs
+         *     (for a restricted key) the read scope of every event family the endpoint then receives,
+         *     else `403 insufficient_scope` (`param`: `enabled_events`) naming the missing scopes; it
+         *     binds the endpoint to the key that made it (see the Webhooks tag).
          */
         post: operations["updateWebhook"];
         /**
@@ -307,7 +313,9 @@ export interface paths {
          *     every attempt oldest first: when it started, how long it took, the receiver's HTTP status
          *     code, or an error class when no status came back (`timeout`, `connection_refused`,
          *     `connection_reset`, `host_unreachable`, `dns_failure`, `tls_error`, `url_refused`,
-         *     `endpoint_disabled`, `network_error`). Response bodies are never stored, and a delivery
+         *     `endpoint_disabled`, `network_error`), or why it was not sent (`key_revoked`,
+         *     `scope_missing`: see the Webhooks tag). `timeout` may come with the status the receiver
+         *     sent when its body did not end within the deadline. Response bodies are never stored, and a delivery
          *     carries no copy of the event it sent (its `event` id and `event_type` only): the
          *     payload is read with `retrieveEvent`, under that operation's rules. Deliveries are
          *     kept as long as their event (30 days). Use it to see why an endpoint was disabled.
@@ -1499,13 +1507,13 @@ export interface components {
             /** @description 1 for the first try. */
             attempt: number;
             created: components["schemas"]["Timestamp"];
-            /** @description From connecting to the end of the response (at most the 10 s timeout). */
+            /** @description From the attempt's start to the end of the response body (at most the 10 s deadline). */
             duration_ms: number;
             /** @description The receiver's HTTP status, or null when none came back. */
             status_code: number | null;
-            /** @description Why no status came back (`timeout`, `connection_refused`, ...), else null. */
+            /** @description Why the attempt failed without a usable answer (`timeout`, `connection_refused`, `key_revoked`, ...), else null. A `timeout` after the headers keeps their `status_code`. */
             error: string | null;
-            /** @description True for a 2xx within the timeout. */
+            /** @description True for a 2xx whose body ended within the deadline. */
             succeeded: boolean;
         };
         /**

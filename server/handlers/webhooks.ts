@@ -6,6 +6,10 @@
  * the operator allows them).
  * Endpoint changes emit no event (the spec lists none); only the delivery worker's
  * disabling does (`webhook.disabled`).
+ *
+ * A subscription is bound by the key's read scopes (`webhooks/key-binding.ts`): creating one,
+ * or changing where and what it sends (`url`, `enabled_events`, re-enabling), needs the read
+ * scope of every family it receives, and binds the endpoint to that key.
  */
 import { randomBytes } from 'node:crypto';
 import type { components, Readable } from '../../generated/types.js';
@@ -16,6 +20,7 @@ import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import * as repo from '../repos/webhooks.js';
 import { listWebhookDeliveries as listDeliveries } from '../webhooks/deliveries.js';
+import { bindWebhook, checkSubscriptionScopes } from '../webhooks/key-binding.js';
 import { checkWebhookUrl } from '../webhooks/url-guard.js';
 import type { AppHandler, HandlerContext } from './types.js';
 
@@ -65,6 +70,7 @@ export const createWebhook: AppHandler<'createWebhook'> = async (request, ctx) =
   // Outside the transaction: the guard may resolve the host name, which can take a while.
   const url = await checkedUrl(body.url, ctx);
   const enabledEvents = checkedEvents(body.enabled_events);
+  checkSubscriptionScopes(ctx.key, enabledEvents);
   const metadata = checkMetadata(body.metadata);
   return ctx.write(async (tx) => {
     const now = nowSeconds(ctx);
@@ -83,6 +89,7 @@ export const createWebhook: AppHandler<'createWebhook'> = async (request, ctx) =
     };
     const secret = newSecret();
     await repo.insertWebhook(tx, webhook, secret);
+    await bindWebhook(tx, webhook.id, ctx.key);
     return { status: 200, body: { ...webhook, secret } };
   });
 };
@@ -113,8 +120,15 @@ export const updateWebhook: AppHandler<'updateWebhook'> = async (request, ctx) =
       metadata: mergeMetadata(stored.metadata, body.metadata),
     };
     if (JSON.stringify(next) === JSON.stringify(stored)) return { status: 200, body: stored };
+    // Where events go and which ones: the key making that choice must be able to read them all.
+    const resubscribed =
+      next.url !== stored.url ||
+      JSON.stringify(next.enabled_events) !== JSON.stringify(stored.enabled_events) ||
+      (next.status === 'enabled' && stored.status !== 'enabled');
+    if (resubscribed) checkSubscriptionScopes(ctx.key, next.enabled_events);
     next.updated = Math.max(nowSeconds(ctx), stored.updated);
     await repo.updateWebhook(tx, next);
+    if (resubscribed) await bindWebhook(tx, id, ctx.key);
     return { status: 200, body: next };
   });
 };
