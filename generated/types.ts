@@ -244,7 +244,9 @@ export interface paths {
          *     the signing `secret` (`whsec_…`). See the Webhooks tag for the `url` rules. A restricted
          *     key needs the read scope of every event family in `enabled_events` (`*`: all of them),
          *     else `403 insufficient_scope` (`param`: `enabled_events`) naming the missing scopes;
-         *     the endpoint is then bound to that key (see the Webhooks tag).
+         *     the endpoint is then bound to that key (see the Webhooks tag). A replay of this request
+         *     (same `Idempotency-Key`) by another API key of the account returns the endpoint without
+         *     `secret` (see "Idempotency").
          */
         post: operations["createWebhook"];
         delete?: never;

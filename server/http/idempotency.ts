@@ -88,6 +88,33 @@ export type IdempotencyStart =
   | { kind: 'replay'; status: number; bodyText: string };
 
 /**
+ * Response fields that are credentials, per operation: a replay carries them only to the API
+ * key whose request stored the answer. Records are shared by the account's server keys (so a
+ * retry after a key rotation replays instead of writing twice), but a replayed signing secret
+ * would hand another key — perhaps a restricted key with fewer scopes, or one that only
+ * learnt the Idempotency-Key — a credential it never created. Such a replay is the original
+ * answer without the field (the endpoint's id and settings, which `retrieveWebhook` shows
+ * anyway). `createEphemeralKey` is not listed: only secret keys may call it, and they hold
+ * every scope already.
+ */
+const REPLAY_CREDENTIALS: Readonly<Record<string, string>> = { createWebhook: 'secret' };
+
+/** The replayed body for `keyId`: as stored, or without the operation's credential field. */
+export function replayBody(
+  operationId: string,
+  bodyText: string,
+  storedKeyId: string | null,
+  keyId: string,
+): string {
+  const field = REPLAY_CREDENTIALS[operationId];
+  if (field === undefined || storedKeyId === keyId) return bodyText;
+  const body = JSON.parse(bodyText) as unknown;
+  if (body === null || typeof body !== 'object' || !(field in body)) return bodyText;
+  const { [field]: _credential, ...rest } = body as Record<string, unknown>;
+  return JSON.stringify(rest);
+}
+
+/**
  * Claims the key for this request, or answers from the record: a replay, 400
  * `idempotency_key_reused` (other request, same key) or 409 `idempotency_key_in_use`.
  */
@@ -95,13 +122,18 @@ export async function startIdempotent(
   db: Db,
   store: Pick<HttpStore, 'beginIdempotent'>,
   args: BeginInput,
+  operationId = '',
 ): Promise<IdempotencyStart> {
   const begun = await store.beginIdempotent(db, args);
   switch (begun.state) {
     case 'started':
       return { kind: 'run', record: { args, completed: false } };
     case 'replay':
-      return { kind: 'replay', status: begun.status, bodyText: begun.bodyText };
+      return {
+        kind: 'replay',
+        status: begun.status,
+        bodyText: replayBody(operationId, begun.bodyText, begun.keyId, args.keyId ?? ''),
+      };
     case 'reused':
       throw new ApiError('idempotency_key_reused', { param: 'Idempotency-Key' });
     case 'in_use':

@@ -137,13 +137,19 @@ function registerRoute(
       route.method === 'POST' ? readIdempotencyKey(request.headers['idempotency-key']) : undefined;
     let record: IdempotencyRecord | null = null;
     if (idempotencyKey !== undefined) {
-      const start = await startIdempotent(db, store, {
-        namespace: idempotencyNamespace(key),
-        livemode: key.livemode,
-        idempotencyKey,
-        requestHash: requestHash(route.method, pathOf(request.url), parts.body),
-        nowMs: clock(),
-      });
+      const start = await startIdempotent(
+        db,
+        store,
+        {
+          namespace: idempotencyNamespace(key),
+          livemode: key.livemode,
+          idempotencyKey,
+          requestHash: requestHash(route.method, pathOf(request.url), parts.body),
+          nowMs: clock(),
+          keyId: key.id,
+        },
+        route.operationId,
+      );
       if (start.kind === 'replay') {
         reply.header('Idempotent-Replayed', 'true');
         return sendJson(reply, start.status, start.bodyText);

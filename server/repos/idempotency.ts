@@ -20,11 +20,20 @@ export interface BeginInput extends IdempotencyScope {
   /** A hash of what makes the request the same request (method, path, body). */
   requestHash: string;
   nowMs: number;
+  /** The API key making the request; a replay reports the original one's (`replayFor`). */
+  keyId?: string;
 }
 
 export type BeginResult =
   | { state: 'started' }
-  | { state: 'replay'; status: number; body: unknown; bodyText: string }
+  | {
+      state: 'replay';
+      status: number;
+      body: unknown;
+      bodyText: string;
+      /** The key whose request stored the answer (null for records older than the column). */
+      keyId: string | null;
+    }
   | { state: 'in_use' }
   | { state: 'reused' };
 
@@ -35,6 +44,7 @@ interface Row {
   body: string | null;
   created_at: number;
   locked_at: number;
+  key_id: string | null;
 }
 
 const SCOPE = 'namespace = $1 AND livemode = $2 AND idempotency_key = $3';
@@ -60,9 +70,9 @@ export async function beginIdempotent(db: Db, input: BeginInput): Promise<BeginR
       (tx) =>
         tx.run(
           `INSERT INTO idempotency_keys (namespace, livemode, idempotency_key, request_hash, state,
-            created_at, locked_at) VALUES ($1, $2, $3, $4, 'running', $5, $5)
+            created_at, locked_at, key_id) VALUES ($1, $2, $3, $4, 'running', $5, $5, $6)
             ON CONFLICT (namespace, livemode, idempotency_key) DO NOTHING`,
-          [...scope, input.requestHash, input.nowMs],
+          [...scope, input.requestHash, input.nowMs, input.keyId ?? null],
         ),
       { durable: false },
     );
@@ -82,7 +92,13 @@ export async function beginIdempotent(db: Db, input: BeginInput): Promise<BeginR
     if (row.request_hash !== input.requestHash) return { state: 'reused' };
     if (row.state === 'completed') {
       const bodyText = row.body ?? 'null';
-      return { state: 'replay', status: Number(row.status), body: parseBody(bodyText), bodyText };
+      return {
+        state: 'replay',
+        status: Number(row.status),
+        body: parseBody(bodyText),
+        bodyText,
+        keyId: row.key_id ?? null,
+      };
     }
     if (Number(row.locked_at) + STALE_RUNNING_MS <= input.nowMs) {
       if (await takeOver(db, input, row, 'locked_at')) return { state: 'started' };
@@ -101,7 +117,7 @@ async function takeOver(
 ): Promise<boolean> {
   const result = await db.run(
     `UPDATE idempotency_keys SET request_hash = $4, state = 'running', status = NULL, body = NULL,
-      created_at = $5, locked_at = $5 WHERE ${SCOPE} AND ${column} = $6`,
+      created_at = $5, locked_at = $5, key_id = $7 WHERE ${SCOPE} AND ${column} = $6`,
     [
       input.namespace,
       input.livemode,
@@ -109,6 +125,7 @@ async function takeOver(
       input.requestHash,
       input.nowMs,
       Number(row[column]),
+      input.keyId ?? null,
     ],
   );
   return result.changes === 1;
@@ -132,8 +149,8 @@ export async function completeIdempotent(
   const bodyText = typeof input.body === 'string' ? input.body : JSON.stringify(input.body ?? null);
   const result = await tx.run(
     `INSERT INTO idempotency_keys (namespace, livemode, idempotency_key, request_hash, state,
-        status, body, created_at, locked_at)
-      VALUES ($1, $2, $3, $4, 'completed', $5, $6, $7, $7)
+        status, body, created_at, locked_at, key_id)
+      VALUES ($1, $2, $3, $4, 'completed', $5, $6, $7, $7, $8)
       ON CONFLICT (namespace, livemode, idempotency_key) DO UPDATE
         SET state = 'completed', status = excluded.status, body = excluded.body
         WHERE idempotency_keys.state = 'running'
@@ -146,6 +163,7 @@ export async function completeIdempotent(
       input.status,
       bodyText,
       input.nowMs,
+      input.keyId ?? null,
     ],
   );
   if (result.changes !== 1) throw new IdempotencyConflictError();

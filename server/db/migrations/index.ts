@@ -1,7 +1,7 @@
 import { initial } from './0001-initial.js';
 import { auditBatches } from './0002-audit-batches.js';
 import { idempotencyNamespace } from './0003-idempotency-namespace.js';
-import { webhookKeyBinding } from './0004-webhook-key-binding.js';
+import { keyBindings } from './0004-key-bindings.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. Append new ones; never reorder or edit applied ones. */
@@ -9,5 +9,5 @@ export const migrations: readonly Migration[] = [
   initial,
   auditBatches,
   idempotencyNamespace,
-  webhookKeyBinding,
+  keyBindings,
 ];
