@@ -190,7 +190,11 @@ export interface paths {
          *     asynchronously (see the Claims tag for the state machine, the amounts and the test
          *     clearinghouse's magic `member_id` values). The server computes every line's `amount`
          *     and `amount_total`. `patient` or `appointment` that do not exist are
-         *     `404 resource_missing`. Emits `claim.submitted`.
+         *     `404 resource_missing`. An `appointment` of another patient is `400 parameter_invalid`
+         *     (`param`: `appointment`) for a key that may read appointments; to a key without
+         *     `appointments:read` (or `appointments:write`) it is the same `404 resource_missing` as
+         *     an unknown id, so submitting claims never tells such a key which appointment ids exist.
+         *     Emits `claim.submitted`.
          */
         post: operations["submitClaim"];
         delete?: never;

@@ -10,11 +10,17 @@ import { emitEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';
 import { nowSeconds, resourceMissing } from '../domain/serialize.js';
 import { ApiError } from '../errors.js';
+import { type AuthenticatedKey, scopeGranted } from '../http/auth.js';
 import { newId } from '../ids.js';
 import { getAppointment } from '../repos/appointments.js';
 import * as repo from '../repos/claims.js';
 import { getPatient } from '../repos/patients.js';
 import type { AppHandler } from './types.js';
+
+/** Whether the key may read appointments (secret keys may read everything). */
+function canReadAppointments(key: Pick<AuthenticatedKey, 'kind' | 'scopes'>): boolean {
+  return key.kind === 'secret' || scopeGranted(key.scopes, 'appointments:read');
+}
 
 /** GET /v1/claims */
 export const listClaims: AppHandler<'listClaims'> = async (request, ctx) => {
@@ -47,6 +53,11 @@ export const submitClaim: AppHandler<'submitClaim'> = async (request, ctx) => {
     if (body.appointment !== undefined) {
       const appointment = await getAppointment(tx, body.appointment, ctx.livemode);
       if (appointment === undefined) throw resourceMissing('appointment', 'appointment');
+      if (appointment.patient !== body.patient && !canReadAppointments(ctx.key)) {
+        // A 400 here would tell a key that may not read appointments that the id exists;
+        // to it, another patient's appointment is as missing as an unknown one.
+        throw resourceMissing('appointment', 'appointment');
+      }
       if (appointment.patient !== body.patient) {
         throw new ApiError('parameter_invalid', {
           param: 'appointment',

@@ -305,6 +305,34 @@ describe('submitClaim', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'parameter_invalid', param: 'appointment' });
   });
+
+  it('tells a key without appointments:read nothing about whether an appointment exists', async () => {
+    const other = await createPatient(key.secret);
+    const appt = await t.request({
+      method: 'POST',
+      url: '/v1/appointments',
+      key: key.secret,
+      body: { patient: other, practitioner: 'Dr. Lee' },
+    });
+    const billing = await makeKey(t.db, { kind: 'restricted', scopes: ['billing:write'] });
+    const existing = await submit(claimBody({ appointment: appt.body.id }), billing.secret);
+    const unknown = await submit(
+      claimBody({ appointment: 'appt_01JD8A2B3C4D5E6F7G8H9J0K1M' }),
+      billing.secret,
+    );
+    // The same answer, byte for byte apart from the request id.
+    const strip = (body: { error: Record<string, unknown> }) => ({ ...body.error, request_id: '' });
+    expect(existing.status).toBe(404);
+    expect(unknown.status).toBe(404);
+    expect(strip(existing.body)).toEqual(strip(unknown.body));
+    // With appointments:read the more useful 400 stays.
+    const reader = await makeKey(t.db, {
+      kind: 'restricted',
+      scopes: ['billing:write', 'appointments:read'],
+    });
+    const told = await submit(claimBody({ appointment: appt.body.id }), reader.secret);
+    expect(told.body.error).toMatchObject({ code: 'parameter_invalid', param: 'appointment' });
+  });
 });
 
 describe('listClaims and retrieveClaim', () => {
