@@ -6,11 +6,16 @@
  *    deliveries per second = N / time from worker start to the last receipt.
  * 2. Latency: with the worker running, events are committed at a steady rate; for each, the
  *    time from its transaction's commit to its arrival at the receiver (p50, p99).
+ * 3. Latency beside hung receivers: the same trickle, while `--hung` more endpoints point at
+ *    a receiver that sends `200` headers and never ends the body (attempt deadline
+ *    `--timeout`); the healthy endpoint's p50/p99, and the most sockets the hung receiver
+ *    ever held (bounded by hung endpoints × `--endpoint-concurrency`).
  *
  * Bounded: fixed event counts, and each phase gives up after 60 s. Results go to
  * `bench/results/webhooks.md`; nothing is asserted.
  *
- *   npm run bench:webhooks [-- --events 5000 --rate 200 --seconds 5 --concurrency 64 --db URL]
+ *   npm run bench:webhooks [-- --events 5000 --rate 200 --seconds 5 --concurrency 64
+ *     --endpoint-concurrency 8 --hung 8 --timeout 1000 --db URL]
  */
 
 import { spawn } from 'node:child_process';
@@ -58,6 +63,24 @@ const { values } = parseOrExit({
       default: '64',
       description: "The worker's deliveries in flight.",
     },
+    'endpoint-concurrency': {
+      type: 'string',
+      value: 'N',
+      default: '8',
+      description: 'Deliveries in flight to one endpoint (WEBHOOK_ENDPOINT_CONCURRENCY).',
+    },
+    hung: {
+      type: 'string',
+      value: 'N',
+      default: '8',
+      description: 'Endpoints that hang after their headers, in phase 3.',
+    },
+    timeout: {
+      type: 'string',
+      value: 'MS',
+      default: '1000',
+      description: 'Attempt deadline in phase 3 (WEBHOOK_TIMEOUT_MS).',
+    },
     db: {
       type: 'string',
       value: 'URL',
@@ -71,13 +94,16 @@ const { values } = parseOrExit({
     },
   },
 });
-const [EVENTS, RATE, SECONDS, CONCURRENCY] = (() => {
+const [EVENTS, RATE, SECONDS, CONCURRENCY, ENDPOINT_CONCURRENCY, HUNG, TIMEOUT] = (() => {
   try {
     return [
       integerOption('events', values.events, { min: 1 }),
       integerOption('rate', values.rate, { min: 1 }),
       integerOption('seconds', values.seconds, { min: 1 }),
       integerOption('concurrency', values.concurrency, { min: 1 }),
+      integerOption('endpoint-concurrency', values['endpoint-concurrency'], { min: 1 }),
+      integerOption('hung', values.hung, { min: 0 }),
+      integerOption('timeout', values.timeout, { min: 1 }),
     ];
   } catch (error) {
     return exitOnFailure('bench:webhooks')(error);
@@ -127,15 +153,40 @@ function runReceiver(): void {
     });
   });
   server.keepAliveTimeout = 60_000;
+  // The receiver no deadline of its own would ever free: 200 headers, then silence.
+  let hungOpen = 0;
+  let hungMax = 0;
+  const hung = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.write('still thinking');
+  });
+  hung.requestTimeout = 0;
+  hung.headersTimeout = 0;
+  hung.on('connection', (socket) => {
+    hungOpen += 1;
+    hungMax = Math.max(hungMax, hungOpen);
+    socket.on('close', () => {
+      hungOpen -= 1;
+    });
+  });
+  let reported = '';
   setInterval(() => {
-    if (batch.length === 0 && rejected === 0) return;
-    process.send?.({ arrivals: batch, rejected });
+    const counts = `${hungOpen}/${hungMax}`;
+    if (batch.length === 0 && rejected === 0 && counts === reported) return;
+    reported = counts;
+    process.send?.({ arrivals: batch, rejected, hungOpen, hungMax });
     batch = [];
     rejected = 0;
   }, 2).unref();
   process.on('disconnect', () => process.exit(0));
   server.listen(0, '127.0.0.1', () => {
-    process.send?.({ port: (server.address() as AddressInfo).port });
+    hung.listen(0, '127.0.0.1', () => {
+      process.send?.({
+        port: (server.address() as AddressInfo).port,
+        hungPort: (hung.address() as AddressInfo).port,
+      });
+    });
   });
 }
 
@@ -149,6 +200,8 @@ async function runBench(): Promise<void> {
   const arrivals = new Map<string, number>();
   let rejected = 0;
   let onArrival: ((ids: readonly string[]) => void) | null = null;
+  const hungSockets = { open: 0, max: 0 };
+  let hungPort = 0;
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', import.meta.filename, '--role', 'receiver'],
@@ -160,8 +213,18 @@ async function runBench(): Promise<void> {
     child.once('error', reject);
     child.on(
       'message',
-      (message: { port?: number; arrivals?: Array<[string, number]>; rejected?: number }) => {
+      (message: {
+        port?: number;
+        hungPort?: number;
+        arrivals?: Array<[string, number]>;
+        rejected?: number;
+        hungOpen?: number;
+        hungMax?: number;
+      }) => {
+        if (message.hungPort !== undefined) hungPort = message.hungPort;
         if (message.port !== undefined) resolve(message.port);
+        if (message.hungOpen !== undefined) hungSockets.open = message.hungOpen;
+        if (message.hungMax !== undefined) hungSockets.max = message.hungMax;
         const ids: string[] = [];
         for (const [id, at] of message.arrivals ?? []) {
           if (!arrivals.has(id)) arrivals.set(id, at);
@@ -226,7 +289,7 @@ async function runBench(): Promise<void> {
 
   const ms = (x: number) => `${x.toFixed(1)} ms`;
 
-  try {
+  async function addEndpoint(url: string): Promise<void> {
     const now0 = Math.floor(Date.now() / 1000);
     await db.transaction((tx) =>
       insertWebhook(
@@ -237,7 +300,7 @@ async function runBench(): Promise<void> {
           livemode: false,
           created: now0,
           updated: now0,
-          url: `http://127.0.0.1:${port}/hook`,
+          url,
           enabled_events: ['*'],
           description: null,
           status: 'enabled',
@@ -247,6 +310,38 @@ async function runBench(): Promise<void> {
         SECRET,
       ),
     );
+  }
+
+  /** Commits `RATE` events a second for `SECONDS`; each one's commit → receipt latency. */
+  async function trickle(): Promise<{
+    latencies: number[];
+    sent: number;
+    seconds: number;
+    complete: boolean;
+  }> {
+    const events: Array<{ id: string; committedAt: number }> = [];
+    const total = Math.round(RATE * SECONDS);
+    const gap = 1000 / RATE;
+    const t0 = now();
+    for (let i = 0; i < total; i++) {
+      const due = t0 + i * gap;
+      const wait = due - now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      events.push(await emit(db));
+    }
+    const seconds = (now() - t0) / 1000;
+    const complete = await waitForArrivals(events.map((e) => e.id));
+    const latencies: number[] = [];
+    for (const e of events) {
+      const at = arrivals.get(e.id);
+      if (at !== undefined) latencies.push(at - e.committedAt);
+    }
+    latencies.sort((a, b) => a - b);
+    return { latencies, sent: events.length, seconds, complete };
+  }
+
+  try {
+    await addEndpoint(`http://127.0.0.1:${port}/hook`);
 
     // Phase 1: a backlog, delivered as fast as the worker can.
     const backlog: string[] = [];
@@ -271,6 +366,7 @@ async function runBench(): Promise<void> {
     const worker = startDeliveryWorker({
       db,
       concurrency: CONCURRENCY,
+      endpointConcurrency: ENDPOINT_CONCURRENCY,
       pollIntervalMs: 5,
       // The receiver runs on this machine.
       allowPrivateTargets: true,
@@ -281,45 +377,60 @@ async function runBench(): Promise<void> {
     const throughput = delivered / elapsed;
 
     // Phase 2: steady trickle, commit → receipt.
-    const latencies: number[] = [];
-    const trickle: Array<{ id: string; committedAt: number }> = [];
-    const total = Math.round(RATE * SECONDS);
-    const gap = 1000 / RATE;
-    const t0 = now();
-    for (let i = 0; i < total; i++) {
-      const due = t0 + i * gap;
-      const wait = due - now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      trickle.push(await emit(db));
-    }
-    const emittedFor = (now() - t0) / 1000;
-    const complete2 = await waitForArrivals(trickle.map((e) => e.id));
-    for (const e of trickle) {
-      const at = arrivals.get(e.id);
-      if (at !== undefined) latencies.push(at - e.committedAt);
-    }
-    latencies.sort((a, b) => a - b);
+    const steady = await trickle();
     await worker.stop();
 
+    // Phase 3: the same trickle while hung endpoints receive every event too.
+    for (let i = 0; i < HUNG; i++) await addEndpoint(`http://127.0.0.1:${hungPort}/hung-${i}`);
+    const hungWorker = startDeliveryWorker({
+      db,
+      concurrency: CONCURRENCY,
+      endpointConcurrency: ENDPOINT_CONCURRENCY,
+      timeoutMs: TIMEOUT,
+      // Retries of the hung deliveries stay out of the phase: each is tried once in it.
+      schedule: { test: [600_000], live: [600_000], jitter: 0 },
+      pollIntervalMs: 5,
+      allowPrivateTargets: true,
+    });
+    const beside = await trickle();
+    const timedOut = await db.get<{ n: unknown }>(
+      "SELECT COUNT(*) AS n FROM webhook_delivery_attempts WHERE error = 'timeout'",
+    );
+    await hungWorker.stop();
+    // Every hung socket is closed once the last attempts reach their deadline.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const openAfterStop = hungSockets.open;
+
+    const { latencies } = steady;
     const p50 = percentile(latencies, 50);
     const p99 = percentile(latencies, 99);
-    const command = `npm run bench:webhooks -- --events ${EVENTS} --rate ${RATE} --seconds ${SECONDS} --concurrency ${CONCURRENCY}${values.db ? ' --db <url>' : ''}`;
+    const hungP50 = percentile(beside.latencies, 50);
+    const hungP99 = percentile(beside.latencies, 99);
+    const complete2 = steady.complete && beside.complete;
+    const command = `npm run bench:webhooks -- --events ${EVENTS} --rate ${RATE} --seconds ${SECONDS} --concurrency ${CONCURRENCY} --endpoint-concurrency ${ENDPOINT_CONCURRENCY} --hung ${HUNG} --timeout ${TIMEOUT}${values.db ? ' --db <url>' : ''}`;
     const section = `## ${db.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}
 
-Command: \`${command}\` — ${dialect}, one worker (concurrency ${CONCURRENCY}), receiver on
+Command: \`${command}\` — ${dialect}, one worker (concurrency ${CONCURRENCY} per mode, ${ENDPOINT_CONCURRENCY} per endpoint), receiver on
 127.0.0.1 in its own process verifying every signature with \`verifyWebhook\`, Node ${process.version},
 ${cpus().length} CPU cores shared with other work (1-min load average at the end: ${loadavg()[0]!.toFixed(1)}).
 
 | figure | result | target |
 |---|---|---|
 | deliveries per second (backlog of ${EVENTS} events) | ${Math.round(throughput).toLocaleString('en-US')} /s${complete ? '' : ' (incomplete: phase limit hit)'} | ≥ 1,000 /s |
-| commit → receipt p50 (${trickle.length} events at ${RATE}/s over ${emittedFor.toFixed(1)} s) | ${ms(p50)} | ≤ 100 ms |
+| commit → receipt p50 (${steady.sent} events at ${RATE}/s over ${steady.seconds.toFixed(1)} s) | ${ms(p50)} | ≤ 100 ms |
 | commit → receipt p99 | ${ms(p99)} | — |
+| same, beside ${HUNG} hung endpoints: p50 (${beside.sent} events) | ${ms(hungP50)} | ≤ 100 ms |
+| same, beside ${HUNG} hung endpoints: p99 | ${ms(hungP99)} | ≤ 2,000 ms |
+| most sockets the hung receiver held at once | ${hungSockets.max} | ≤ ${HUNG * ENDPOINT_CONCURRENCY} (hung × per-endpoint cap) |
+| hung attempts ended at the ${TIMEOUT} ms deadline (recorded \`timeout\`) | ${Number(timedOut?.n ?? 0)} | — |
+| hung sockets still open after the worker stopped | ${openAfterStop} | 0 |
 | deliveries rejected by verifyWebhook | ${rejected} | 0 |
 ${complete2 ? '' : '\nThe latency phase hit its limit; some events were not received.\n'}
 Latency is measured from the moment the emitting transaction's commit returned to the
 moment the receiver had read the whole request. The worker finds new deliveries by polling
-every 5 ms (\`pollIntervalMs\`; the default is 25 ms).
+every 5 ms (\`pollIntervalMs\`; the default is 25 ms). In the hung phase every event also goes
+to ${HUNG} endpoints whose receiver sends \`200\` headers and never ends the body; each of
+their attempts holds a socket until the deadline, at most ${ENDPOINT_CONCURRENCY} per endpoint.
 `;
     writeFileSync(RESULTS, mergeSection(section));
     process.stdout.write(section);

@@ -34,7 +34,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /**
  * Reads `WORKER` (`off` disables), `WEBHOOK_SCHEDULE` (see `parseSchedule`),
  * `CLEARINGHOUSE_DELAY_MS` (default 2000), `WEBHOOK_CONCURRENCY` (per mode, default 32),
- * `WEBHOOK_ENDPOINT_CONCURRENCY` (default 4), `WEBHOOK_TIMEOUT_MS` (default 10000) and
+ * `WEBHOOK_ENDPOINT_CONCURRENCY` (default 8), `WEBHOOK_TIMEOUT_MS` (default 10000) and
  * `WEBHOOK_ALLOW_PRIVATE_TARGETS` (read as the server reads it, `server/config.ts`).
  * Throws an `Error` naming the variable when a value cannot be used.
  */
@@ -48,7 +48,7 @@ export function loadBackgroundConfig(env: Env = process.env): BackgroundConfig {
     schedule: parseSchedule(env.WEBHOOK_SCHEDULE),
     clearinghouseDelayMs: whole(env, 'CLEARINGHOUSE_DELAY_MS', DEFAULT_CLEARINGHOUSE_DELAY_MS),
     concurrency: Math.max(1, whole(env, 'WEBHOOK_CONCURRENCY', 32)),
-    endpointConcurrency: Math.max(1, whole(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4)),
+    endpointConcurrency: Math.max(1, whole(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 8)),
     timeoutMs: Math.max(1, whole(env, 'WEBHOOK_TIMEOUT_MS', DELIVERY_TIMEOUT_MS)),
     allowPrivateTargets: allowPrivateWebhookTargets(env),
   };

@@ -22,7 +22,7 @@ import {
   releaseLeases,
   settleDelivery,
 } from '../repos/webhook-deliveries.js';
-import { attemptDelivery, deliveryBody } from './attempt.js';
+import { attemptDelivery, DELIVERY_TIMEOUT_MS, deliveryBody } from './attempt.js';
 import { disableEndpoint } from './disable-endpoint.js';
 import { type Bindings, bindingVerdict, loadBindings } from './key-binding.js';
 import { DEFAULT_SCHEDULE, nextRetryAt, type RetrySchedule } from './schedule.js';
@@ -49,7 +49,7 @@ export interface DeliveryWorkerOptions {
   allowPrivateTargets?: boolean;
   /** Deliveries in flight at once per mode (default 32; live and test each have as many). */
   concurrency?: number;
-  /** Deliveries in flight at once to one endpoint (default 4). */
+  /** Deliveries in flight at once to one endpoint (default 8). */
   endpointConcurrency?: number;
   /** How often to look for due deliveries when there were none (ms, default 25). */
   pollIntervalMs?: number;
@@ -99,6 +99,9 @@ async function batchFacts(db: Db, leased: readonly LeasedDelivery[]): Promise<Ba
   };
 }
 
+/** A held delivery that waited less than this starts on the facts read at its lease. */
+const FRESH_FACTS_MS = 1_000;
+
 /** The event type of a stored event's JSON text. */
 function eventTypeOf(eventJson: string): string {
   return String((JSON.parse(eventJson) as { type?: unknown }).type ?? '');
@@ -120,7 +123,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const clock = options.clock ?? Date.now;
   const schedule = options.schedule ?? DEFAULT_SCHEDULE;
   const concurrency = Math.max(1, options.concurrency ?? 32);
-  const endpointCap = Math.max(1, options.endpointConcurrency ?? 4);
+  const endpointCap = Math.max(1, options.endpointConcurrency ?? 8);
   const pollMs = options.pollIntervalMs ?? 25;
   const leaseMs = options.leaseMs ?? 60_000;
   const random = options.random ?? Math.random;
@@ -137,6 +140,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     allowPrivate: options.allowPrivateTargets === true,
     ...(options.resolver ? { resolver: options.resolver } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    timeoutMsOrDefault: options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
   };
 
   let stopped = false;
@@ -174,8 +178,19 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     });
   }
 
-  async function deliver(delivery: LeasedDelivery, facts: BatchFacts): Promise<void> {
+  /**
+   * Sends (or refuses) one delivery and records it. `attempted` is called as soon as nothing
+   * more goes to the receiver, before the record is written: the endpoint's slot is about
+   * its receiver, and waiting for our own commit would cut one endpoint's throughput to
+   * cap ÷ commit time.
+   */
+  async function deliver(
+    delivery: LeasedDelivery,
+    facts: BatchFacts,
+    attempted: () => void,
+  ): Promise<void> {
     if (!facts.enabled.has(delivery.webhookId)) {
+      attempted();
       // Disabled (by its owner) since the delivery was queued: give it up without sending.
       const attempt = unsent(clock(), 'endpoint_disabled');
       await settler.settle({ deliveryId: delivery.id, workerId, attempt, retryAt: null });
@@ -184,6 +199,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     if (facts.bindings.has(delivery.webhookId)) {
       const type = eventTypeOf(delivery.eventJson);
       const verdict = bindingVerdict(facts.bindings, delivery.webhookId, type, clock());
+      if (verdict !== 'send') attempted();
       if (verdict === 'key_revoked') {
         // The key the subscription stood on is gone: nothing more goes out until a key that
         // may read the families re-enables the endpoint.
@@ -198,6 +214,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     }
     const body = deliveryBody(delivery.eventJson, facts.pending.get(delivery.eventId));
     const attempt = await attemptDelivery(delivery, body, deps);
+    attempted();
     if (attempt.succeeded) {
       await settler.settle({ deliveryId: delivery.id, workerId, attempt, retryAt: null });
       return;
@@ -238,16 +255,29 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     }
   }
 
+  /**
+   * Deliveries leased past their endpoint's cap wait here, in lease order, for a slot of that
+   * endpoint. Handing them back instead would make every lease of a busy endpoint's backlog
+   * write its surplus twice (measured: 836 → 158 deliveries/s for one endpoint's backlog);
+   * holding them costs nothing, and a held endpoint is at its cap, so no lease adds to it.
+   */
+  const held = new Map<
+    string,
+    Array<{ delivery: LeasedDelivery; leasedAt: number; facts: BatchFacts }>
+  >();
+  const releasing = new Set<Promise<void>>();
+
   /** Leases what this mode's free slots allow and starts it; true when the batch was full. */
   async function leaseAndStart(livemode: boolean): Promise<boolean> {
     const mode = livemode ? 'live' : 'test';
     const free = concurrency - inflight[mode];
     if (free <= 0) return false;
     const atCap = [...perEndpoint].filter(([, n]) => n >= endpointCap).map(([id]) => id);
+    const leasedAt = clock();
     const lease = (on: Db) =>
       leaseDueDeliveries(on, {
         workerId,
-        nowMs: clock(),
+        nowMs: leasedAt,
         leaseMs,
         limit: free,
         livemode,
@@ -260,41 +290,87 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const leased =
       db.dialect === 'postgres' ? await lease(db) : await db.transaction(lease, { durable: false });
     if (leased.length === 0) return false;
-    // One batch may hold more of an endpoint's deliveries than its cap: hand those back; the
-    // next lease skips the endpoint until a slot of its own frees up.
+    // Leased but unread facts: nothing started; the leases run out and others retry them.
+    const facts = await batchFacts(db, leased);
     const start: LeasedDelivery[] = [];
-    const handBack: string[] = [];
     for (const delivery of leased) {
       const n = perEndpoint.get(delivery.webhookId) ?? 0;
-      if (n >= endpointCap) handBack.push(delivery.id);
-      else {
+      if (n >= endpointCap) {
+        const queue = held.get(delivery.webhookId) ?? [];
+        queue.push({ delivery, leasedAt, facts });
+        held.set(delivery.webhookId, queue);
+      } else {
         perEndpoint.set(delivery.webhookId, n + 1);
         start.push(delivery);
       }
     }
     inflight[mode] += start.length;
-    try {
-      await releaseLeases(db, workerId, handBack);
-      const facts = await batchFacts(db, start);
-      for (const delivery of start) {
-        deliver(delivery, facts)
-          .catch((err: unknown) => onError('webhook delivery could not be recorded', err))
-          .finally(() => done(delivery, mode));
-      }
-    } catch (err) {
-      // Leased but not started: free the slots; the leases run out and others retry them.
-      for (const delivery of start) done(delivery, mode);
-      throw err;
-    }
-    return leased.length === free && handBack.length === 0;
+    for (const delivery of start) run(delivery, facts);
+    return leased.length === free;
   }
 
-  function done(delivery: LeasedDelivery, mode: 'live' | 'test'): void {
-    inflight[mode] -= 1;
-    const n = (perEndpoint.get(delivery.webhookId) ?? 1) - 1;
-    if (n <= 0) perEndpoint.delete(delivery.webhookId);
-    else perEndpoint.set(delivery.webhookId, n);
+  function run(delivery: LeasedDelivery, facts: BatchFacts): void {
+    let freed = false;
+    const attempted = () => {
+      if (freed) return;
+      freed = true;
+      endpointDone(delivery.webhookId);
+    };
+    deliver(delivery, facts, attempted)
+      .catch((err: unknown) => onError('webhook delivery could not be recorded', err))
+      .finally(() => {
+        attempted();
+        inflight[delivery.livemode ? 'live' : 'test'] -= 1;
+        wake();
+      });
+  }
+
+  /** Frees a slot of the endpoint and gives it to the endpoint's next held delivery. */
+  function endpointDone(webhookId: string): void {
+    const n = (perEndpoint.get(webhookId) ?? 1) - 1;
+    if (n <= 0) perEndpoint.delete(webhookId);
+    else perEndpoint.set(webhookId, n);
+    startHeld(webhookId);
     wake();
+  }
+
+  /** Frees both slots of a delivery that never ran. */
+  function done(delivery: LeasedDelivery): void {
+    inflight[delivery.livemode ? 'live' : 'test'] -= 1;
+    endpointDone(delivery.webhookId);
+  }
+
+  function startHeld(webhookId: string): void {
+    const queue = held.get(webhookId);
+    const next = queue?.shift();
+    if (queue?.length === 0) held.delete(webhookId);
+    if (next === undefined) return;
+    const { delivery, leasedAt, facts } = next;
+    if (stopped || clock() + deps.timeoutMsOrDefault + 5_000 > leasedAt + leaseMs) {
+      // Could not finish before its lease ends (or we are stopping): hand it back unattempted.
+      const release = releaseLeases(db, workerId, [delivery.id])
+        .catch((err: unknown) => onError('webhook worker could not release a lease', err))
+        .finally(() => releasing.delete(release));
+      releasing.add(release);
+      startHeld(webhookId);
+      return;
+    }
+    perEndpoint.set(webhookId, (perEndpoint.get(webhookId) ?? 0) + 1);
+    // Counted in its mode from now on; held deliveries were leased beside the mode's slots,
+    // so a mode may briefly run more than `concurrency` (at most one batch more).
+    inflight[delivery.livemode ? 'live' : 'test'] += 1;
+    if (clock() - leasedAt < FRESH_FACTS_MS) {
+      run(delivery, facts);
+      return;
+    }
+    // Facts read long ago may be stale (the endpoint disabled meanwhile): read them again.
+    batchFacts(db, [delivery]).then(
+      (facts) => run(delivery, facts),
+      (err: unknown) => {
+        onError('webhook worker could not read delivery facts', err);
+        done(delivery);
+      },
+    );
   }
 
   const running = loop().catch((err: unknown) => onError('webhook worker stopped', err));
@@ -306,7 +382,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       stopped = true;
       wake();
       await running;
-      while (totalInflight() > 0) await pause(10);
+      // Held deliveries are handed back as their endpoints' slots free up (stopped is set).
+      while (totalInflight() > 0 || held.size > 0) {
+        for (const id of [...held.keys()]) if ((perEndpoint.get(id) ?? 0) === 0) startHeld(id);
+        await pause(10);
+      }
+      await Promise.all(releasing);
       await settler.flush();
       owned?.close();
     },

@@ -62,7 +62,7 @@ describe('retry schedule', () => {
   it('reads the delivery limits with their documented defaults', () => {
     expect(loadBackgroundConfig({})).toMatchObject({
       concurrency: 32,
-      endpointConcurrency: 4,
+      endpointConcurrency: 8,
       timeoutMs: 10_000,
     });
     const set = loadBackgroundConfig({
