@@ -4,8 +4,8 @@
  * replay gets the original answer without `secret`, and nothing is created twice.
  */
 import { describe, expect, it } from 'vitest';
-import { makeKey } from '../support/keys.js';
 import { LOCAL_HOOK_URL, useService } from '../service/support/fixtures.js';
+import { makeKey } from '../support/keys.js';
 
 const fx = useService();
 
