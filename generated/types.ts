@@ -1370,7 +1370,7 @@ export interface components {
          */
         ApiVersion: "2026-11-01";
         /**
-         * @description `disabled` by you, or by the server after a delivery exhausted its retries.
+         * @description `disabled` by you, or by the server after a delivery exhausted its retries or the key the endpoint is bound to was revoked or expired.
          * @example enabled
          * @enum {string}
          */
