@@ -8,6 +8,7 @@ import type { RouteDefinition } from '../contract/route-types.js';
 import { DEFAULT_HTTP_CONFIG, type HttpConfig, type RateLimitConfig } from './config.js';
 import type { Db } from './db/types.js';
 import type { DocsPluginOptions } from './docs/plugin.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { addCorsHeaders, registerPreflightRoutes } from './http/cors.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
 import { authenticationHook } from './http/hooks.js';
@@ -16,6 +17,7 @@ import { type LogSetting, loggerOptions, logRequestCompleted } from './http/logg
 import { parseQueryString } from './http/querystring.js';
 import { type HandlerTable, registerRoutes } from './http/register-routes.js';
 import type { AuditSink, HttpStore } from './http/store.js';
+import { serverTimeoutOptions } from './http/timeouts.js';
 import { type ComponentSchemas, createValidators } from './http/validation.js';
 import { newId } from './ids.js';
 
@@ -131,6 +133,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Errors the router raises before any hook (bad percent-encoding, over-long path
     // parameters) get the envelope too, instead of Fastify's own body.
     frameworkErrors: (error, request, reply) => void sendError(deps, request, reply, error),
+    // Headers, whole-request and keep-alive deadlines, so no client holds a connection open
+    // by sending slowly (docs/design.md#timeouts).
+    ...serverTimeoutOptions(config),
+    // What the HTTP parser refuses (and timeouts) is answered in the envelope too.
+    clientErrorHandler: clientErrorHandler(config.apiVersions[0]!),
   });
 
   // JSON is the only media type: drop the text/plain parser, and read an empty JSON body as no
