@@ -5,7 +5,12 @@
  */
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { RouteDefinition } from '../contract/route-types.js';
-import { DEFAULT_HTTP_CONFIG, type HttpConfig, type RateLimitConfig } from './config.js';
+import {
+  DEFAULT_HTTP_CONFIG,
+  type HttpConfig,
+  type RateLimitConfig,
+  type RetentionConfig,
+} from './config.js';
 import type { Db } from './db/types.js';
 import type { DocsPluginOptions } from './docs/plugin.js';
 import { clientErrorHandler } from './http/client-errors.js';
@@ -20,6 +25,7 @@ import type { AuditSink, HttpStore } from './http/store.js';
 import { serverTimeoutOptions } from './http/timeouts.js';
 import { type ComponentSchemas, createValidators } from './http/validation.js';
 import { newId } from './ids.js';
+import { type RetentionScheduler, startRetention } from './retention/scheduler.js';
 
 /** Options of `buildApp`; only `db` is required. */
 export interface AppOptions {
@@ -42,6 +48,11 @@ export interface AppOptions {
   logger?: LogSetting;
   /** Serve the API reference (`/docs`, `/openapi.json`, `GET /`) from prepared files. */
   docs?: DocsPluginOptions;
+  /**
+   * Purge expired rows on this schedule while the app is up (from `ready` until `close`);
+   * unset, nothing is purged (tests of other concerns). `server/main.ts` always passes it.
+   */
+  retention?: RetentionConfig;
 }
 
 function resolveConfig(config: AppOptions['config']): HttpConfig {
@@ -82,6 +93,22 @@ function fastifyTrustProxy(setting: HttpConfig['trustProxy']): boolean | string 
   return setting;
 }
 type TrustHop = (address: string, hop: number) => boolean;
+
+/** Runs the retention schedule from `ready` until `close`, so closing the app stops it. */
+function installRetention(
+  app: FastifyInstance,
+  db: Db,
+  config: RetentionConfig,
+  clock: () => number,
+): void {
+  let retention: RetentionScheduler | undefined;
+  app.addHook('onReady', async () => {
+    retention = startRetention({ db, config, clock, log: app.log });
+  });
+  app.addHook('onClose', async () => {
+    await retention?.stop();
+  });
+}
 
 async function defaultStore(): Promise<HttpStore> {
   return (await import('./http/default-store.js')).defaultStore;
@@ -174,6 +201,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(null, payload);
   });
   installErrorHandling(app, deps);
+  if (options.retention !== undefined) installRetention(app, db, options.retention, clock);
   registerRoutes(app, routes, handlers, {
     ...deps,
     allowPrivateWebhookTargets: config.allowPrivateWebhookTargets,

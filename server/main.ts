@@ -72,6 +72,9 @@ async function main(): Promise<void> {
     config,
     audit,
     logger: { level: config.logLevel, stream: logs.stream },
+    // Expired idempotency records, tokens and idle rate buckets are deleted while the app is
+    // up; on PostgreSQL one process at a time does it (server/retention/).
+    retention: config.retention,
     docs: {
       load: () => readPreparedDocs(builtSiteDir()),
       publicUrl: config.publicUrl,
