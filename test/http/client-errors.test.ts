@@ -3,68 +3,20 @@
  * socket: each gets the spec's error envelope with a `Request-Id`, then the connection closes.
  * Sent as raw bytes, since no HTTP client will write these requests.
  */
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorSpec } from '../../server/errors.js';
 import { type FixtureApp, fixtureApp } from '../fixtures/http/app.js';
+import { type RawAnswer, rawExchange } from './support/raw-http.js';
 
 let t: FixtureApp;
 let port: number;
+const exchange = (chunks: ReadonlyArray<string | number>) => rawExchange(port, chunks);
 beforeAll(async () => {
   t = await fixtureApp({ config: { headersTimeoutMs: 400, requestTimeoutMs: 800 } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   port = (t.app.server.address() as { port: number }).port;
 });
 afterAll(() => t.close());
-
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  /** Milliseconds from the first byte sent until the server closed the connection. */
-  closedAfterMs: number;
-}
-
-/** Sends `chunks` (a number is a pause in ms) and reads until the server closes. */
-function exchange(chunks: ReadonlyArray<string | number>, timeoutMs = 10_000): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const started = Date.now();
-    let received = '';
-    const guard = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`connection still open after ${timeoutMs} ms; got: ${received}`));
-    }, timeoutMs);
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => {
-      received += chunk;
-    });
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      clearTimeout(guard);
-      const [head = '', body = ''] = received.split('\r\n\r\n', 2);
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const at = line.indexOf(':');
-        headers[line.slice(0, at).toLowerCase()] = line.slice(at + 1).trim();
-      }
-      resolve({
-        status: Number(statusLine.split(' ')[1] ?? 0),
-        headers,
-        body,
-        closedAfterMs: Date.now() - started,
-      });
-    });
-    socket.on('connect', async () => {
-      for (const chunk of chunks) {
-        if (socket.destroyed) return;
-        if (typeof chunk === 'number') await new Promise((r) => setTimeout(r, chunk));
-        else socket.write(chunk);
-      }
-    });
-  });
-}
 
 function expectEnvelope(answer: RawAnswer, code: Parameters<typeof errorSpec>[0]): void {
   expect(answer.status).toBe(errorSpec(code).status);
@@ -163,5 +115,21 @@ describe('timeouts close slow connections with 408 request_timeout', () => {
       `GET /v1/widgets HTTP/1.1\r\n${HOST}Authorization: Bearer ${t.keys.secret.secret}\r\nConnection: close\r\n\r\n`,
     ]);
     expect(answer.status).toBe(200);
+  });
+});
+
+describe('a chunked body over 1 MiB', () => {
+  it('→ 413 body_too_large in the envelope, counted as it streams', async () => {
+    const chunk = 'a'.repeat(64 * 1024);
+    const parts: string[] = [
+      `POST /v1/widgets HTTP/1.1\r\n${HOST}Authorization: Bearer ${t.keys.secret.secret}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`,
+    ];
+    for (let i = 0; i < 20; i++) parts.push(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    parts.push('0\r\n\r\n');
+    const answer = await exchange(parts);
+    expect(answer.status).toBe(413);
+    const body = JSON.parse(answer.body) as { error: { code: string; request_id: string } };
+    expect(body.error.code).toBe('body_too_large');
+    expect(answer.headers['request-id']).toBe(body.error.request_id);
   });
 });

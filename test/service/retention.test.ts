@@ -12,7 +12,12 @@ import type { Db } from '../../server/db/types.js';
 import { beginIdempotent, IDEMPOTENCY_TTL_MS } from '../../server/repos/idempotency.js';
 import { takeToken } from '../../server/repos/rate-limits.js';
 import { insertToken } from '../../server/repos/tokens.js';
-import { RETENTION_LOCK_KEY_SQL, runPurgeRound } from '../../server/retention/purge-round.js';
+import {
+  RETENTION_LOCK_KEY_SQL,
+  type RoundResult,
+  runPurgeRound,
+} from '../../server/retention/purge-round.js';
+import { startRetention } from '../../server/retention/scheduler.js';
 import { makeHandlers } from '../fixtures/http/handlers.js';
 import * as table from '../fixtures/http/routes.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
@@ -194,6 +199,39 @@ await describeEachDatabase('retention', (dialect) => {
       } finally {
         await other.close();
       }
+    },
+  );
+
+  it.skipIf(dialect !== 'postgres')(
+    'two schedulers on one database purge each row once between them',
+    async () => {
+      const other = connect(ctx.url);
+      const results: RoundResult[] = [];
+      const clock = { now: NOW };
+      const config = { intervalMs: 10, bucketIdleMs: BUCKET_IDLE };
+      const schedulers = [ctx.db, other].map((db) =>
+        startRetention({
+          db,
+          config,
+          clock: () => clock.now,
+          onRound: (result) => results.push(result),
+        }),
+      );
+      try {
+        // Rows expire in batches while both schedulers run.
+        for (let batch = 0; batch < 5; batch++) {
+          for (let i = 0; i < 10; i++) {
+            await idempotencyRecord(ctx.db, `b${batch}-${i}`, clock.now - IDEMPOTENCY_TTL_MS);
+          }
+          await waitFor(async () => (await idempotencyKeys(ctx.db)).length === 0);
+          clock.now += 1000;
+        }
+      } finally {
+        await Promise.all(schedulers.map((s) => s.stop()));
+        await other.close();
+      }
+      const deleted = results.reduce((sum, r) => sum + (r.ran ? r.idempotency : 0), 0);
+      expect(deleted).toBe(50);
     },
   );
 });
