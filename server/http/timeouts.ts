@@ -21,15 +21,15 @@ export function serverTimeoutOptions(config: TimeoutSettings): {
   keepAliveTimeout: number;
   http: { headersTimeout: number; connectionsCheckingInterval: number };
 } {
+  // `loadConfig` refuses a headers timeout above the request's; options built in code are
+  // clamped instead, since Node refuses that pair when it creates the server.
+  const headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs);
   return {
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     http: {
-      headersTimeout: config.headersTimeoutMs,
-      connectionsCheckingInterval: Math.max(
-        1,
-        Math.min(CHECK_EVERY_MS, config.headersTimeoutMs, config.requestTimeoutMs),
-      ),
+      headersTimeout,
+      connectionsCheckingInterval: Math.max(1, Math.min(CHECK_EVERY_MS, headersTimeout)),
     },
   };
 }

@@ -10,6 +10,7 @@ import {
   loadConfig,
   loadRetentionConfig,
 } from '../../server/config.js';
+import { serverTimeoutOptions } from '../../server/http/timeouts.js';
 import { makeHandlers } from '../fixtures/http/handlers.js';
 import * as table from '../fixtures/http/routes.js';
 import { buildTestApp } from '../support/app.js';
@@ -62,6 +63,27 @@ describe('timeout settings', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('timeouts given in code', () => {
+  it('clamp a headers timeout above the request timeout to it', () => {
+    const options = serverTimeoutOptions({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 2_000,
+      keepAliveTimeoutMs: 5_000,
+    });
+    expect(options.http.headersTimeout).toBe(2_000);
+    expect(options.requestTimeout).toBe(2_000);
+  });
+
+  it('check deadlines at least as often as the shortest timeout', () => {
+    const options = serverTimeoutOptions({
+      headersTimeoutMs: 300,
+      requestTimeoutMs: 600,
+      keepAliveTimeoutMs: 5_000,
+    });
+    expect(options.http.connectionsCheckingInterval).toBe(300);
   });
 });
 
