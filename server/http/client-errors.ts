@@ -68,7 +68,7 @@ export function clientErrorHandler(
     const requestId = newId('req');
     this?.log.info(
       { requestId, code, parserCode: error.code ?? null },
-      'request refused by the HTTP parser',
+      'request refused before routing',
     );
     if (!socket.writable || responseStarted(socket)) {
       socket.destroy();
