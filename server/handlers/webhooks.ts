@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import type { components, Readable } from '../../generated/types.js';
 import { CURRENT_API_VERSION } from '../config.js';
 import { listEnvelope, listParams } from '../domain/list.js';
-import { checkMetadata, mergeMetadata, nowSeconds, resourceMissing } from '../domain/serialize.js';
+import { checkMetadata, nowSeconds, resourceMissing } from '../domain/serialize.js';
+import { applyWebhookUpdate } from '../domain/webhook-update.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import * as repo from '../repos/webhooks.js';
@@ -104,19 +105,10 @@ export const updateWebhook: AppHandler<'updateWebhook'> = async (request, ctx) =
   return ctx.write(async (tx) => {
     // Merged into the endpoint read under the row's lock, so a concurrent update of other
     // fields (or the worker disabling it) is kept, not overwritten with a stale copy.
-    const done = await repo.modifyWebhook<Webhook>(tx, id, ctx.livemode, (stored) => {
-      const next: Webhook = {
-        ...stored,
-        ...(url === undefined ? {} : { url }),
-        ...(enabledEvents === undefined ? {} : { enabled_events: enabledEvents }),
-        ...(body.description === undefined ? {} : { description: body.description }),
-        ...(body.status === undefined ? {} : { status: body.status }),
-        metadata: mergeMetadata(stored.metadata, body.metadata),
-      };
-      if (JSON.stringify(next) === JSON.stringify(stored)) return stored;
-      next.updated = Math.max(nowSeconds(ctx), stored.updated);
-      return next;
-    });
+    const changes = { ...body, url, enabled_events: enabledEvents };
+    const done = await repo.modifyWebhook<Webhook>(tx, id, ctx.livemode, (stored) =>
+      applyWebhookUpdate(stored, changes, nowSeconds(ctx)),
+    );
     if (done === undefined) throw resourceMissing('webhook');
     return { status: 200, body: done.change ?? done.current };
   });
