@@ -22,6 +22,7 @@
  * each other. A retry loop would also have to re-run the whole handler transaction
  * (idempotency record, audit rows, events), where the lock makes the loser simply wait.
  */
+import { isTransaction } from '../db/transaction-handles.js';
 import type { Db } from '../db/types.js';
 import { type DocTable, parseData } from './rows.js';
 
@@ -45,10 +46,10 @@ export interface Modified<T, C> {
 
 /**
  * Reads `id` of `table` in that mode under a row lock, asks `change` what to do with it, and
- * writes the answer with `write`, in a transaction of `db` (nested as a savepoint when `db` is
- * already one, so the lock lasts until the caller's transaction ends: events and idempotency
- * records written after this call commit together with the change). Returns `undefined`
- * when there is no such row.
+ * writes the answer with `write`, in `db`'s transaction when `db` is a transaction handle (so
+ * the lock lasts until the caller's transaction ends: events and idempotency records written
+ * after this call commit together with the change), else in a transaction of its own.
+ * Returns `undefined` when there is no such row.
  *
  * @example
  * const done = await modifyDoc<Patient, Patient>(tx, 'patients', id, livemode,
@@ -62,14 +63,17 @@ export async function modifyDoc<T, C>(
   change: DocChange<T, C>,
   write: DocWrite<T, C>,
 ): Promise<Modified<T, C> | undefined> {
-  return db.transaction(async (tx) => {
+  const body = async (tx: Db): Promise<Modified<T, C> | undefined> => {
     const row = await tx.get(lockingSelect(table, tx.dialect), [id, livemode]);
     if (row === undefined) return undefined;
     const current = parseData<T>(row);
     const decided = await change(current);
     if (decided !== undefined) await write(tx, decided, current);
     return { current, change: decided };
-  });
+  };
+  // Already in a transaction: run in it (the lock lasts until it ends). A savepoint would
+  // add two round trips while the lock is held, and a throw rolls the caller back anyway.
+  return isTransaction(db) ? body(db) : db.transaction(body);
 }
 
 const statements = new Map<string, string>();

@@ -57,6 +57,8 @@ export interface RoundResult {
   illegal: number;
   /** Replies other than 200 and the domain's 4xx (5xx, 409 …): counted, never explained. */
   unexpected: number;
+  /** Wall time of the burst (from the first request sent to the last reply). */
+  burstMs: number;
   detail?: string;
 }
 
@@ -222,9 +224,11 @@ export async function runRound(
   const path = scenario.path(await scenario.setup(first, round));
   const initial = await ok(first('GET', path), 'read before');
   const bodies = scenario.burst(round);
+  const started = performance.now();
   const replies = await Promise.all(
     bodies.map((body, i) => senders[i % senders.length]!('POST', path, body)),
   );
+  const burstMs = performance.now() - started;
   const final = await ok(first('GET', path), 'read back');
   const result: RoundResult = {
     scenario: scenario.name,
@@ -233,6 +237,7 @@ export async function runRound(
     lost: 0,
     illegal: 0,
     unexpected: 0,
+    burstMs,
   };
   const outcomes: Outcome<Doc>[] = [];
   for (const reply of replies) {
@@ -309,6 +314,8 @@ export interface Totals {
   lost: number;
   illegal: number;
   unexpected: number;
+  /** Sum of the bursts' wall times. */
+  burstMs: number;
   details: string[];
 }
 
@@ -320,6 +327,7 @@ export function totals(results: readonly RoundResult[]): Totals {
     lost: 0,
     illegal: 0,
     unexpected: 0,
+    burstMs: 0,
     details: [],
   };
   for (const r of results) {
@@ -328,6 +336,7 @@ export function totals(results: readonly RoundResult[]): Totals {
     out.lost += r.lost;
     out.illegal += r.illegal;
     out.unexpected += r.unexpected;
+    out.burstMs += r.burstMs;
     if (r.detail !== undefined) out.details.push(`${r.scenario}: ${r.detail}`);
   }
   return out;
