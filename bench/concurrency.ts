@@ -10,8 +10,9 @@
  * (2) The service: the workload of tooling/concurrency/workload.ts (every scenario, `--rounds`
  *     rounds) against real service processes — SQLite (one process), PostgreSQL (one process)
  *     and PostgreSQL (two processes, each burst spread over both) — for this checkout and for
- *     the baseline commit (`--baseline`, default 6cc14ed: the code before the lock), extracted
- *     with `git archive` into a temporary folder that borrows this checkout's node_modules.
+ *     the baseline commit (`--baseline`, default 6cc14ed: the code before the lock), each
+ *     extracted with `git archive` (so HEAD: commit first) into a temporary folder that
+ *     borrows this checkout's node_modules.
  *     The two alternate within each run, so both see the same machine load. Reports lost
  *     updates and illegal histories (must be 0 after), and burst throughput: requests of the
  *     bursts divided by their wall time.
@@ -325,8 +326,8 @@ async function serviceFigure(
   }
 }
 
-/** The baseline's files (`git archive`) in a temporary folder, with this node_modules. */
-function checkoutBaseline(rev: string): string {
+/** A commit's files (`git archive`) in a temporary folder, with this node_modules. */
+function checkout(rev: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'bench-baseline-'));
   const archive = execFileSync('git', ['archive', '--format=tar', rev], {
     cwd: ROOT,
@@ -380,10 +381,13 @@ async function main(): Promise<void> {
       };
     });
 
-  const baseline = checkoutBaseline(values.baseline);
   const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT })
     .toString()
     .trim();
+  // Both from `git archive`, so the two run the same way and edits made while the bench runs
+  // do not leak into "after".
+  const baseline = checkout(values.baseline);
+  const current = checkout(head);
   const figures: ServiceFigure[] = [];
   try {
     for (let run = 0; run < RUNS; run++) {
@@ -393,13 +397,14 @@ async function main(): Promise<void> {
           run % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
         for (const target of order) {
           figures.push(
-            await serviceFigure(target, target === 'before' ? baseline : ROOT, setup, run),
+            await serviceFigure(target, target === 'before' ? baseline : current, setup, run),
           );
         }
       }
     }
   } finally {
     rmSync(baseline, { recursive: true, force: true });
+    rmSync(current, { recursive: true, force: true });
   }
   const loadEnd = loadavg();
 
@@ -408,7 +413,7 @@ async function main(): Promise<void> {
     '',
     `Command: \`npm run bench:concurrency -- --rounds ${ROUNDS} --runs ${RUNS} --clients ${CLIENTS} --ops ${OPS} --baseline ${values.baseline}\``,
     `Measured ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; load average at start ${loadStart.map((l) => l.toFixed(2)).join(' ')}, at end ${loadEnd.map((l) => l.toFixed(2)).join(' ')} (the machine is shared with other work).`,
-    `"after" is this checkout (${head}); "before" is ${values.baseline}, the code before the row lock, from \`git archive\` into a temporary folder with this checkout's node_modules.`,
+    `"after" is this checkout's HEAD (${head}); "before" is ${values.baseline}, the code before the row lock; each from \`git archive\` into a temporary folder with this checkout's node_modules.`,
     '',
     '## Strategies (PostgreSQL, plain SQL)',
     '',
