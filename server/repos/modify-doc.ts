@@ -16,10 +16,12 @@
  *   process), so the read inside it is the row the write will replace.
  *
  * Why a row lock and not a version column with compare-and-set and retry: measured with
- * `npm run bench:concurrency` (bench/results/concurrency.md, "strategies"), on one row hit by
- * 16 clients the lock kept every attempt (no retries) and was faster than the CAS loop, which
- * wasted most of its round trips on failed sets; uncontended, the two were within noise of
- * each other. A retry loop would also have to re-run the whole handler transaction
+ * `npm run bench:concurrency` (bench/results/concurrency.md, 2026-11-25, load average 15–20
+ * on 2 shared cores), 16 clients × 40 read-modify-writes in plain SQL on PostgreSQL. On one
+ * row: lock 159 ops/s (median of 3; 102–254), compare-and-set 56 ops/s (48–84) after 1,001
+ * retries, each a whole transaction redone; no lock at all 398 ops/s and 1,765 of 1,920
+ * writes lost. A row each: lock 988, compare-and-set 924, none 1,069 ops/s, within the
+ * run-to-run spread. A retry would also have to re-run the whole request transaction
  * (idempotency record, audit rows, events), where the lock makes the loser simply wait.
  */
 import { isTransaction } from '../db/transaction-handles.js';
