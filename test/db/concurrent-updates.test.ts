@@ -16,6 +16,7 @@ import { getClaim, insertClaim } from '../../server/repos/claims.js';
 import { listEvents } from '../../server/repos/events.js';
 import { insertPatient } from '../../server/repos/patients.js';
 import { advanceClaim } from '../../server/webhooks/clearinghouse.js';
+import { disableEndpoint } from '../../server/webhooks/disable-endpoint.js';
 import { runRound, SCENARIOS, type Send, totals } from '../../tooling/concurrency/workload.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
@@ -92,6 +93,43 @@ await describeEachDatabase('concurrent conflicting updates', (dialect) => {
       },
     );
   }
+
+  it('webhooks: the worker disabling an endpoint keeps racing API updates, and disables it once', async () => {
+    const send = await sender(ctx.db);
+    const other = dialect === 'postgres' ? connect(ctx.url) : ctx.db;
+    if (other !== ctx.db) pools.push(other);
+    const created = await send('POST', '/v1/webhooks', {
+      url: 'http://127.0.0.1:9/race',
+      enabled_events: ['claim.denied'],
+    });
+    const id = created.body.id as string;
+    const now = Date.now();
+    const [disabled, updates] = await Promise.all([
+      Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          (i % 2 ? other : ctx.db).transaction((tx) => disableEndpoint(tx, id, now)),
+        ),
+      ),
+      Promise.all([
+        send('POST', `/v1/webhooks/${id}`, { description: 'kept' }),
+        send('POST', `/v1/webhooks/${id}`, { metadata: { owner: 'ops' } }),
+      ]),
+    ]);
+    expect(updates.map((r) => r.status)).toEqual([200, 200]);
+    expect(disabled.filter(Boolean)).toHaveLength(1);
+    const final = await send('GET', `/v1/webhooks/${id}`);
+    expect(final.body).toMatchObject({
+      status: 'disabled',
+      description: 'kept',
+      metadata: { owner: 'ops' },
+    });
+    const events = await send('GET', '/v1/events?type=webhook.disabled&limit=100');
+    expect(
+      (events.body.data as Array<{ data: { object: { id: string } } }>).filter(
+        (e) => e.data.object.id === id,
+      ),
+    ).toHaveLength(1);
+  });
 
   it('claims: racing clearinghouse steps move a claim once per status, in a legal chain', async () => {
     const other = connect(ctx.url);
