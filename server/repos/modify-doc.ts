@@ -3,7 +3,7 @@
  * after it was inserted: read it under a row lock, decide, write, all in one transaction
  * (docs/design.md#storage). Every repository's update goes through `modifyDoc`; none exports
  * a blind "replace this row" any more, so a handler cannot read outside the lock and write a
- * stale copy back (the lost updates of issue "trust on both databases").
+ * stale copy back (on PostgreSQL that used to lose acknowledged changes).
  *
  * - PostgreSQL: `SELECT … FOR NO KEY UPDATE` inside the transaction. A second writer of the
  *   same row waits at its own SELECT until the first commits, then reads the committed row
