@@ -1,4 +1,5 @@
 import type { Db } from '../db/types.js';
+import { type DocChange, type Modified, modifyDoc } from './modify-doc.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
 import { getDoc, parseData } from './rows.js';
 
@@ -51,9 +52,32 @@ export async function insertWebhook<T extends WebhookDoc>(
   return doc;
 }
 
-/** Replaces a stored endpoint (the secret stays); false when there is none. */
-export async function updateWebhook<T extends WebhookDoc>(tx: Db, doc: T): Promise<boolean> {
-  const result = await tx.run(
+/**
+ * Changes a stored endpoint (the secret stays) through `modifyDoc`: `change` gets it read
+ * under a row lock and returns the endpoint to store, or `undefined` (or the same object) to
+ * leave it. `undefined` when there is none.
+ */
+export function modifyWebhook<T extends WebhookDoc>(
+  db: Db,
+  id: string,
+  livemode: boolean,
+  change: DocChange<T, T>,
+): Promise<Modified<T, T> | undefined> {
+  return modifyDoc<T, T>(
+    db,
+    'webhooks',
+    id,
+    livemode,
+    async (current) => {
+      const next = await change(current);
+      return next === current ? undefined : next;
+    },
+    writeWebhook,
+  );
+}
+
+async function writeWebhook(tx: Db, doc: WebhookDoc): Promise<void> {
+  await tx.run(
     `UPDATE webhooks SET updated = $1, status = $2, url = $3, enabled_events = $4, data = $5
       WHERE id = $6 AND livemode = $7`,
     [
@@ -66,7 +90,6 @@ export async function updateWebhook<T extends WebhookDoc>(tx: Db, doc: T): Promi
       doc.livemode,
     ],
   );
-  return result.changes > 0;
 }
 
 /** Deletes an endpoint and its pending deliveries; false when there is none. */
