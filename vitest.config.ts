@@ -14,6 +14,8 @@ export const INTEGRATION_TESTS = [
   'test/webhooks/crash.test.ts',
   // several workers with their own pools sharing one PostgreSQL
   'test/webhooks/postgres-workers.test.ts',
+  // conflicting updates spread over two service processes on one PostgreSQL
+  'test/service/two-process-concurrency.test.ts',
   // headless Chromium; dev-reload.test.ts also runs `npm run dev` (the loop and the service)
   // as processes
   'test/browser/**/*.test.ts',

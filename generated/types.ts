@@ -640,15 +640,17 @@ export interface components {
         /**
          * @description What went wrong. 400: `parameter_missing`, `parameter_unknown`, `parameter_invalid`,
          *     `parameters_exclusive`, `status_transition_invalid`, `body_invalid_json`,
-         *     `token_invalid`, `idempotency_key_reused`. 401: `api_key_missing`, `api_key_invalid`,
-         *     `api_key_expired`. 403: `insufficient_scope`, `secret_key_required`,
-         *     `ip_not_allowed`, `livemode_mismatch`. 404: `resource_missing`, `route_missing`. 409:
+         *     `token_invalid`, `request_malformed`, `idempotency_key_reused`. 401: `api_key_missing`,
+         *     `api_key_invalid`, `api_key_expired`. 403: `insufficient_scope`,
+         *     `secret_key_required`, `ip_not_allowed`, `livemode_mismatch`. 404:
+         *     `resource_missing`, `route_missing`. 408: `request_timeout`. 409:
          *     `idempotency_key_in_use`, `resource_already_exists`. 413: `body_too_large`. 415:
-         *     `content_type_unsupported`. 429: `rate_limited`. 500: `internal`.
+         *     `content_type_unsupported`. 429: `rate_limited`. 431: `headers_too_large`. 500:
+         *     `internal`.
          * @example parameter_invalid
          * @enum {string}
          */
-        ErrorCode: "parameter_missing" | "parameter_unknown" | "parameter_invalid" | "parameters_exclusive" | "status_transition_invalid" | "body_invalid_json" | "token_invalid" | "idempotency_key_reused" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "insufficient_scope" | "secret_key_required" | "ip_not_allowed" | "livemode_mismatch" | "resource_missing" | "route_missing" | "idempotency_key_in_use" | "resource_already_exists" | "body_too_large" | "content_type_unsupported" | "rate_limited" | "internal";
+        ErrorCode: "parameter_missing" | "parameter_unknown" | "parameter_invalid" | "parameters_exclusive" | "status_transition_invalid" | "body_invalid_json" | "token_invalid" | "request_malformed" | "idempotency_key_reused" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "insufficient_scope" | "secret_key_required" | "ip_not_allowed" | "livemode_mismatch" | "resource_missing" | "route_missing" | "request_timeout" | "idempotency_key_in_use" | "resource_already_exists" | "body_too_large" | "content_type_unsupported" | "rate_limited" | "headers_too_large" | "internal";
         /**
          * @description An identifier issued to the patient. `type` is an HL7 v2 identifier type (table
          *     0203): `MR` medical record number, `MB` member number, `SS` social security number,

@@ -1,10 +1,13 @@
 /**
- * `npm run worker`: webhook delivery and the test clearinghouse without the HTTP server (run
- * the server with `WORKER=off` then, or on PostgreSQL run as many of both as you like).
- * Reads DATABASE_URL, WEBHOOK_SCHEDULE, CLEARINGHOUSE_DELAY_MS, WEBHOOK_CONCURRENCY,
- * WEBHOOK_ALLOW_PRIVATE_TARGETS (and HOST, its default).
+ * `npm run worker`: webhook delivery, the test clearinghouse and the retention schedule
+ * without the HTTP server (run the server with `WORKER=off` then, or on PostgreSQL run as
+ * many of both as you like). Reads DATABASE_URL, WEBHOOK_SCHEDULE, CLEARINGHOUSE_DELAY_MS,
+ * WEBHOOK_CONCURRENCY, WEBHOOK_ALLOW_PRIVATE_TARGETS (and HOST, its default),
+ * RETENTION_INTERVAL_MS, RETENTION_BUCKET_IDLE_MS.
  */
+import { loadRetentionConfig } from '../server/config.js';
 import { openDb } from '../server/db/open.js';
+import { startRetention } from '../server/retention/scheduler.js';
 import { loadBackgroundConfig, startBackgroundWork } from '../server/webhooks/background.js';
 import { runCommand, UsageError } from '../tooling/cli/command.js';
 
@@ -13,17 +16,20 @@ await runCommand(
     name: 'npm run worker --',
     prefix: 'patient-care worker',
     summary:
-      'Delivers webhooks and runs the test-mode clearinghouse without the HTTP server, until SIGTERM/SIGINT.',
+      'Delivers webhooks, runs the test-mode clearinghouse and purges expired rows without the HTTP server, until SIGTERM/SIGINT.',
     options: {},
     notes: [
       'Environment: DATABASE_URL, WEBHOOK_SCHEDULE, CLEARINGHOUSE_DELAY_MS, WEBHOOK_CONCURRENCY,',
-      'WEBHOOK_ALLOW_PRIVATE_TARGETS (default: on only when HOST is loopback); see README.md.',
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS (default: on only when HOST is loopback),',
+      'RETENTION_INTERVAL_MS, RETENTION_BUCKET_IDLE_MS; see README.md.',
     ],
   },
   async () => {
     let config: ReturnType<typeof loadBackgroundConfig>;
+    let retentionConfig: ReturnType<typeof loadRetentionConfig>;
     try {
       config = { ...loadBackgroundConfig(), enabled: true };
+      retentionConfig = loadRetentionConfig();
     } catch (error) {
       // A setting the operator gave: a usage error, named in one line.
       throw new UsageError(error instanceof Error ? error.message : String(error));
@@ -34,12 +40,13 @@ await runCommand(
         process.stderr.write(`${JSON.stringify({ level: 'error', msg: message, ...obj })}\n`),
     };
     const work = startBackgroundWork({ db, config, log });
+    const retention = startRetention({ db, config: retentionConfig, log });
     process.stdout.write('patient-care worker: delivering webhooks\n');
     let stopping = false;
     const stop = async () => {
       if (stopping) return;
       stopping = true;
-      await work.stop();
+      await Promise.all([work.stop(), retention.stop()]);
       await db.close();
       process.exit(0);
     };

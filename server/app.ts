@@ -5,9 +5,15 @@
  */
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { RouteDefinition } from '../contract/route-types.js';
-import { DEFAULT_HTTP_CONFIG, type HttpConfig, type RateLimitConfig } from './config.js';
+import {
+  DEFAULT_HTTP_CONFIG,
+  type HttpConfig,
+  type RateLimitConfig,
+  type RetentionConfig,
+} from './config.js';
 import type { Db } from './db/types.js';
 import type { DocsPluginOptions } from './docs/plugin.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { addCorsHeaders, registerPreflightRoutes } from './http/cors.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
 import { authenticationHook } from './http/hooks.js';
@@ -16,8 +22,10 @@ import { type LogSetting, loggerOptions, logRequestCompleted } from './http/logg
 import { parseQueryString } from './http/querystring.js';
 import { type HandlerTable, registerRoutes } from './http/register-routes.js';
 import type { AuditSink, HttpStore } from './http/store.js';
+import { serverTimeoutOptions } from './http/timeouts.js';
 import { type ComponentSchemas, createValidators } from './http/validation.js';
 import { newId } from './ids.js';
+import { type RetentionScheduler, startRetention } from './retention/scheduler.js';
 
 /** Options of `buildApp`; only `db` is required. */
 export interface AppOptions {
@@ -40,6 +48,11 @@ export interface AppOptions {
   logger?: LogSetting;
   /** Serve the API reference (`/docs`, `/openapi.json`, `GET /`) from prepared files. */
   docs?: DocsPluginOptions;
+  /**
+   * Purge expired rows on this schedule while the app is up (from `ready` until `close`);
+   * unset, nothing is purged (tests of other concerns). `server/main.ts` always passes it.
+   */
+  retention?: RetentionConfig;
 }
 
 function resolveConfig(config: AppOptions['config']): HttpConfig {
@@ -80,6 +93,22 @@ function fastifyTrustProxy(setting: HttpConfig['trustProxy']): boolean | string 
   return setting;
 }
 type TrustHop = (address: string, hop: number) => boolean;
+
+/** Runs the retention schedule from `ready` until `close`, so closing the app stops it. */
+function installRetention(
+  app: FastifyInstance,
+  db: Db,
+  config: RetentionConfig,
+  clock: () => number,
+): void {
+  let retention: RetentionScheduler | undefined;
+  app.addHook('onReady', async () => {
+    retention = startRetention({ db, config, clock, log: app.log });
+  });
+  app.addHook('onClose', async () => {
+    await retention?.stop();
+  });
+}
 
 async function defaultStore(): Promise<HttpStore> {
   return (await import('./http/default-store.js')).defaultStore;
@@ -131,6 +160,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Errors the router raises before any hook (bad percent-encoding, over-long path
     // parameters) get the envelope too, instead of Fastify's own body.
     frameworkErrors: (error, request, reply) => void sendError(deps, request, reply, error),
+    // Headers, whole-request and keep-alive deadlines, so no client holds a connection open
+    // by sending slowly (docs/design.md#timeouts).
+    ...serverTimeoutOptions(config),
+    // What the HTTP parser refuses (and timeouts) is answered in the envelope too.
+    clientErrorHandler: clientErrorHandler(config.apiVersions[0]!),
   });
 
   // JSON is the only media type: drop the text/plain parser, and read an empty JSON body as no
@@ -167,6 +201,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(null, payload);
   });
   installErrorHandling(app, deps);
+  if (options.retention !== undefined) installRetention(app, db, options.retention, clock);
   registerRoutes(app, routes, handlers, {
     ...deps,
     allowPrivateWebhookTargets: config.allowPrivateWebhookTargets,

@@ -38,6 +38,19 @@ export interface HttpConfig {
    * modes). Default false; `loadConfig` turns it on when the service listens on loopback.
    */
   allowPrivateWebhookTargets: boolean;
+  /**
+   * Longest wait for a request's headers, in ms (Node's `headersTimeout`). Default 10 s.
+   * Refused with 408 `request_timeout` where the socket still takes a response.
+   */
+  headersTimeoutMs: number;
+  /**
+   * Longest wait for a whole request, headers and body, in ms (Node's `requestTimeout`).
+   * Default 30 s, so a client that sends part of a body and then idles or dribbles is cut
+   * off within about 31 s (timeouts are checked every second, see `server/http/timeouts.ts`).
+   */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests, in ms. Default 72 s. */
+  keepAliveTimeoutMs: number;
 }
 
 /** Settings of the process (`server/main.ts`). */
@@ -50,7 +63,31 @@ export interface ServerConfig extends HttpConfig {
   shutdownGraceMs: number;
   /** The URL clients reach the service at (`PUBLIC_URL`), advertised in the served spec. */
   publicUrl: string | undefined;
+  /** The retention schedule (`server/retention/`). */
+  retention: RetentionConfig;
 }
+
+/**
+ * When expired rows are deleted (docs/design.md#retention). Idempotency records live their
+ * 24 h and tokens until they expire, as the spec promises; these settings say how often the
+ * purge runs and how long an untouched rate-limit bucket is kept.
+ */
+export interface RetentionConfig {
+  /** Time between purge rounds in ms (`RETENTION_INTERVAL_MS`, default 5 min); 0 = never. */
+  intervalMs: number;
+  /**
+   * A rate-limit bucket untouched this long is deleted (`RETENTION_BUCKET_IDLE_MS`, default
+   * 1 h). Buckets refill in seconds, so an hour-old bucket is full and forgetting it changes
+   * nothing a client can see.
+   */
+  bucketIdleMs: number;
+}
+
+/** Defaults of the retention schedule. */
+export const DEFAULT_RETENTION_CONFIG: RetentionConfig = {
+  intervalMs: 5 * 60_000,
+  bucketIdleMs: 60 * 60_000,
+};
 
 /** The dated API version this build implements (`info.version` in the spec). */
 export const CURRENT_API_VERSION = '2026-11-01';
@@ -63,6 +100,11 @@ export const DEFAULT_HTTP_CONFIG: HttpConfig = {
   logLevel: 'info',
   apiVersions: [CURRENT_API_VERSION],
   allowPrivateWebhookTargets: false,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  // Longer than the 60 s idle timeout of common load balancers, so a balancer never reuses a
+  // connection the server is closing (the race that answers a client with a reset).
+  keepAliveTimeoutMs: 72_000,
 };
 
 /** A setting that cannot be used; `main` prints its message and exits. */
@@ -176,6 +218,70 @@ export function allowPrivateWebhookTargets(env: Env): boolean {
   throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false');
 }
 
+/** A whole number of milliseconds; 0 is accepted only where it means "off". */
+function milliseconds(env: Env, name: string, fallback: number, zeroMeansOff = false): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || (value === 0 && !zeroMeansOff)) {
+    throw new ConfigError(
+      `${name} must be a ${zeroMeansOff ? 'whole number of milliseconds (0 turns it off)' : 'positive whole number of milliseconds'}, got "${raw}"`,
+    );
+  }
+  return value;
+}
+
+/** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS (docs/design.md#timeouts). */
+function timeouts(
+  env: Env,
+): Pick<HttpConfig, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'> {
+  const headersTimeoutMs = milliseconds(
+    env,
+    'HEADERS_TIMEOUT_MS',
+    DEFAULT_HTTP_CONFIG.headersTimeoutMs,
+  );
+  const requestTimeoutMs = milliseconds(
+    env,
+    'REQUEST_TIMEOUT_MS',
+    DEFAULT_HTTP_CONFIG.requestTimeoutMs,
+  );
+  // Node refuses a headers timeout longer than the whole request's.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(
+      `HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be more than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
+  }
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: milliseconds(
+      env,
+      'KEEP_ALIVE_TIMEOUT_MS',
+      DEFAULT_HTTP_CONFIG.keepAliveTimeoutMs,
+    ),
+  };
+}
+
+/**
+ * Reads RETENTION_INTERVAL_MS (default 300000; 0 = no purging in this process) and
+ * RETENTION_BUCKET_IDLE_MS (default 3600000). The server and `npm run worker` both read it.
+ */
+export function loadRetentionConfig(env: Env = process.env): RetentionConfig {
+  return {
+    intervalMs: milliseconds(
+      env,
+      'RETENTION_INTERVAL_MS',
+      DEFAULT_RETENTION_CONFIG.intervalMs,
+      true,
+    ),
+    bucketIdleMs: milliseconds(
+      env,
+      'RETENTION_BUCKET_IDLE_MS',
+      DEFAULT_RETENTION_CONFIG.bucketIdleMs,
+    ),
+  };
+}
+
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 /**
@@ -183,7 +289,9 @@ const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 
  *
  * HOST (127.0.0.1), PORT (4010), DATABASE_URL, PUBLIC_URL, TRUSTED_PROXY, RATE_LIMIT_LIVE
  * (100), RATE_LIMIT_TEST (25), RATE_LIMIT_ANONYMOUS (test rate), LOG_LEVEL (info),
- * SHUTDOWN_GRACE_MS (10000), WEBHOOK_ALLOW_PRIVATE_TARGETS (true when HOST is loopback). The
+ * SHUTDOWN_GRACE_MS (10000), WEBHOOK_ALLOW_PRIVATE_TARGETS (true when HOST is loopback),
+ * HEADERS_TIMEOUT_MS (10000), REQUEST_TIMEOUT_MS (30000), KEEP_ALIVE_TIMEOUT_MS (72000),
+ * RETENTION_INTERVAL_MS (300000) and RETENTION_BUCKET_IDLE_MS (3600000). The
  * background work's variables are read by `loadBackgroundConfig` (server/webhooks/background.ts).
  */
 export function loadConfig(env: Env = process.env): ServerConfig {
@@ -207,5 +315,7 @@ export function loadConfig(env: Env = process.env): ServerConfig {
     },
     shutdownGraceMs: positiveNumber(env, 'SHUTDOWN_GRACE_MS', 10_000, true),
     allowPrivateWebhookTargets: allowPrivateWebhookTargets(env),
+    ...timeouts(env),
+    retention: loadRetentionConfig(env),
   };
 }

@@ -58,6 +58,12 @@ const REGISTRY = {
     type: 'invalid_request_error',
     message: 'The token is invalid, expired or already used.',
   },
+  request_malformed: {
+    status: 400,
+    type: 'invalid_request_error',
+    message:
+      'The request is not well-formed HTTP/1.1 (for example both Content-Length and Transfer-Encoding, a repeated Content-Length, a folded header or a line not ended by CRLF).',
+  },
   idempotency_key_reused: {
     status: 400,
     type: 'idempotency_error',
@@ -109,6 +115,11 @@ const REGISTRY = {
     type: 'invalid_request_error',
     message: 'Unrecognized request URL or method.',
   },
+  request_timeout: {
+    status: 408,
+    type: 'invalid_request_error',
+    message: 'The request was not received completely in time. Send it again at once.',
+  },
   idempotency_key_in_use: {
     status: 409,
     type: 'invalid_request_error',
@@ -134,6 +145,11 @@ const REGISTRY = {
     status: 429,
     type: 'rate_limit_error',
     message: 'Too many requests with this API key. Retry after the time in `Retry-After`.',
+  },
+  headers_too_large: {
+    status: 431,
+    type: 'invalid_request_error',
+    message: 'The request headers exceed the 16 KiB limit.',
   },
   internal: {
     status: 500,

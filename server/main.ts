@@ -3,9 +3,10 @@
  * Reads and checks every setting first (a bad one: one line naming it, exit 2, nothing opened);
  * takes the one-server lock of a SQLite file; opens the database (running migrations);
  * creates the first test key on a fresh database; listens on HOST:PORT and then prints where
- * the API and its docs are, with a ready-to-paste request using the new key. Shuts down
- * gracefully on SIGTERM/SIGINT: stop accepting, let in-flight requests finish, flush the audit
- * trail, close the database.
+ * the API and its docs are, with a ready-to-paste request using the new key. While up, it
+ * purges expired rows on the retention schedule (server/retention/). Shuts down gracefully on
+ * SIGTERM/SIGINT: stop accepting, let in-flight requests finish (closing the app also stops
+ * the retention schedule), flush the audit trail, close the database.
  */
 
 import type { FastifyInstance } from 'fastify';
@@ -72,6 +73,9 @@ async function main(): Promise<void> {
     config,
     audit,
     logger: { level: config.logLevel, stream: logs.stream },
+    // Expired idempotency records, tokens and idle rate buckets are deleted while the app is
+    // up; on PostgreSQL one process at a time does it (server/retention/).
+    retention: config.retention,
     docs: {
       load: () => readPreparedDocs(builtSiteDir()),
       publicUrl: config.publicUrl,

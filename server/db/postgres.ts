@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import pg from 'pg';
 import { DbError, type DbErrorCode } from './errors.js';
+import { markTransaction } from './transaction-handles.js';
 import type { Db, RunResult, SqlParams, TransactionOptions } from './types.js';
 
 /** int8 (BIGINT, COUNT(*)) comes back as a JS number: our values are ms timestamps and counts. */
@@ -149,7 +150,9 @@ class PostgresTx implements Db {
   constructor(
     readonly client: pg.PoolClient,
     readonly depth: number,
-  ) {}
+  ) {
+    markTransaction(this);
+  }
 
   end(): void {
     this.#open = false;

@@ -6,6 +6,7 @@ import { Mutex } from './mutex.js';
 import { ReadBatcher } from './read-batch.js';
 import { SqliteStateDb, type StateDb, statePathFor } from './sqlite-state.js';
 import { StatementCache } from './sqlite-statements.js';
+import { markTransaction } from './transaction-handles.js';
 import type { Db, RunResult, SqlParams, TransactionOptions } from './types.js';
 
 /** How long a connection waits for another process's lock before failing with `busy`. */
@@ -319,7 +320,9 @@ class SqliteTx implements Db {
   constructor(
     readonly statements: StatementCache,
     readonly depth: number,
-  ) {}
+  ) {
+    markTransaction(this);
+  }
 
   end(): void {
     this.#open = false;

@@ -42,9 +42,12 @@ export interface TransactionOptions {
  * @example
  * const row = await db.get<{ id: string }>('SELECT id FROM patients WHERE id = $1', [id]);
  * await db.transaction(async (tx) => {
- *   await tx.run('UPDATE patients SET data = $1 WHERE id = $2', [json, id]);
+ *   await tx.run('UPDATE tokens SET used_at = $1 WHERE id = $2', [now, tokenId]);
  *   await tx.run('INSERT INTO events (id, data) VALUES ($1, $2)', [eventId, eventJson]);
  * });
+ *
+ * Stored documents (patients, appointments, claims, webhook endpoints) are changed only
+ * through `modifyDoc` (server/repos/modify-doc.ts), which reads them under a row lock.
  */
 export interface Db {
   readonly dialect: Dialect;

@@ -4,7 +4,11 @@
  * records the appointment and patient ids it touched in the audit trail.
  */
 import { buildAppointment } from '../domain/appointment-build.js';
-import { type Appointment, planAppointmentUpdate } from '../domain/appointment-update.js';
+import {
+  type Appointment,
+  type AppointmentUpdatePlan,
+  planAppointmentUpdate,
+} from '../domain/appointment-update.js';
 import { emitEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';
 import { nowSeconds, resourceMissing } from '../domain/serialize.js';
@@ -87,18 +91,22 @@ export const retrieveAppointment: AppHandler<'retrieveAppointment'> = async (req
 export const updateAppointment: AppHandler<'updateAppointment'> = async (request, ctx) => {
   const { id } = request.params;
   return ctx.write(async (tx) => {
-    const stored = await repo.getAppointment<Appointment>(tx, id, ctx.livemode);
-    if (stored === undefined) throw resourceMissing('appointment');
-    const plan = planAppointmentUpdate(stored, request.body, nowSeconds(ctx));
+    // The move is judged on the status read under the row's lock, in the transaction that
+    // writes it: of two racing moves the second sees the first's result, as if sent after it.
+    let plan: AppointmentUpdatePlan | undefined;
+    const done = await repo.modifyAppointment<Appointment>(tx, id, ctx.livemode, (stored) => {
+      plan = planAppointmentUpdate(stored, request.body, nowSeconds(ctx));
+      return plan.appointment;
+    });
+    if (done === undefined || plan === undefined) throw resourceMissing('appointment');
     if (plan.eventType !== null) {
-      await repo.updateAppointment(tx, plan.appointment);
       await emitEvent(tx, ctx, {
         type: plan.eventType,
         object: plan.appointment,
         previousAttributes: plan.previous,
       });
     }
-    ctx.audit([id, stored.patient]);
+    ctx.audit([id, done.current.patient]);
     return { status: 200, body: plan.appointment };
   });
 };

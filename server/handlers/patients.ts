@@ -118,19 +118,23 @@ export const retrievePatient: AppHandler<'retrievePatient'> = async (request, ct
 export const updatePatient: AppHandler<'updatePatient'> = async (request, ctx) => {
   const { id } = request.params;
   return ctx.write(async (tx) => {
-    const stored = await repo.getPatient<Patient>(tx, id, ctx.livemode);
-    if (stored === undefined) throw resourceMissing('patient');
-    const next = applyPatientUpdate(stored, request.body, ctx.now());
-    if (next !== stored) {
-      await storing(repo.updatePatient(tx, next));
+    // Read, merged and written under the row's lock: a concurrent update waits for this one.
+    const done = await storing(
+      repo.modifyPatient<Patient>(tx, id, ctx.livemode, (stored) =>
+        applyPatientUpdate(stored, request.body, ctx.now()),
+      ),
+    );
+    if (done === undefined) throw resourceMissing('patient');
+    const { current, change: next } = done;
+    if (next !== undefined) {
       await emitEvent(tx, ctx, {
         type: 'patient.updated',
         object: next as EventObject,
-        previousAttributes: previousAttributes(stored, next),
+        previousAttributes: previousAttributes(current, next),
       });
     }
     ctx.audit([id]);
-    return { status: 200, body: next };
+    return { status: 200, body: next ?? current };
   });
 };
 

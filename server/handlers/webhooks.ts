@@ -15,7 +15,8 @@ import { randomBytes } from 'node:crypto';
 import type { components, Readable } from '../../generated/types.js';
 import { CURRENT_API_VERSION } from '../config.js';
 import { listEnvelope, listParams } from '../domain/list.js';
-import { checkMetadata, mergeMetadata, nowSeconds, resourceMissing } from '../domain/serialize.js';
+import { checkMetadata, nowSeconds, resourceMissing } from '../domain/serialize.js';
+import { applyWebhookUpdate } from '../domain/webhook-update.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import * as repo from '../repos/webhooks.js';
@@ -109,27 +110,24 @@ export const updateWebhook: AppHandler<'updateWebhook'> = async (request, ctx) =
   const enabledEvents =
     body.enabled_events === undefined ? undefined : checkedEvents(body.enabled_events);
   return ctx.write(async (tx) => {
-    const stored = await repo.getWebhook<Webhook>(tx, id, ctx.livemode);
-    if (stored === undefined) throw resourceMissing('webhook');
-    const next: Webhook = {
-      ...stored,
-      ...(url === undefined ? {} : { url }),
-      ...(enabledEvents === undefined ? {} : { enabled_events: enabledEvents }),
-      ...(body.description === undefined ? {} : { description: body.description }),
-      ...(body.status === undefined ? {} : { status: body.status }),
-      metadata: mergeMetadata(stored.metadata, body.metadata),
-    };
-    if (JSON.stringify(next) === JSON.stringify(stored)) return { status: 200, body: stored };
-    // Where events go and which ones: the key making that choice must be able to read them all.
-    const resubscribed =
-      next.url !== stored.url ||
-      JSON.stringify(next.enabled_events) !== JSON.stringify(stored.enabled_events) ||
-      (next.status === 'enabled' && stored.status !== 'enabled');
-    if (resubscribed) checkSubscriptionScopes(ctx.key, next.enabled_events);
-    next.updated = Math.max(nowSeconds(ctx), stored.updated);
-    await repo.updateWebhook(tx, next);
-    if (resubscribed) await bindWebhook(tx, id, ctx.key);
-    return { status: 200, body: next };
+    // Merged into the endpoint read under the row's lock, so a concurrent update of other
+    // fields (or the worker disabling it) is kept, not overwritten with a stale copy.
+    const changes = { ...body, url, enabled_events: enabledEvents };
+    let resubscribed = false;
+    const done = await repo.modifyWebhook<Webhook>(tx, id, ctx.livemode, (stored) => {
+      const next = applyWebhookUpdate(stored, changes, nowSeconds(ctx));
+      // Where events go and which ones: the key making that choice must be able to read
+      // them all. Decided on the locked row, so a concurrent change cannot slip past it.
+      resubscribed =
+        next.url !== stored.url ||
+        JSON.stringify(next.enabled_events) !== JSON.stringify(stored.enabled_events) ||
+        (next.status === 'enabled' && stored.status !== 'enabled');
+      if (resubscribed) checkSubscriptionScopes(ctx.key, next.enabled_events);
+      return next;
+    });
+    if (done === undefined) throw resourceMissing('webhook');
+    if (done.change !== undefined && resubscribed) await bindWebhook(tx, id, ctx.key);
+    return { status: 200, body: done.change ?? done.current };
   });
 };
 

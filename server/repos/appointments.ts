@@ -1,4 +1,5 @@
 import type { Db } from '../db/types.js';
+import { type DocChange, type Modified, modifyDoc } from './modify-doc.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
 import { getDoc, parseData } from './rows.js';
 
@@ -38,12 +39,32 @@ export async function insertAppointment<T extends AppointmentDoc>(tx: Db, doc: T
   return doc;
 }
 
-/** Replaces a stored appointment; false when there is none in that mode. */
-export async function updateAppointment<T extends AppointmentDoc>(
-  tx: Db,
-  doc: T,
-): Promise<boolean> {
-  const result = await tx.run(
+/**
+ * Changes a stored appointment through `modifyDoc`: `change` gets it read under a row lock
+ * (so a state machine move is judged on the status it replaces) and returns the appointment
+ * to store, or `undefined` (or the same object) to leave it. `undefined` when there is none.
+ */
+export function modifyAppointment<T extends AppointmentDoc>(
+  db: Db,
+  id: string,
+  livemode: boolean,
+  change: DocChange<T, T>,
+): Promise<Modified<T, T> | undefined> {
+  return modifyDoc<T, T>(
+    db,
+    'appointments',
+    id,
+    livemode,
+    async (current) => {
+      const next = await change(current);
+      return next === current ? undefined : next;
+    },
+    writeAppointment,
+  );
+}
+
+async function writeAppointment(tx: Db, doc: AppointmentDoc): Promise<void> {
+  await tx.run(
     `UPDATE appointments SET updated = $1, status = $2, start_at = $3, data = $4
       WHERE id = $5 AND livemode = $6`,
     [
@@ -55,7 +76,6 @@ export async function updateAppointment<T extends AppointmentDoc>(
       doc.livemode,
     ],
   );
-  return result.changes > 0;
 }
 
 /** The stored appointment, or `undefined`. */

@@ -1,4 +1,5 @@
 import type { Db } from '../db/types.js';
+import { type DocChange, type Modified, modifyDoc } from './modify-doc.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
 import { getDoc, parseData } from './rows.js';
 import { sqlLimit } from './sql-params.js';
@@ -47,31 +48,39 @@ export async function insertClaim<T extends ClaimDoc>(
   return doc;
 }
 
+/** A claim to store and when the clearinghouse should next look at it (ms, or `null`). */
+export interface ClaimChange<T> {
+  doc: T;
+  nextActionAt: number | null;
+}
+
 /**
- * Replaces a stored claim and its schedule. With `expectedStatus`, only if the stored status
- * is still that one (a compare-and-set, so two workers cannot both move the same claim).
+ * Changes a stored claim and its schedule through `modifyDoc`: `change` gets the claim read
+ * under a row lock (so two clearinghouse processes cannot both move it from one status) and
+ * returns what to store, or `undefined` to leave it. `undefined` when there is none.
  */
-export async function updateClaim<T extends ClaimDoc>(
-  tx: Db,
-  doc: T,
-  options: { nextActionAt?: number | null; expectedStatus?: string } = {},
-): Promise<boolean> {
-  const params = [
-    doc.updated ?? doc.created,
-    doc.status,
-    options.nextActionAt ?? null,
-    JSON.stringify(doc),
-    doc.id,
-    doc.livemode,
-  ];
-  const guard = options.expectedStatus === undefined ? '' : ' AND status = $7';
-  if (options.expectedStatus !== undefined) params.push(options.expectedStatus);
-  const result = await tx.run(
+export function modifyClaim<T extends ClaimDoc>(
+  db: Db,
+  id: string,
+  livemode: boolean,
+  change: DocChange<T, ClaimChange<T>>,
+): Promise<Modified<T, ClaimChange<T>> | undefined> {
+  return modifyDoc<T, ClaimChange<T>>(db, 'claims', id, livemode, change, writeClaim);
+}
+
+async function writeClaim(tx: Db, { doc, nextActionAt }: ClaimChange<ClaimDoc>): Promise<void> {
+  await tx.run(
     `UPDATE claims SET updated = $1, status = $2, next_action_at = $3, data = $4
-      WHERE id = $5 AND livemode = $6${guard}`,
-    params,
+      WHERE id = $5 AND livemode = $6`,
+    [
+      doc.updated ?? doc.created,
+      doc.status,
+      nextActionAt,
+      JSON.stringify(doc),
+      doc.id,
+      doc.livemode,
+    ],
   );
-  return result.changes > 0;
 }
 
 /** The stored claim, or `undefined`. */

@@ -1,6 +1,7 @@
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db } from '../db/types.js';
 import { ConflictError } from './errors.js';
+import { type DocChange, type Modified, modifyDoc } from './modify-doc.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
 import { getDoc, parseData, type StoredJson, storedJson } from './rows.js';
 import type { SqlParams } from './sql-params.js';
@@ -71,12 +72,33 @@ export async function insertPatient<T extends PatientDoc>(tx: Db, patient: T): P
 }
 
 /**
- * Replaces a stored patient with `patient` (same id and mode). Returns false when there is
- * none. Same MRN rule as `insertPatient`, ignoring the patient's own identifiers.
+ * Changes a stored patient (same id and mode) through `modifyDoc`: `change` gets the patient
+ * read under a row lock and returns the patient to store, or `undefined` (or the same object)
+ * to leave it. Returns `undefined` when there is none. Same MRN rule as `insertPatient`,
+ * ignoring the patient's own identifiers.
  */
-export async function updatePatient<T extends PatientDoc>(tx: Db, patient: T): Promise<boolean> {
+export function modifyPatient<T extends PatientDoc>(
+  db: Db,
+  id: string,
+  livemode: boolean,
+  change: DocChange<T, T>,
+): Promise<Modified<T, T> | undefined> {
+  return modifyDoc<T, T>(
+    db,
+    'patients',
+    id,
+    livemode,
+    async (current) => {
+      const next = await change(current);
+      return next === current ? undefined : next;
+    },
+    writePatient,
+  );
+}
+
+async function writePatient(tx: Db, patient: PatientDoc): Promise<void> {
   await assertNoMrnConflict(tx, patient);
-  const result = await tx.run(
+  await tx.run(
     `UPDATE patients SET updated = $1, active = $2, family_norm = $3, birth_date = $4,
       email_norm = $5, phone = $6, data = $7 WHERE id = $8 AND livemode = $9`,
     [
@@ -88,11 +110,9 @@ export async function updatePatient<T extends PatientDoc>(tx: Db, patient: T): P
       patient.livemode,
     ],
   );
-  if (result.changes === 0) return false;
   await tx.run('DELETE FROM patient_given_names WHERE patient_id = $1', [patient.id]);
   await tx.run('DELETE FROM patient_identifiers WHERE patient_id = $1', [patient.id]);
   await writeChildren(tx, patient);
-  return true;
 }
 
 /** The stored patient, or `undefined` (also when it belongs to the other mode). */

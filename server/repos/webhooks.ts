@@ -1,4 +1,5 @@
 import type { Db } from '../db/types.js';
+import { type DocChange, type Modified, modifyDoc } from './modify-doc.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
 import { getDoc, parseData } from './rows.js';
 
@@ -51,9 +52,32 @@ export async function insertWebhook<T extends WebhookDoc>(
   return doc;
 }
 
-/** Replaces a stored endpoint (the secret stays); false when there is none. */
-export async function updateWebhook<T extends WebhookDoc>(tx: Db, doc: T): Promise<boolean> {
-  const result = await tx.run(
+/**
+ * Changes a stored endpoint (the secret stays) through `modifyDoc`: `change` gets it read
+ * under a row lock and returns the endpoint to store, or `undefined` (or the same object) to
+ * leave it. `undefined` when there is none.
+ */
+export function modifyWebhook<T extends WebhookDoc>(
+  db: Db,
+  id: string,
+  livemode: boolean,
+  change: DocChange<T, T>,
+): Promise<Modified<T, T> | undefined> {
+  return modifyDoc<T, T>(
+    db,
+    'webhooks',
+    id,
+    livemode,
+    async (current) => {
+      const next = await change(current);
+      return next === current ? undefined : next;
+    },
+    writeWebhook,
+  );
+}
+
+async function writeWebhook(tx: Db, doc: WebhookDoc): Promise<void> {
+  await tx.run(
     `UPDATE webhooks SET updated = $1, status = $2, url = $3, enabled_events = $4, data = $5
       WHERE id = $6 AND livemode = $7`,
     [
@@ -66,7 +90,6 @@ export async function updateWebhook<T extends WebhookDoc>(tx: Db, doc: T): Promi
       doc.livemode,
     ],
   );
-  return result.changes > 0;
 }
 
 /** Deletes an endpoint and its pending deliveries; false when there is none. */
@@ -128,4 +151,13 @@ export async function subscribedWebhookIds(
 function withoutSecret<T extends object>(doc: T): Omit<T, 'secret'> {
   const { secret: _secret, ...rest } = doc as T & { secret?: unknown };
   return rest;
+}
+
+/**
+ * Records the restricted key an endpoint's subscription stands on, or NULL for the account
+ * (`server/webhooks/key-binding.ts`). A column beside the document, never part of it: the
+ * document is what the API returns.
+ */
+export async function setWebhookBoundKey(tx: Db, id: string, keyId: string | null): Promise<void> {
+  await tx.run('UPDATE webhooks SET bound_key_id = $1 WHERE id = $2', [keyId, id]);
 }

@@ -9,7 +9,7 @@
 import type { Db } from '../db/types.js';
 import { type AdjudicableClaim, type ClaimStep, nextClaimStep } from '../domain/claim-status.js';
 import { type EventObject, emitEvent, previousAttributes } from '../domain/events.js';
-import { type ClaimDoc, getClaim, updateClaim } from '../repos/claims.js';
+import { type ClaimDoc, modifyClaim } from '../repos/claims.js';
 import { toSeconds } from '../repos/rows.js';
 import { systemSource } from './disable-endpoint.js';
 
@@ -48,18 +48,18 @@ export async function advanceClaim(
   expectedStatus?: string,
 ): Promise<ClaimStep | null> {
   return db.transaction(async (tx) => {
-    const before = await getClaim<StoredClaim>(tx, claimId, false);
-    if (!before) return null;
-    if (expectedStatus !== undefined && before.status !== expectedStatus) return null;
-    const step = nextClaimStep(before, toSeconds(nowMs));
-    if (step === null) return null;
-    const after: StoredClaim = { ...before, ...step.changes, updated: toSeconds(nowMs) };
-    const terminal = step.to !== 'accepted';
-    const moved = await updateClaim(tx, after, {
-      expectedStatus: step.from,
-      nextActionAt: terminal ? null : nowMs,
+    let step = null as ClaimStep | null;
+    // The status is read under the claim's row lock, so two simulators cannot both move it.
+    const done = await modifyClaim<StoredClaim>(tx, claimId, false, (before) => {
+      if (expectedStatus !== undefined && before.status !== expectedStatus) return undefined;
+      step = nextClaimStep(before, toSeconds(nowMs));
+      if (step === null) return undefined;
+      const after: StoredClaim = { ...before, ...step.changes, updated: toSeconds(nowMs) };
+      return { doc: after, nextActionAt: step.to !== 'accepted' ? null : nowMs };
     });
-    if (!moved) return null;
+    if (done?.change === undefined || step === null) return null;
+    const before = done.current;
+    const after = done.change.doc;
     await emitEvent(
       tx,
       systemSource(false, () => nowMs),

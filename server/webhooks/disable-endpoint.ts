@@ -7,12 +7,13 @@ import type { Db } from '../db/types.js';
 import { type EventObject, emitEvent } from '../domain/events.js';
 import { toSeconds } from '../repos/rows.js';
 import { failPendingDeliveries } from '../repos/webhook-deliveries.js';
-import { getWebhook, type WebhookDoc } from '../repos/webhooks.js';
+import { modifyWebhook, type WebhookDoc } from '../repos/webhooks.js';
 
 /**
  * Disables `webhookId` if it is still enabled and emits `webhook.disabled`; returns whether it
- * did. The status flip is a compare-and-set, so when several deliveries of one endpoint run out
- * at once (or several workers see them), exactly one of them disables it and emits the event.
+ * did. The status is read under the row's lock (`modifyWebhook`), so when several deliveries
+ * of one endpoint run out at once (or several workers see them), exactly one of them disables
+ * it and emits the event, and a concurrent API update of the endpoint is kept, not undone.
  */
 export async function disableEndpoint(tx: Db, webhookId: string, nowMs: number): Promise<boolean> {
   const row = await tx.get<{ livemode: unknown }>('SELECT livemode FROM webhooks WHERE id = $1', [
@@ -20,17 +21,14 @@ export async function disableEndpoint(tx: Db, webhookId: string, nowMs: number):
   ]);
   if (!row) return false;
   const livemode = Number(row.livemode) === 1 || row.livemode === true;
-  const current = await getWebhook<WebhookDoc & Record<string, unknown>>(tx, webhookId, livemode);
-  if (current?.status !== 'enabled') return false;
-  const updated = { ...current, status: 'disabled', updated: toSeconds(nowMs) };
-  // The repository's `updateWebhook` replaces unconditionally; this guard is what makes the
-  // flip happen once.
-  const flipped = await tx.run(
-    `UPDATE webhooks SET status = 'disabled', updated = $1, data = $2
-      WHERE id = $3 AND status = 'enabled'`,
-    [updated.updated, JSON.stringify(updated), webhookId],
+  type Stored = WebhookDoc & Record<string, unknown>;
+  const done = await modifyWebhook<Stored>(tx, webhookId, livemode, (current) =>
+    current.status === 'enabled'
+      ? { ...current, status: 'disabled', updated: toSeconds(nowMs) }
+      : undefined,
   );
-  if (flipped.changes === 0) return false;
+  const updated = done?.change;
+  if (updated === undefined) return false;
   await failPendingDeliveries(tx, webhookId, nowMs);
   await emitEvent(
     tx,

@@ -19,6 +19,7 @@ import {
 import { ApiError } from '../errors.js';
 import { type AuthenticatedKey, scopeGranted } from '../http/auth.js';
 import { type ApiKeyRecord, keyState, toKeyRecord } from '../keys/record.js';
+import { setWebhookBoundKey } from '../repos/webhooks.js';
 
 /** The read scopes a subscription needs, in the order of `EVENT_FAMILY_SCOPES`. */
 export function subscriptionScopes(enabledEvents: readonly string[]): string[] {
@@ -55,10 +56,7 @@ export async function bindWebhook(
   webhookId: string,
   key: Pick<AuthenticatedKey, 'id' | 'kind'>,
 ): Promise<void> {
-  await tx.run('UPDATE webhooks SET bound_key_id = $1 WHERE id = $2', [
-    key.kind === 'secret' ? null : key.id,
-    webhookId,
-  ]);
+  await setWebhookBoundKey(tx, webhookId, key.kind === 'secret' ? null : key.id);
 }
 
 /** The bound key of each endpoint that has one; `null` when the key row is gone. */

@@ -11,7 +11,7 @@ import {
   getWebhook,
   getWebhookWithSecret,
   insertWebhook,
-  updateWebhook,
+  modifyWebhook,
 } from '../../server/repos/webhooks.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
@@ -52,7 +52,7 @@ await describeEachDatabase('outbox: events, webhooks, deliveries', (dialect) => 
     expect(await getWebhook(ctx.db, wh.id, false)).toEqual(wh);
     expect(JSON.stringify(await getWebhook(ctx.db, wh.id, false))).not.toContain('whsec_');
     expect((await getWebhookWithSecret(ctx.db, wh.id))?.secret).toBe('whsec_test_secret');
-    await ctx.db.transaction((tx) => updateWebhook(tx, { ...wh, status: 'disabled' }));
+    await modifyWebhook(ctx.db, wh.id, false, (stored) => ({ ...stored, status: 'disabled' }));
     expect((await getWebhookWithSecret(ctx.db, wh.id))?.secret).toBe('whsec_test_secret');
   });
 

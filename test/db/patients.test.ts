@@ -5,9 +5,9 @@ import {
   getPatient,
   insertPatient,
   listPatientsJson,
+  modifyPatient,
   type PatientDoc,
   searchPatients,
-  updatePatient,
 } from '../../server/repos/patients.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
@@ -73,15 +73,19 @@ await describeEachDatabase('patients repository', (dialect) => {
     const mrn = { type: 'MR', system: 'urn:mrn:clinic', value: '2002' };
     const p = patient({ identifiers: [mrn, mrn] });
     await tx((t) => insertPatient(t, p));
-    expect(await tx((t) => updatePatient(t, { ...p, active: false, updated: 1_800_000_100 }))).toBe(
-      true,
-    );
+    const kept = await modifyPatient(ctx.db, p.id, false, (stored) => ({
+      ...stored,
+      active: false,
+      updated: 1_800_000_100,
+    }));
+    expect(kept?.change?.active).toBe(false);
     const other = patient();
     await tx((t) => insertPatient(t, other));
     await expect(
-      tx((t) => updatePatient(t, { ...other, identifiers: [mrn] })),
+      modifyPatient(ctx.db, other.id, false, (stored) => ({ ...stored, identifiers: [mrn] })),
     ).rejects.toBeInstanceOf(ConflictError);
-    expect(await tx((t) => updatePatient(t, patient({ identifiers: [] })))).toBe(false);
+    const missing = patient({ identifiers: [] });
+    expect(await modifyPatient(ctx.db, missing.id, false, () => missing)).toBeUndefined();
   });
 
   it('searches PHI fields, AND-ed: name prefixes case-insensitive, exact others', async () => {

@@ -4,14 +4,14 @@ import {
   getAppointment,
   insertAppointment,
   listAppointments,
-  updateAppointment,
+  modifyAppointment,
 } from '../../server/repos/appointments.js';
 import {
   dueClaims,
   getClaim,
   insertClaim,
   listClaims,
-  updateClaim,
+  modifyClaim,
 } from '../../server/repos/claims.js';
 import { insertPatient } from '../../server/repos/patients.js';
 import { consumeToken, insertToken } from '../../server/repos/tokens.js';
@@ -45,9 +45,12 @@ await describeEachDatabase('appointments, claims, tokens', (dialect) => {
       await insertAppointment(tx, a);
       await insertAppointment(tx, b);
     });
-    expect(
-      await ctx.db.transaction((tx) => updateAppointment(tx, { ...a, status: 'cancelled' })),
-    ).toBe(true);
+    const done = await modifyAppointment(ctx.db, a.id, false, (stored) => ({
+      ...stored,
+      status: 'cancelled',
+    }));
+    expect(done?.change?.status).toBe('cancelled');
+    expect(await modifyAppointment(ctx.db, a.id, true, (stored) => stored)).toBeUndefined();
     expect((await getAppointment(ctx.db, a.id, false))?.status).toBe('cancelled');
     const ids = async (params: object) =>
       (await listAppointments(ctx.db, { livemode: false, ...params })).data.map((x) => x.id);
@@ -68,10 +71,14 @@ await describeEachDatabase('appointments, claims, tokens', (dialect) => {
     await ctx.db.transaction((tx) => insertClaim(tx, claim, 5000));
     expect((await dueClaims(ctx.db, 4999)).length).toBe(0);
     expect((await dueClaims(ctx.db, 5000)).map((c) => c.id)).toEqual([claim.id]);
-    const move = (from: string, to: string) =>
-      ctx.db.transaction((tx) =>
-        updateClaim(tx, { ...claim, status: to }, { expectedStatus: from }),
-      );
+    const move = async (from: string, to: string) =>
+      (
+        await modifyClaim(ctx.db, claim.id, false, (stored) =>
+          stored.status === from
+            ? { doc: { ...stored, status: to }, nextActionAt: null }
+            : undefined,
+        )
+      )?.change !== undefined;
     expect(await move('submitted', 'accepted')).toBe(true);
     expect(await move('submitted', 'rejected')).toBe(false);
     expect((await getClaim(ctx.db, claim.id, false))?.status).toBe('accepted');

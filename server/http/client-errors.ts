@@ -1,0 +1,82 @@
+/**
+ * Answers for requests Node's HTTP parser refuses before Fastify sees them (malformed framing,
+ * oversized headers, timeouts): the socket's 'clientError' event, through Fastify's
+ * `clientErrorHandler`. Without it Fastify writes its own body without a `Request-Id`. There
+ * is no request object here, so the envelope is written to the socket directly and the
+ * connection is closed: after a framing error nothing more on it can be trusted.
+ */
+
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { ApiError, type ErrorCode, errorEnvelope } from '../errors.js';
+import { newId } from '../ids.js';
+
+/** Which registry code a parser error becomes; everything not listed is malformed framing. */
+export function clientErrorCode(error: { code?: unknown }): ErrorCode {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
+  if (error.code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
+  return 'request_malformed';
+}
+
+/** The raw HTTP/1.1 response for `code`, with the headers every error carries. */
+export function clientErrorResponse(
+  code: ErrorCode,
+  requestId: string,
+  apiVersion: string,
+): string {
+  const api = new ApiError(code);
+  const body = JSON.stringify(errorEnvelope(api, requestId));
+  const lines = [
+    `HTTP/1.1 ${api.statusCode} ${STATUS_CODES[api.statusCode] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `Request-Id: ${requestId}`,
+    `PatientCare-Version: ${apiVersion}`,
+    'Cache-Control: no-store',
+    'X-Content-Type-Options: nosniff',
+    'Connection: close',
+  ];
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
+interface ClientErrorLog {
+  info(obj: object, message: string): void;
+}
+
+/** A response already under way on the socket (its headers written): nothing can follow it. */
+function responseStarted(socket: Socket): boolean {
+  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  return current?.headersSent === true;
+}
+
+/**
+ * The `clientErrorHandler` for `buildApp`; Fastify calls it with the instance as `this`, whose
+ * logger it uses. Logs the code and request id only: the raw bytes could hold PHI (a URL, a
+ * header value).
+ */
+export function clientErrorHandler(
+  apiVersion: string,
+): (
+  this: { log: ClientErrorLog } | undefined,
+  error: Error & { code?: string },
+  socket: Socket,
+) => void {
+  return function answerClientError(error, socket) {
+    // A reset connection has no one to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const code = clientErrorCode(error);
+    const requestId = newId('req');
+    this?.log.info(
+      { requestId, code, parserCode: error.code ?? null },
+      'request refused before routing',
+    );
+    if (!socket.writable || responseStarted(socket)) {
+      socket.destroy();
+      return;
+    }
+    socket.write(clientErrorResponse(code, requestId, apiVersion));
+    // Closes once the answer is flushed: the server's sockets are half-open by default, so a
+    // bare end() would leave the client holding the connection.
+    socket.destroySoon();
+  };
+}
