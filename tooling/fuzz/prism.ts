@@ -1,5 +1,5 @@
 /**
- * Stoplight Prism (5.14.x) in proxy mode in front of the service: an independent reading of
+ * Stoplight Prism (the version package.json pins) in proxy mode in front of the service: an independent reading of
  * the spec. Prism forwards every request, validates request and response against
  * `spec/openapi.yaml`, and logs each mismatch as a `Violation` (without `--errors` it changes
  * no answer). It runs through `prism-proxy.ts` (why: see there), whose log is pino JSON. The

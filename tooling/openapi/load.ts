@@ -346,13 +346,6 @@ function originAt(
   return { file: found.origin.file, pointer: appendPointer(found.origin.pointer, ...rest) };
 }
 
-/** Lints `file` (and the files it `$ref`s) with `config`. */
-export async function lintFile(file: string, config: Config): Promise<NormalizedProblem[]> {
-  const resolver = new Resolver(config.resolve);
-  const root = await resolveRoot(file, resolver);
-  return lintDocument({ document: root, config, externalRefResolver: resolver });
-}
-
 /**
  * Parses, version-checks, lints and bundles `file`, all on one parse (the lint reuses the
  * resolver's files). Throws `LoadError` for a wrong version.
