@@ -5,6 +5,7 @@
  */
 
 import type { KeyKind, RouteDefinition } from '../../contract/route-types.js';
+import { scopeGranted } from '../../contract/scopes.js';
 import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
 import { type ApiKeyRecord, keyState } from '../keys/index.js';
@@ -68,14 +69,6 @@ export async function identifyKey(
     allowedIps: stored.allowedIps,
     allowedOrigins: stored.allowedOrigins ?? [],
   };
-}
-
-/** Whether granted scopes include `needed`; a resource's write scope implies its read scope. */
-export function scopeGranted(granted: readonly string[], needed: string): boolean {
-  if (granted.includes(needed)) return true;
-  if (needed.endsWith(':read'))
-    return granted.includes(`${needed.slice(0, -':read'.length)}:write`);
-  return false;
 }
 
 function describeKinds(kinds: readonly KeyKind[]): string {

@@ -10,8 +10,9 @@
  * defaults (`limit` = 10). Every validator is compiled once, when the routes are registered.
  */
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import { ajvSchemaLookup, createAjv } from '../../contract/ajv.js';
 import type { JsonSchema, RouteDefinition } from '../../contract/route-types.js';
-import { createAjv } from '../../tooling/openapi/ajv.js';
+import { followSchemaRef } from '../../contract/schema-refs.js';
 import { ApiError } from '../errors.js';
 import { compileParameterReader } from './parameter-text.js';
 import { checkStorable } from './storable-values.js';
@@ -62,13 +63,7 @@ export interface RequestParts {
 export type RouteValidator = (parts: RequestParts) => void;
 
 function resolveRefs(ajv: Ajv, schema: JsonSchema): JsonSchema {
-  let current = schema;
-  for (let depth = 0; depth < 8 && typeof current.$ref === 'string'; depth++) {
-    const target = ajv.getSchema(current.$ref as string)?.schema;
-    if (target === undefined || typeof target !== 'object') break;
-    current = target as JsonSchema;
-  }
-  return current;
+  return followSchemaRef(schema, ajvSchemaLookup(ajv));
 }
 
 /**

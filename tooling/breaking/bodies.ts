@@ -1,4 +1,4 @@
-import { appendPointer } from '../openapi/pointer.js';
+import { appendPointer } from '../../contract/pointer.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, isObject } from './objects.js';
 import { deref } from './refs.js';

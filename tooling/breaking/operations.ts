@@ -1,5 +1,5 @@
 import { pairOperations, pathItemOperations } from '../openapi/operations.js';
-import { appendPointer } from '../openapi/pointer.js';
+import { appendPointer } from '../../contract/pointer.js';
 import { diffRequestBody, diffResponses } from './bodies.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, canonical, isObject, show } from './objects.js';

@@ -1,4 +1,4 @@
-import { appendPointer } from '../openapi/pointer.js';
+import { appendPointer } from '../../contract/pointer.js';
 import { type DiffContext, emit, noteReach } from './context.js';
 import { type FlatSchema, flatten } from './flatten.js';
 import { diffOtherKeywords } from './keyword-rules.js';

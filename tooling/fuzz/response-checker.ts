@@ -6,7 +6,7 @@
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { JsonSchema, RouteDefinition } from '../../contract/route-types.js';
 import type { ComponentSchemas } from '../../server/http/validation.js';
-import { createAjv } from '../openapi/ajv.js';
+import { createAjv } from '../../contract/ajv.js';
 
 /** The routes and component schemas answers are checked against. */
 export interface RouteTable {

@@ -23,8 +23,8 @@
  */
 import type { JsonSchema } from '../../contract/route-types.js';
 import { DocumentError } from './errors.js';
-import { KNOWN_FORMATS } from './formats.js';
-import { escapeToken, getAtPointer, parseReference, toPointer } from './pointer.js';
+import { KNOWN_FORMATS } from '../../contract/formats.js';
+import { escapeToken, getAtPointer, parseReference, toPointer } from '../../contract/pointer.js';
 
 export type { JsonSchema };
 

@@ -22,7 +22,7 @@ import {
 } from '@redocly/openapi-core';
 import { assertOpenApi30, type OpenApiDocument } from './document.js';
 import { DocumentError } from './errors.js';
-import { appendPointer, getAtPointer, parsePointer, toPointer } from './pointer.js';
+import { appendPointer, getAtPointer, parsePointer, toPointer } from '../../contract/pointer.js';
 
 export interface LoadedDocument {
   bundled: OpenApiDocument;

@@ -15,7 +15,7 @@ import type { OpenApiDocument } from './document.js';
 import { resolveRef } from './document.js';
 import { DocumentError } from './errors.js';
 import { derivedOperationId } from './names.js';
-import { appendPointer, escapeToken, toPointer } from './pointer.js';
+import { appendPointer, escapeToken, toPointer } from '../../contract/pointer.js';
 
 export const HTTP_METHODS = [
   'get',

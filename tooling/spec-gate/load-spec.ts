@@ -7,7 +7,7 @@
 import { dirname, join, relative, sep } from 'node:path';
 import type { OpenApiDocument } from '../breaking/types.js';
 import { type FileSource, readLenient } from '../openapi/load.js';
-import { getAtPointer } from '../openapi/pointer.js';
+import { getAtPointer } from '../../contract/pointer.js';
 
 export type { FileSource, ReadText } from '../openapi/load.js';
 

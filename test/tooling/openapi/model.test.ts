@@ -1,9 +1,9 @@
 /** Given/want tables for the parts of the OpenAPI model without a file of their own. */
 import { describe, expect, it } from 'vitest';
 import { printValue } from '../../../generators/print.js';
-import { createAjv } from '../../../tooling/openapi/ajv.js';
+import { createAjv } from '../../../contract/ajv.js';
 import { tryResolveRef } from '../../../tooling/openapi/document.js';
-import { KNOWN_FORMATS } from '../../../tooling/openapi/formats.js';
+import { KNOWN_FORMATS } from '../../../contract/formats.js';
 import { inlinePathReferences } from '../../../tooling/openapi/inline-path-refs.js';
 import { convertComponentSchemas } from '../../../tooling/openapi/json-schema.js';
 import { uniqueNames } from '../../../tooling/openapi/names.js';
@@ -17,7 +17,7 @@ import {
   getAtPointer,
   parsePointer,
   parseReference,
-} from '../../../tooling/openapi/pointer.js';
+} from '../../../contract/pointer.js';
 
 describe('pointers', () => {
   it.each([
