@@ -22,7 +22,32 @@ export function propertyKey(name: string): string {
   return isIdentifier(name) ? name : literal(name);
 }
 
-/** A single-quoted string literal, escaped, for emitted TypeScript. */
+/** Characters `literal` writes other than as themselves (most strings have none). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
+const NEEDS_ESCAPE = /[\\'\u0000-\u001f\u007f\u2028\u2029\ud800-\udfff]/;
+
+/**
+ * A single-quoted string literal for emitted TypeScript: `\\`, `'`, `\n` and `\r` escaped as
+ * such; other control characters, U+2028/U+2029 and lone surrogates as `\uXXXX`, so the file
+ * stays valid UTF-8 text whatever the document holds.
+ */
 export function literal(text: string): string {
-  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'").replaceAll('\n', '\\n').replaceAll('\r', '\\r').replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029')}'`;
+  if (!NEEDS_ESCAPE.test(text)) return `'${text}'`;
+  let out = "'";
+  for (const char of text) {
+    const code = char.charCodeAt(0);
+    if (char === '\\' || char === "'") out += `\\${char}`;
+    else if (char === '\n') out += '\\n';
+    else if (char === '\r') out += '\\r';
+    else if (
+      code < 0x20 ||
+      code === 0x7f ||
+      code === 0x2028 ||
+      code === 0x2029 ||
+      (char.length === 1 && code >= 0xd800 && code <= 0xdfff)
+    ) {
+      out += `\\u${code.toString(16).padStart(4, '0')}`;
+    } else out += char;
+  }
+  return `${out}'`;
 }

@@ -99,7 +99,7 @@ const STOP_MESSAGES = {
  * and the pointer it was found at, so errors can name it.
  */
 export function resolveRef(
-  document: OpenApiDocument,
+  document: unknown,
   node: unknown,
   pointer: string,
 ): { node: Record<string, unknown>; pointer: string } {

@@ -21,10 +21,11 @@
  * - `$ref: '#/components/schemas/Name'` → the `$id` of the converted component; any other
  *   internal `$ref` is inlined. `x-*`, `xml`, `externalDocs`, `deprecated` are dropped.
  */
-import type { JsonSchema } from '../../contract/route-types.js';
-import { DocumentError } from './errors.js';
+
 import { KNOWN_FORMATS } from '../../contract/formats.js';
 import { escapeToken, getAtPointer, parseReference, toPointer } from '../../contract/pointer.js';
+import type { JsonSchema } from '../../contract/route-types.js';
+import { DocumentError } from './errors.js';
 
 export type { JsonSchema };
 

@@ -20,9 +20,9 @@ import {
   type NormalizedProblem,
   Source,
 } from '@redocly/openapi-core';
+import { appendPointer, getAtPointer, parsePointer, toPointer } from '../../contract/pointer.js';
 import { assertOpenApi30, type OpenApiDocument } from './document.js';
 import { DocumentError } from './errors.js';
-import { appendPointer, getAtPointer, parsePointer, toPointer } from '../../contract/pointer.js';
 
 export interface LoadedDocument {
   bundled: OpenApiDocument;
