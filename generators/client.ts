@@ -15,7 +15,7 @@ import { literal } from './names.js';
 
 /** What this generator reads; anything else in the document is ignored. */
 export interface ClientSourceDocument {
-  readonly info?: { readonly version?: unknown };
+  readonly info?: { readonly title?: unknown; readonly version?: unknown };
   readonly servers?: readonly unknown[];
   readonly paths?: { readonly [path: string]: unknown };
   readonly [key: string]: unknown;
@@ -67,16 +67,24 @@ export function generateClient(
   options: ClientGeneratorOptions,
   model?: readonly OperationModel[],
 ): string {
-  const operations = collectOperations(document, model);
+  const walked = model ?? listOperations(document);
+  const operations = collectOperations(document, walked);
   const version = typeof document.info?.version === 'string' ? document.info.version : undefined;
   const baseUrl = firstServerUrl(document);
+  const naming = clientNaming(document, walked, operations);
+  const header = naming.versionHeader;
   const out: string[] = [
     commentLine(options.header),
     `import type { paths } from ${literal(options.typesImport)};`,
     `import { type ClientOptions, createOperationClient, type OperationClient } from ${literal(options.runtimeImport)};`,
     '',
-    '/** `info.version` of the document, sent as `PatientCare-Version` unless overridden. */',
+    header === null
+      ? '/** `info.version` of the document (the document names no version header to send it in). */'
+      : `/** \`info.version\` of the document, sent as \`${header}\` unless overridden. */`,
     `export const apiVersion: string | undefined = ${version === undefined ? 'undefined' : literal(version)};`,
+    '',
+    '/** The request header that selects the API version, from the document; `null` for none. */',
+    `export const versionHeader: string | null = ${header === null ? 'null' : literal(header)};`,
     '',
     '/** The first server of the document, the default `baseUrl`. */',
     `export const defaultBaseUrl: string | undefined = ${baseUrl === undefined ? 'undefined' : literal(baseUrl)};`,
@@ -91,24 +99,81 @@ export function generateClient(
     'export type Operations = typeof operations;',
     '',
     '/** A client with one typed method per operation and the path-typed `raw` client. */',
-    'export type PatientCareClient = OperationClient<paths, Operations>;',
+    `export type ${naming.type} = OperationClient<paths, Operations>;`,
     '',
     '/**',
     ' * Creates a client: Bearer auth, version header, an `Idempotency-Key` on every POST, retries',
     ' * with backoff, and `.all()` on list methods. Throws only on misuse (no key, no base URL).',
     ' * @example',
-    " * const client = createPatientCareClient({ apiKey: 'sk_test_…', baseUrl: 'http://127.0.0.1:4010' });",
-    ' * const { data, error } = await client.listPatients({ params: { query: { limit: 5 } } });',
+    ` * const client = ${naming.factory}({ apiKey: 'sk_test_…', baseUrl: 'http://127.0.0.1:4010' });`,
+    ...naming.example.map((line) => ` * ${line}`),
     ' */',
-    'export function createPatientCareClient(options: ClientOptions): PatientCareClient {',
-    '  return createOperationClient<paths, Operations>(operations, options, { apiVersion, defaultBaseUrl });',
+    `export function ${naming.factory}(options: ClientOptions): ${naming.type} {`,
+    '  return createOperationClient<paths, Operations>(operations, options, {',
+    '    apiVersion,',
+    '    versionHeader,',
+    '    defaultBaseUrl,',
+    '  });',
     '}',
     '',
-    '/** The same factory under a neutral name, for documents other than Patient-Care. */',
-    'export const createClient = createPatientCareClient;',
-    '',
+    ...(naming.factory === 'createClient'
+      ? []
+      : [
+          '/** The same factory under a neutral name, for documents other than Patient-Care. */',
+          `export const createClient = ${naming.factory};`,
+          '',
+        ]),
   );
   return out.join('\n');
+}
+
+/** The names and the version header of the emitted client. */
+interface ClientNaming {
+  factory: string;
+  type: string;
+  versionHeader: string | null;
+  /** The doc comment's example call, one line per item. */
+  example: string[];
+}
+
+/** Our document's title, and the header our API versions are selected by. */
+const OUR_TITLE = /^Patient-Care\b/;
+const OUR_VERSION_HEADER = 'PatientCare-Version';
+
+/**
+ * Names come from the document: ours (its title starts with "Patient-Care") keeps
+ * `createPatientCareClient` and `PatientCare-Version`; any other gets the neutral
+ * `createClient`/`ApiClient`, the version header its operations declare (a header parameter
+ * named `…-Version`, e.g. `Stripe-Version`) or none, and an example with its own first method.
+ */
+function clientNaming(
+  document: ClientSourceDocument,
+  model: readonly OperationModel[],
+  operations: readonly ClientOperation[],
+): ClientNaming {
+  const declared = model
+    .flatMap((op) => op.parameters)
+    .filter((p) => p.in === 'header' && /-version$/i.test(p.name))
+    .map((p) => p.name)
+    .sort(compare)[0];
+  const title = typeof document.info?.title === 'string' ? document.info.title : '';
+  if (OUR_TITLE.test(title)) {
+    return {
+      factory: 'createPatientCareClient',
+      type: 'PatientCareClient',
+      versionHeader: declared ?? OUR_VERSION_HEADER,
+      example: [
+        'const { data, error } = await client.listPatients({ params: { query: { limit: 5 } } });',
+      ],
+    };
+  }
+  const first = operations.find((op) => op.list) ?? operations[0];
+  return {
+    factory: 'createClient',
+    type: 'ApiClient',
+    versionHeader: declared ?? null,
+    example: first ? [`const { data, error } = await client.${first.name}(init);`] : [],
+  };
 }
 
 /**
