@@ -42,7 +42,7 @@ export function bearerSecret(authorization: string | undefined): string {
       message: 'The Authorization header must be `Bearer <API key>`.',
     });
   }
-  return match[1]!;
+  return match[1] ?? '';
 }
 
 /** Finds the key, rejecting missing, unknown, revoked (= invalid) and expired ones. */
@@ -89,7 +89,7 @@ export function authorize(route: RouteDefinition, key: AuthenticatedKey): void {
   }
   if (key.kind === 'secret' || route.scopes.length === 0) return;
   if (route.scopes.some((scope) => scopeGranted(key.scopes, scope))) return;
-  const needed = route.scopes[0]!;
+  const needed = route.scopes[0] ?? '';
   const alsoWrite = needed.endsWith(':read')
     ? ` (or \`${needed.slice(0, -':read'.length)}:write\`)`
     : '';

@@ -133,12 +133,14 @@ function intendedBranch(branchFields: readonly string[][], body: unknown): numbe
 function rejectMixedBranches(branchFields: readonly string[][], body: unknown): void {
   if (branchFields.length < 2 || body === null || typeof body !== 'object') return;
   const used = ownedFields(branchFields, body)
-    .map((fields, i) => ({ fields, size: branchFields[i]!.length }))
+    .map((fields, i) => ({ fields, size: branchFields[i]?.length ?? 0 }))
     .filter((b) => b.fields.length > 0);
   if (used.length < 2) return;
   // Name the field of the smaller alternative (`token`), which is the one to drop or send alone.
   used.sort((a, b) => a.size - b.size);
-  const [alone, others] = [used[0]!.fields[0]!, used[1]!.fields];
+  const [first, second] = used;
+  if (first === undefined || second === undefined) return;
+  const [alone, others] = [first.fields[0] ?? '', second.fields];
   throw new ApiError('parameters_exclusive', {
     param: alone,
     message: `${alone} cannot be combined with ${others.join(', ')}; send one or the other.`,
@@ -221,7 +223,7 @@ export function compileRouteValidator(
     if (params) check(params, parts.params, 'params');
     if (query) check(query, parts.query, 'querystring');
     else if (hasKeys(parts.query)) {
-      const name = Object.keys(parts.query as object)[0]!;
+      const name = Object.keys(parts.query as object)[0] ?? '';
       throw new ApiError('parameter_unknown', {
         param: name,
         message: `Received unknown parameter: ${name}.`,
@@ -234,7 +236,7 @@ export function compileRouteValidator(
       if (errors) throw toValidationError(errors, 'body');
       rejectBothCursors(parts.body);
     } else if (hasKeys(parts.body)) {
-      const name = Object.keys(parts.body as object)[0]!;
+      const name = Object.keys(parts.body as object)[0] ?? '';
       throw new ApiError('parameter_unknown', {
         param: name,
         message: `Received unknown parameter: ${name}.`,

@@ -63,7 +63,7 @@ export function diffRequestBody(
   const hn = isObject(h.node) ? h.node : undefined;
   if (!bn && !hn) return;
   if (!bn) {
-    const breaking = dir === 'request' && hn!.required === true;
+    const breaking = dir === 'request' && hn?.required === true;
     emit(
       ctx,
       'request-body-added',

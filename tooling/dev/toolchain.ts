@@ -70,9 +70,10 @@ export class Toolchain {
   ) {}
 
   /** Loads the lint config (again, after `redocly.yaml` or a plugin changed). */
-  async reloadConfig(): Promise<void> {
+  async reloadConfig(): Promise<Config> {
     if (this.config !== undefined) clearPluginsCache();
     this.config = await loadConfig({ configPath: this.configPath });
+    return this.config;
   }
 
   /** Parses the spec and the files it `$ref`s. Throws `SpecProblem` for unreadable YAML. */
@@ -139,9 +140,10 @@ export class Toolchain {
     spec: ParsedSpec,
   ): Promise<{ files: Map<string, string>; stubs: { operationId: string; file: string }[] }> {
     this.worker ??= this.startWorker();
+    const worker = this.worker;
     const result = await new Promise<RegenerateResult>((resolveResult) => {
       this.queue.push(resolveResult);
-      this.worker!.postMessage({ ...request, root: this.root });
+      worker.postMessage({ ...request, root: this.root });
     });
     if (!result.ok) {
       throw this.generatorProblem(new DocumentError(result.pointer ?? '#', result.message), spec);
@@ -175,8 +177,7 @@ export class Toolchain {
   }
 
   private async lintConfig(): Promise<Config> {
-    if (this.config === undefined) await this.reloadConfig();
-    return this.config!;
+    return this.config ?? (await this.reloadConfig());
   }
 
   private parseFinding(error: unknown, file: string): Finding {

@@ -80,8 +80,9 @@ export function parsePrismLog(log: string): PrismRequest[] {
       : where.startsWith('response')
         ? 'response'
         : 'other';
-    if (out.length === 0) out.push({ method: '?', path: '?', violations: [] });
-    out[out.length - 1]!.violations.push({ side, message: `${where} ${message}` });
+    const last = out.at(-1) ?? { method: '?', path: '?', violations: [] };
+    if (out.length === 0) out.push(last);
+    last.violations.push({ side, message: `${where} ${message}` });
   }
   return out;
 }

@@ -157,8 +157,7 @@ export function directionalComponents(document: unknown): Set<string> {
     }
   }
   const queue = [...marked];
-  while (queue.length > 0) {
-    const name = queue.pop()!;
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
     for (const referrer of referrers.get(name) ?? []) {
       if (!marked.has(referrer)) {
         marked.add(referrer);
@@ -261,7 +260,7 @@ class Converter {
     }
     if (ref.startsWith(COMPONENT_PREFIX)) {
       const tokens = parseReference(ref.slice(COMPONENT_PREFIX.length - 1));
-      const name = tokens[0]!;
+      const name = tokens[0] ?? '';
       const rest = tokens.length > 1 ? toPointer(tokens.slice(1)).slice(1) : '';
       return { $ref: `${this.componentId(name, this.direction)}${rest ? `#${rest}` : ''}` };
     }

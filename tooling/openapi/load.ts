@@ -339,7 +339,7 @@ function originAt(
     const origin = origins.get(node);
     if (origin) found = { origin, depth };
     if (depth === tokens.length) break;
-    node = getAtPointer(node, toPointer([tokens[depth]!]));
+    node = getAtPointer(node, toPointer([tokens[depth] ?? '']));
   }
   if (!found) return undefined;
   const rest = tokens.slice(found.depth);
@@ -409,7 +409,7 @@ export function locateParseError(error: unknown, file: string, cwd: string): Loc
       ? relativeTo(cwd, file)
       : `${relativeTo(cwd, detail.source?.absoluteRef ?? file)}:${detail.line}:${detail.col ?? 1}`;
   const message = detail.originalError?.reason ?? detail.message ?? String(error);
-  return { severity: 'error', where, pointer: '#', message: message.split('\n')[0]! };
+  return { severity: 'error', where, pointer: '#', message: message.split('\n')[0] ?? '' };
 }
 
 /** A generator's error → printable location, looked up in the root file. */
