@@ -272,8 +272,20 @@ function readParameters(document: unknown, raw: unknown, pointer: string): Param
   });
 }
 
+/**
+ * The identity of a parameter within an operation (§4.7.9: "a unique parameter is defined by a
+ * combination of a name and location"), header names compared case-insensitively as HTTP does
+ * (§4.7.12). The model's merge and the breaking-change engine's pairing both key by it.
+ *
+ * @example parameterKey('header', 'Idempotency-Key') // 'header:idempotency-key'
+ */
+export function parameterKey(location: unknown, name: unknown): string {
+  const text = String(name);
+  return `${String(location)}:${location === 'header' ? text.toLowerCase() : text}`;
+}
+
 function mergeParameters(shared: ParameterModel[], own: ParameterModel[]): ParameterModel[] {
-  const key = (p: ParameterModel) => `${p.in}\u0000${p.name}`;
+  const key = (p: ParameterModel) => parameterKey(p.in, p.name);
   const ownKeys = new Set(own.map(key));
   return [...shared.filter((p) => !ownKeys.has(key(p))), ...own];
 }
