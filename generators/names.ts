@@ -22,9 +22,24 @@ export function propertyKey(name: string): string {
   return isIdentifier(name) ? name : literal(name);
 }
 
-/** Characters `literal` writes other than as themselves (most strings have none). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
-const NEEDS_ESCAPE = /[\\'\u0000-\u001f\u007f\u2028\u2029\ud800-\udfff]/;
+/**
+ * What `literal` writes other than as itself: `\\`, `'`, control characters, U+2028/U+2029 and
+ * lone surrogates (a valid pair stays as it is). One native scan; the callback runs per match.
+ */
+const NEEDS_ESCAPE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
+  /[\\'\u0000-\u001f\u007f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\\\',
+  "'": "\\'",
+  '\n': '\\n',
+  '\r': '\\r',
+};
+
+function escapeChar(char: string): string {
+  return SHORT_ESCAPES[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
 
 /**
  * A single-quoted string literal for emitted TypeScript: `\\`, `'`, `\n` and `\r` escaped as
@@ -32,22 +47,5 @@ const NEEDS_ESCAPE = /[\\'\u0000-\u001f\u007f\u2028\u2029\ud800-\udfff]/;
  * stays valid UTF-8 text whatever the document holds.
  */
 export function literal(text: string): string {
-  if (!NEEDS_ESCAPE.test(text)) return `'${text}'`;
-  let out = "'";
-  for (const char of text) {
-    const code = char.charCodeAt(0);
-    if (char === '\\' || char === "'") out += `\\${char}`;
-    else if (char === '\n') out += '\\n';
-    else if (char === '\r') out += '\\r';
-    else if (
-      code < 0x20 ||
-      code === 0x7f ||
-      code === 0x2028 ||
-      code === 0x2029 ||
-      (char.length === 1 && code >= 0xd800 && code <= 0xdfff)
-    ) {
-      out += `\\u${code.toString(16).padStart(4, '0')}`;
-    } else out += char;
-  }
-  return `${out}'`;
+  return `'${text.replace(NEEDS_ESCAPE, escapeChar)}'`;
 }
