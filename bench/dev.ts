@@ -13,8 +13,8 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { listOperation, replaceOnce } from '../test/support/dev-spec.js';
 import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { listOperation, replaceOnce } from '../tooling/dev/sample-edit.js';
 import { freePort } from '../tooling/node/ports.js';
 
 const ROOT = resolve(import.meta.dirname, '..');

@@ -21,7 +21,7 @@ export interface ClientOptions extends RetryOptions {
   baseUrl?: string;
   /** A `fetch` to use instead of `globalThis.fetch` (tests, proxies, instrumentation). */
   fetch?: (request: Request) => Promise<Response>;
-  /** `PatientCare-Version` to request; defaults to the version the client was generated from, `null` sends none. */
+  /** The API version to request (in the document's version header, `PatientCare-Version` for ours); defaults to the version the client was generated from, `null` sends none. */
   version?: string | null;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
@@ -31,8 +31,10 @@ export interface ClientOptions extends RetryOptions {
 
 /** What the generated module knows about its document. */
 export interface DocumentDefaults {
-  /** `info.version`, sent as `PatientCare-Version` unless the caller chooses another. */
+  /** `info.version`, sent in `versionHeader` unless the caller chooses another. */
   readonly apiVersion?: string;
+  /** The header the version travels in; `PatientCare-Version` when absent, `null` for none. */
+  readonly versionHeader?: string | null;
   /** The first `servers[].url` without variables. */
   readonly defaultBaseUrl?: string;
 }
@@ -64,6 +66,8 @@ export function createOperationClient<
   const baseUrl = options.baseUrl ?? defaults.defaultBaseUrl;
   if (!baseUrl) throw new TypeError('baseUrl is required: the document names no server');
   const version = options.version === undefined ? defaults.apiVersion : options.version;
+  const versionHeader =
+    defaults.versionHeader === undefined ? VERSION_HEADER : defaults.versionHeader;
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const retrying = createRetryingFetch(send, options);
   const raw = createClient<Paths, Media>({
@@ -71,7 +75,7 @@ export function createOperationClient<
     headers: {
       ...options.headers,
       Authorization: `Bearer ${options.apiKey}`,
-      ...(version ? { [VERSION_HEADER]: version } : {}),
+      ...(version && versionHeader ? { [versionHeader]: version } : {}),
     },
     fetch: (request: Request) => {
       ensureIdempotencyKey(request, options.generateIdempotencyKey);

@@ -3,6 +3,8 @@
  * server's key store and authorization and the lint rules that check the spec's `x-scopes`.
  */
 
+import type { KeyKind } from './key-kinds.js';
+
 /** Every scope an operation can require. */
 export const ALL_SCOPES = [
   'patients:read',
@@ -28,4 +30,18 @@ export const EPHEMERAL_SCOPES: readonly Scope[] = [
 /** Whether `value` names a scope. */
 export function isScope(value: string): value is Scope {
   return (ALL_SCOPES as readonly string[]).includes(value);
+}
+
+/** Whether granted scopes include `needed`; a resource's write scope implies its read scope. */
+export function scopeGranted(granted: readonly string[], needed: string): boolean {
+  if (granted.includes(needed)) return true;
+  if (needed.endsWith(':read'))
+    return granted.includes(`${needed.slice(0, -':read'.length)}:write`);
+  return false;
+}
+
+/** What a scope check reads of a key: its kind and granted scopes. */
+export interface ScopedKey {
+  readonly kind: KeyKind;
+  readonly scopes: readonly string[];
 }

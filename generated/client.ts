@@ -5,6 +5,9 @@ import { type ClientOptions, createOperationClient, type OperationClient } from 
 /** `info.version` of the document, sent as `PatientCare-Version` unless overridden. */
 export const apiVersion: string | undefined = '2026-11-01';
 
+/** The request header that selects the API version, from the document; `null` for none. */
+export const versionHeader: string | null = 'PatientCare-Version';
+
 /** The first server of the document, the default `baseUrl`. */
 export const defaultBaseUrl: string | undefined = 'https://api.patientcare.example';
 
@@ -73,7 +76,11 @@ export type PatientCareClient = OperationClient<paths, Operations>;
  * const { data, error } = await client.listPatients({ params: { query: { limit: 5 } } });
  */
 export function createPatientCareClient(options: ClientOptions): PatientCareClient {
-  return createOperationClient<paths, Operations>(operations, options, { apiVersion, defaultBaseUrl });
+  return createOperationClient<paths, Operations>(operations, options, {
+    apiVersion,
+    versionHeader,
+    defaultBaseUrl,
+  });
 }
 
 /** The same factory under a neutral name, for documents other than Patient-Care. */

@@ -7,17 +7,15 @@
  * @see https://spec.openapis.org/oas/v3.0.3#operation-object
  */
 
-import { tryResolveRef } from '../tooling/openapi/document.js';
 import { camelCase, derivedOperationId, uniqueNames } from '../tooling/openapi/names.js';
-import {
-  isJsonMediaType,
-  listOperations,
-  type OperationModel,
-} from '../tooling/openapi/operations.js';
+import { listOperations, type OperationModel } from '../tooling/openapi/operations.js';
+import type { CursorModel } from '../tooling/openapi/pagination.js';
+import { commentLine } from './header.js';
+import { literal } from './names.js';
 
 /** What this generator reads; anything else in the document is ignored. */
 export interface ClientSourceDocument {
-  readonly info?: { readonly version?: unknown };
+  readonly info?: { readonly title?: unknown; readonly version?: unknown };
   readonly servers?: readonly unknown[];
   readonly paths?: { readonly [path: string]: unknown };
   readonly [key: string]: unknown;
@@ -41,7 +39,7 @@ export interface ClientOperation {
   readonly summary?: string;
   readonly deprecated: boolean;
   readonly list: boolean;
-  readonly cursor?: { readonly in: 'query' | 'body'; readonly name: string };
+  readonly cursor?: Readonly<CursorModel>;
 }
 
 /** Names the client object uses itself, or that would break it (`then` makes it a thenable). */
@@ -52,11 +50,6 @@ const RESERVED: ReadonlySet<string> = new Set([
   '__proto__',
   'prototype',
 ]);
-
-/** Forward cursor parameters, by preference: Stripe-style, then the common `after`. */
-const CURSOR_NAMES = ['starting_after', 'after'];
-
-type Json = { readonly [key: string]: unknown };
 
 /**
  * Returns the text of the client module for `document`. Pure and deterministic: operations are
@@ -74,19 +67,27 @@ export function generateClient(
   options: ClientGeneratorOptions,
   model?: readonly OperationModel[],
 ): string {
-  const operations = collectOperations(document, model);
+  const walked = model ?? listOperations(document);
+  const operations = collectOperations(document, walked);
   const version = typeof document.info?.version === 'string' ? document.info.version : undefined;
   const baseUrl = firstServerUrl(document);
+  const naming = clientNaming(document, walked, operations);
+  const header = naming.versionHeader;
   const out: string[] = [
-    headerLine(options.header),
-    `import type { paths } from ${quote(options.typesImport)};`,
-    `import { type ClientOptions, createOperationClient, type OperationClient } from ${quote(options.runtimeImport)};`,
+    commentLine(options.header),
+    `import type { paths } from ${literal(options.typesImport)};`,
+    `import { type ClientOptions, createOperationClient, type OperationClient } from ${literal(options.runtimeImport)};`,
     '',
-    '/** `info.version` of the document, sent as `PatientCare-Version` unless overridden. */',
-    `export const apiVersion: string | undefined = ${version === undefined ? 'undefined' : quote(version)};`,
+    header === null
+      ? '/** `info.version` of the document (the document names no version header to send it in). */'
+      : `/** \`info.version\` of the document, sent as \`${header}\` unless overridden. */`,
+    `export const apiVersion: string | undefined = ${version === undefined ? 'undefined' : literal(version)};`,
+    '',
+    '/** The request header that selects the API version, from the document; `null` for none. */',
+    `export const versionHeader: string | null = ${header === null ? 'null' : literal(header)};`,
     '',
     '/** The first server of the document, the default `baseUrl`. */',
-    `export const defaultBaseUrl: string | undefined = ${baseUrl === undefined ? 'undefined' : quote(baseUrl)};`,
+    `export const defaultBaseUrl: string | undefined = ${baseUrl === undefined ? 'undefined' : literal(baseUrl)};`,
     '',
     '/** Every operation of the document by client method name. */',
     'export const operations = {',
@@ -98,24 +99,81 @@ export function generateClient(
     'export type Operations = typeof operations;',
     '',
     '/** A client with one typed method per operation and the path-typed `raw` client. */',
-    'export type PatientCareClient = OperationClient<paths, Operations>;',
+    `export type ${naming.type} = OperationClient<paths, Operations>;`,
     '',
     '/**',
     ' * Creates a client: Bearer auth, version header, an `Idempotency-Key` on every POST, retries',
     ' * with backoff, and `.all()` on list methods. Throws only on misuse (no key, no base URL).',
     ' * @example',
-    " * const client = createPatientCareClient({ apiKey: 'sk_test_…', baseUrl: 'http://127.0.0.1:4010' });",
-    ' * const { data, error } = await client.listPatients({ params: { query: { limit: 5 } } });',
+    ` * const client = ${naming.factory}({ apiKey: 'sk_test_…', baseUrl: 'http://127.0.0.1:4010' });`,
+    ...naming.example.map((line) => ` * ${line}`),
     ' */',
-    'export function createPatientCareClient(options: ClientOptions): PatientCareClient {',
-    '  return createOperationClient<paths, Operations>(operations, options, { apiVersion, defaultBaseUrl });',
+    `export function ${naming.factory}(options: ClientOptions): ${naming.type} {`,
+    '  return createOperationClient<paths, Operations>(operations, options, {',
+    '    apiVersion,',
+    '    versionHeader,',
+    '    defaultBaseUrl,',
+    '  });',
     '}',
     '',
-    '/** The same factory under a neutral name, for documents other than Patient-Care. */',
-    'export const createClient = createPatientCareClient;',
-    '',
+    ...(naming.factory === 'createClient'
+      ? []
+      : [
+          '/** The same factory under a neutral name, for documents other than Patient-Care. */',
+          `export const createClient = ${naming.factory};`,
+          '',
+        ]),
   );
   return out.join('\n');
+}
+
+/** The names and the version header of the emitted client. */
+interface ClientNaming {
+  factory: string;
+  type: string;
+  versionHeader: string | null;
+  /** The doc comment's example call, one line per item. */
+  example: string[];
+}
+
+/** Our document's title, and the header our API versions are selected by. */
+const OUR_TITLE = /^Patient-Care\b/;
+const OUR_VERSION_HEADER = 'PatientCare-Version';
+
+/**
+ * Names come from the document: ours (its title starts with "Patient-Care") keeps
+ * `createPatientCareClient` and `PatientCare-Version`; any other gets the neutral
+ * `createClient`/`ApiClient`, the version header its operations declare (a header parameter
+ * named `…-Version`, e.g. `Stripe-Version`) or none, and an example with its own first method.
+ */
+function clientNaming(
+  document: ClientSourceDocument,
+  model: readonly OperationModel[],
+  operations: readonly ClientOperation[],
+): ClientNaming {
+  const declared = model
+    .flatMap((op) => op.parameters)
+    .filter((p) => p.in === 'header' && /-version$/i.test(p.name))
+    .map((p) => p.name)
+    .sort(compare)[0];
+  const title = typeof document.info?.title === 'string' ? document.info.title : '';
+  if (OUR_TITLE.test(title)) {
+    return {
+      factory: 'createPatientCareClient',
+      type: 'PatientCareClient',
+      versionHeader: declared ?? OUR_VERSION_HEADER,
+      example: [
+        'const { data, error } = await client.listPatients({ params: { query: { limit: 5 } } });',
+      ],
+    };
+  }
+  const first = operations.find((op) => op.list) ?? operations[0];
+  return {
+    factory: 'createClient',
+    type: 'ApiClient',
+    versionHeader: declared ?? null,
+    example: first ? [`const { data, error } = await client.${first.name}(init);`] : [],
+  };
 }
 
 /**
@@ -125,9 +183,7 @@ export function generateClient(
  */
 export function collectOperations(
   document: ClientSourceDocument,
-  model: readonly OperationModel[] = listOperations(
-    document as Parameters<typeof listOperations>[0],
-  ),
+  model: readonly OperationModel[] = listOperations(document),
 ): ClientOperation[] {
   const ordered = [...model].sort((a, b) => compare(a.path, b.path));
   const wanted = ordered.map(
@@ -136,8 +192,7 @@ export function collectOperations(
   const names = uniqueNames(wanted, RESERVED);
   return ordered
     .map((op, i): ClientOperation => {
-      const list = isListOperation(document, op);
-      const cursor = list ? findCursor(document, op) : undefined;
+      const cursor = op.pagination?.cursor;
       return {
         name: names[i] ?? '',
         method: op.method,
@@ -145,90 +200,22 @@ export function collectOperations(
         ...(op.namedInSpec ? { operationId: op.operationId } : {}),
         ...optionalSummary(op),
         deprecated: op.deprecated,
-        list,
+        list: op.pagination !== null,
         ...(cursor ? { cursor } : {}),
       };
     })
     .sort((a, b) => compare(a.name, b.name));
 }
 
-/** Is the 200 JSON response a list envelope: an object with `has_more` and an array `data`? */
-function isListOperation(document: ClientSourceDocument, operation: OperationModel): boolean {
-  const ok = operation.responses.find((response) => response.status === '200');
-  const schema = jsonSchemaOf(document, ok?.content ?? []);
-  if (!schema) return false;
-  const properties = collectProperties(document, schema, 0, new Set());
-  const data = resolve(document, properties.get('data'));
-  return properties.has('has_more') && (data?.type === 'array' || data?.items !== undefined);
-}
-
-/** Where the next-page cursor goes: a query parameter, else a property of the JSON body. */
-function findCursor(
-  document: ClientSourceDocument,
-  operation: OperationModel,
-): ClientOperation['cursor'] {
-  const query = new Set(
-    operation.parameters.filter((p) => p.in === 'query').map((parameter) => parameter.name),
-  );
-  const inQuery = CURSOR_NAMES.find((name) => query.has(name));
-  if (inQuery) return { in: 'query', name: inQuery };
-  const body = jsonSchemaOf(document, operation.requestBody?.content ?? []);
-  if (!body) return undefined;
-  const properties = collectProperties(document, body, 0, new Set());
-  const inBody = CURSOR_NAMES.find((name) => properties.has(name));
-  return inBody ? { in: 'body', name: inBody } : undefined;
-}
-
-/** The schema of the first JSON media type (`application/json`, `…+json`) in code-unit order. */
-function jsonSchemaOf(
-  document: ClientSourceDocument,
-  content: OperationModel['responses'][number]['content'],
-): Json | undefined {
-  const media = content
-    .filter((entry) => isJsonMediaType(entry.mediaType))
-    .sort((a, b) => compare(a.mediaType, b.mediaType))[0];
-  return media ? resolve(document, media.schema) : undefined;
-}
-
-/** Properties of a schema and of its `allOf` parts (bounded, cycle-safe). */
-function collectProperties(
-  document: ClientSourceDocument,
-  schema: Json,
-  depth: number,
-  seen: Set<Json>,
-): Map<string, unknown> {
-  const result = new Map<string, unknown>();
-  if (depth > 8 || seen.has(schema)) return result;
-  seen.add(schema);
-  if (isObject(schema.properties)) {
-    for (const [key, value] of Object.entries(schema.properties)) result.set(key, value);
-  }
-  if (Array.isArray(schema.allOf)) {
-    for (const part of schema.allOf) {
-      const resolved = resolve(document, part);
-      if (!resolved) continue;
-      for (const [key, value] of collectProperties(document, resolved, depth + 1, seen)) {
-        if (!result.has(key)) result.set(key, value);
-      }
-    }
-  }
-  return result;
-}
-
-/** Follows local `$ref`s; `undefined` for non-objects and refs it cannot follow. */
-function resolve(document: ClientSourceDocument, node: unknown): Json | undefined {
-  return tryResolveRef(document, node);
-}
-
 function operationEntry(op: ClientOperation): string[] {
   const lines: string[] = [];
   const doc = [op.summary, op.deprecated ? '@deprecated' : undefined].filter(Boolean);
   if (doc.length) lines.push(`  /** ${doc.join(' ')} */`);
-  const fields = [`method: ${quote(op.method)}`, `path: ${quote(op.path)}`];
-  if (op.operationId !== undefined) fields.push(`operationId: ${quote(op.operationId)}`);
+  const fields = [`method: ${literal(op.method)}`, `path: ${literal(op.path)}`];
+  if (op.operationId !== undefined) fields.push(`operationId: ${literal(op.operationId)}`);
   fields.push(`list: ${op.list}`);
   if (op.cursor)
-    fields.push(`cursor: { in: ${quote(op.cursor.in)}, name: ${quote(op.cursor.name)} }`);
+    fields.push(`cursor: { in: ${literal(op.cursor.in)}, name: ${literal(op.cursor.name)} }`);
   lines.push(`  ${op.name}: { ${fields.join(', ')} },`);
   return lines;
 }
@@ -244,40 +231,13 @@ function optionalSummary(operation: OperationModel): { summary?: string } {
 /** The first server URL without `{variables}`, trailing slash removed. */
 function firstServerUrl(document: ClientSourceDocument): string | undefined {
   const server = document.servers?.[0];
-  const url = isObject(server) ? server.url : undefined;
+  const url =
+    server !== null && typeof server === 'object' ? (server as { url?: unknown }).url : undefined;
   if (typeof url !== 'string' || !/^https?:\/\/[^{}]+$/.test(url)) return undefined;
   return url.replace(/\/+$/, '') || undefined;
-}
-
-function headerLine(header: string): string {
-  const line = header.split('\n')[0]?.trim() ?? '';
-  return line.startsWith('//') || line.startsWith('/*') ? line : `// ${line}`;
-}
-
-/** A single-quoted TypeScript string literal; control characters and lone surrogates escaped. */
-function quote(text: string): string {
-  let out = "'";
-  for (const char of text) {
-    const code = char.charCodeAt(0);
-    if (char === '\\' || char === "'") out += `\\${char}`;
-    else if (
-      code < 0x20 ||
-      code === 0x7f ||
-      code === 0x2028 ||
-      code === 0x2029 ||
-      (char.length === 1 && code >= 0xd800 && code <= 0xdfff)
-    ) {
-      out += `\\u${code.toString(16).padStart(4, '0')}`;
-    } else out += char;
-  }
-  return `${out}'`;
 }
 
 /** Code-unit order: stable across locales, unlike `localeCompare`. */
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

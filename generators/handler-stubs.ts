@@ -68,8 +68,9 @@ export function reconcileHandlers(
   const report: StubReport = { added: [], orphans: [] };
 
   for (const name of [...existing.keys()].sort()) {
-    if (SUPPORT_FILES.has(name) || !name.endsWith('.ts')) continue;
-    const found = exportsOf(name, existing.get(name)!);
+    const text = existing.get(name);
+    if (text === undefined || SUPPORT_FILES.has(name) || !name.endsWith('.ts')) continue;
+    const found = exportsOf(name, text);
     modules.set(name, found);
     for (const [exportName, operationId] of found.annotated) {
       if (!operationIds.has(operationId)) report.orphans.push({ operationId, file: name });
@@ -94,7 +95,9 @@ export function reconcileHandlers(
   for (const [name, list] of missing) {
     const stubs = list.map(stubText).join('\n');
     const found = modules.get(name);
-    if (found) files.set(name, appendStubs(name, existing.get(name)!, found.imported, stubs));
+    const text = existing.get(name);
+    if (found && text !== undefined)
+      files.set(name, appendStubs(name, text, found.imported, stubs));
     else files.set(name, `${STUB_IMPORTS.map(importLine).join('\n')}\n\n${stubs}`);
     const names = found?.names ?? new Set<string>();
     for (const operation of list) names.add(operation.operationId);
@@ -143,7 +146,7 @@ function exportsOf(name: string, text: string): ModuleExports {
           declaration.type ??
           (initializer && ts.isSatisfiesExpression(initializer) ? initializer.type : undefined);
         const match = typeNode ? HANDLER_TYPE.exec(typeNode.getText(file)) : null;
-        if (match) found.annotated.set(declaration.name.text, match[1]!);
+        if (match?.[1]) found.annotated.set(declaration.name.text, match[1]);
       }
     } else if (ts.isFunctionDeclaration(statement) && statement.name && exported(statement)) {
       found.names.add(statement.name.text);

@@ -22,7 +22,30 @@ export function propertyKey(name: string): string {
   return isIdentifier(name) ? name : literal(name);
 }
 
-/** A single-quoted string literal, escaped, for emitted TypeScript. */
+/**
+ * What `literal` writes other than as itself: `\\`, `'`, control characters, U+2028/U+2029 and
+ * lone surrogates (a valid pair stays as it is). One native scan; the callback runs per match.
+ */
+const NEEDS_ESCAPE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
+  /[\\'\u0000-\u001f\u007f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\\\',
+  "'": "\\'",
+  '\n': '\\n',
+  '\r': '\\r',
+};
+
+function escapeChar(char: string): string {
+  return SHORT_ESCAPES[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * A single-quoted string literal for emitted TypeScript: `\\`, `'`, `\n` and `\r` escaped as
+ * such; other control characters, U+2028/U+2029 and lone surrogates as `\uXXXX`, so the file
+ * stays valid UTF-8 text whatever the document holds.
+ */
 export function literal(text: string): string {
-  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'").replaceAll('\n', '\\n').replaceAll('\r', '\\r').replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029')}'`;
+  return `'${text.replace(NEEDS_ESCAPE, escapeChar)}'`;
 }

@@ -16,7 +16,7 @@ export const LINE_WIDTH = 100;
  * @example printValue({ type: 'string', enum: ['a', 'b'] }, 0, 0) // "{ type: 'string', enum: ['a', 'b'] }"
  */
 export function printValue(value: unknown, indent: number, column: number): string {
-  if (!isContainer(value)) return printFlat(value, Number.POSITIVE_INFINITY)!;
+  if (!isContainer(value)) return printFlat(value, Number.POSITIVE_INFINITY) ?? String(value);
   const flat = printFlat(value, LINE_WIDTH - column);
   if (flat !== undefined) return flat;
   const inner = ' '.repeat(indent + 2);

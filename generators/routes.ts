@@ -6,20 +6,13 @@
  * `OperationTypes`, per operation the handler's request and per-status reply types, taken from
  * `types.ts` so both share one source. The contract is `contract/route-types.ts`.
  */
-import type { JsonSchema } from '../contract/route-types.js';
 import type { OpenApiDocument } from '../tooling/openapi/document.js';
-import {
-  type ConvertedComponent,
-  componentSchemaId,
-  convertComponentSchemas,
-  convertSchema,
-  type Direction,
-  directionalComponents,
-} from '../tooling/openapi/json-schema.js';
+import type { ConvertedComponent } from '../tooling/openapi/json-schema.js';
 import { camelCase, uniqueNames } from '../tooling/openapi/names.js';
 import type { OperationModel, ParameterModel } from '../tooling/openapi/operations.js';
 import { literal, propertyKey } from './names.js';
 import { printValue } from './print.js';
+import { buildRouteTable } from './route-table.js';
 
 export interface RoutesOptions {
   /** Import specifier of `contract/route-types.ts` as seen from the generated file. */
@@ -27,8 +20,6 @@ export interface RoutesOptions {
   /** Import specifier of the generated `types.ts`. */
   typesImport: string;
 }
-
-type Convert = (schema: unknown, direction: Direction, pointer: string) => JsonSchema;
 
 /**
  * Renders `routes.ts` (without the header line) for the operations of `document`. Constants are
@@ -43,12 +34,7 @@ export function generateRoutes(
   operations: readonly OperationModel[],
   options: RoutesOptions,
 ): string {
-  const directional = directionalComponents(document);
-  const componentId = (name: string, direction: Direction) =>
-    componentSchemaId(name, directional.has(name) ? direction : null);
-  const convert: Convert = (schema, direction, pointer) =>
-    convertSchema(schema, { direction, document, componentId }, pointer);
-  const components = convertComponentSchemas(document, { componentId });
+  const { components, routes } = buildRouteTable(document, operations);
   // Names are claimed schemas first (sorted by name), then operations (document order); a clash
   // (`Pet` and `pet`) takes a number, which only its own kind can shift.
   const names = uniqueNames([
@@ -77,7 +63,7 @@ export function generateRoutes(
   );
   operations.forEach((operation, index) => {
     const head = `const ${routeNames[index]}: RouteDefinition = `;
-    const definition = routeDefinition(operation, convert);
+    const definition = routes[index];
     lines.push(
       `/** ${operation.method.toUpperCase()} ${operation.path.replaceAll('*/', '*\\/')} */`,
       `${head}${printValue(definition, 0, head.length)};`,
@@ -105,65 +91,6 @@ function schemaConstName(component: ConvertedComponent): string {
 function nameList(names: readonly string[]): string {
   if (names.length === 0) return '';
   return `\n${names.map((name) => `  ${name},`).join('\n')}\n`;
-}
-
-function routeDefinition(operation: OperationModel, convert: Convert): Record<string, unknown> {
-  const schemas: Record<string, unknown> = {};
-  const byLocation = (location: ParameterModel['in']) =>
-    operation.parameters.filter((parameter) => parameter.in === location);
-  const parameterSchema = (list: ParameterModel[], lowerCase: boolean, closed: boolean) => {
-    const properties: Record<string, JsonSchema> = {};
-    const required: string[] = [];
-    for (const parameter of list) {
-      const name = lowerCase ? parameter.name.toLowerCase() : parameter.name;
-      properties[name] = convert(parameter.schema, 'request', `${parameter.pointer}/schema`);
-      if (parameter.required) required.push(name);
-    }
-    return {
-      type: 'object',
-      properties,
-      ...(required.length > 0 ? { required } : {}),
-      ...(closed ? { additionalProperties: false } : {}),
-    };
-  };
-  const path = byLocation('path');
-  const query = byLocation('query');
-  const headers = byLocation('header');
-  if (path.length > 0) schemas.params = parameterSchema(path, false, false);
-  if (query.length > 0) schemas.querystring = parameterSchema(query, false, true);
-  if (headers.length > 0) schemas.headers = parameterSchema(headers, true, false);
-  const body = operation.requestBody;
-  if (body && body.media.schema !== undefined) {
-    schemas.body = convert(body.media.schema, 'request', `${body.pointer}/content`);
-  }
-  const response: Record<string, JsonSchema> = {};
-  for (const entry of operation.responses) {
-    if (entry.media?.schema === undefined) continue;
-    response[entry.status] = convert(entry.media.schema, 'response', `${entry.pointer}/content`);
-  }
-  schemas.response = response;
-  return {
-    operationId: operation.operationId,
-    method: operation.method.toUpperCase(),
-    path: operation.path,
-    url: operation.path.replace(/\{([^}]+)\}/g, ':$1'),
-    tags: operation.tags,
-    summary: operation.summary,
-    scopes: operation.scopes,
-    keyKinds: operation.keyKinds,
-    // Only when set, so route tables of specs without public operations are unchanged.
-    ...(operation.public ? { public: true } : {}),
-    bodyRequired: body?.required ?? false,
-    bodyMediaType: body?.media.mediaType ?? null,
-    parameters: operation.parameters.map((p) => ({
-      name: p.name,
-      in: p.in,
-      required: p.required,
-      style: p.style,
-      explode: p.explode,
-    })),
-    schemas,
-  };
 }
 
 /**

@@ -14,9 +14,8 @@
  *
  * Errors are printed as `file:line:col  #/json/pointer  message`, never as a stack trace.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import type { StubReport } from '../generators/handler-stubs.js';
 import { parseOrExit, UsageError } from '../tooling/cli/command.js';
 import { DocumentError } from '../tooling/openapi/errors.js';
 import {
@@ -134,72 +133,49 @@ async function main(): Promise<void> {
       console.log(`  ... and ${problems.length - 5} more structural finding(s)`);
     console.log(`check: ${problems.length} structural finding(s) · ${seconds()}`);
   }
-  const { generate } = await import('../generators/index.js');
-  const { reconcileHandlers } = await import('../generators/handler-stubs.js');
-  let result: ReturnType<typeof generate> | DocumentError;
+  // Loaded after the check: the generators (openapi-typescript, TypeScript) are the heavy part.
+  const { treeFiles, staleFiles, writeTree } = await import('../tooling/generate/tree.js');
+  let tree: ReturnType<typeof treeFiles>;
   try {
-    result = generate(loaded.bundled, { outDir, remakeCommand });
+    tree = treeFiles({
+      root: ROOT,
+      document: loaded.bundled,
+      outDir,
+      remakeCommand,
+      handlersDir: ours ? join(ROOT, HANDLERS) : null,
+    });
   } catch (error) {
     if (!(error instanceof DocumentError)) throw error;
-    result = error;
+    fail([format(locateError(error, loaded.root, specFile, ROOT)), 'Nothing was generated.']);
   }
-  if (result instanceof DocumentError) {
-    fail([format(locateError(result, loaded.root, specFile, ROOT)), 'Nothing was generated.']);
-  }
-  const files = new Map(result.files);
-  console.log(
-    `generate: ${result.operations.length} operation(s), ${files.size} file(s) · ${seconds()}`,
-  );
-
-  let report: StubReport | null = null;
-  if (ours) {
-    const existing = new Map<string, string>();
-    const folder = join(ROOT, HANDLERS);
-    if (existsSync(folder)) {
-      for (const name of readdirSync(folder)) {
-        if (name.endsWith('.ts')) existing.set(name, readFileSync(join(folder, name), 'utf8'));
-      }
-    }
-    const stubs = reconcileHandlers(result.operations, existing);
-    for (const [name, text] of stubs.files) files.set(`${HANDLERS}/${name}`, text);
-    report = stubs.report;
-  }
-
-  const stale = [...files]
-    .filter(([path, text]) => {
-      const absolute = join(ROOT, path);
-      return !existsSync(absolute) || readFileSync(absolute, 'utf8') !== text;
-    })
-    .map(([path]) => path);
+  const { files, operations, generated, report } = tree;
+  console.log(`generate: ${operations.length} operation(s), ${generated} file(s) · ${seconds()}`);
+  const stale = staleFiles(files);
 
   if (values.check) {
     if (stale.length > 0) {
       fail([
         `check: ${stale.length} file(s) out of date with ${shown}:`,
-        ...stale.map((path) => `  ${path}`),
+        ...stale.map((path) => `  ${relative(ROOT, path)}`),
         `Run \`${remakeCommand}\` and commit the result.`,
       ]);
     }
     console.log(`check: ${files.size} file(s) up to date · ${seconds()}`);
     return;
   }
-  for (const path of stale) {
-    const absolute = join(ROOT, path);
-    mkdirSync(dirname(absolute), { recursive: true });
-    writeFileSync(absolute, files.get(path)!);
-  }
+  writeTree(files, stale);
   if (report) {
     for (const { operationId, file } of report.added) {
-      console.log(`  stub added: ${operationId} in ${HANDLERS}/${file}`);
+      console.log(`  stub added: ${operationId} in ${relative(ROOT, file)}`);
     }
     for (const { operationId, file } of report.orphans) {
       console.log(
-        `  orphan handler: ${operationId} in ${HANDLERS}/${file} has no operation in the spec`,
+        `  orphan handler: ${operationId} in ${relative(ROOT, file)} has no operation in the spec`,
       );
     }
   }
   console.log(
-    `done: ${result.operations.length} operation(s), ${files.size} file(s) (${stale.length} written, ${files.size - stale.length} unchanged)${report ? `, ${report.added.length} stub(s) added, ${report.orphans.length} orphan(s)` : ''} in ${seconds()}`,
+    `done: ${operations.length} operation(s), ${files.size} file(s) (${stale.length} written, ${files.size - stale.length} unchanged)${report ? `, ${report.added.length} stub(s) added, ${report.orphans.length} orphan(s)` : ''} in ${seconds()}`,
   );
 }
 

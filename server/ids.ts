@@ -49,14 +49,15 @@ function freshRandom(): void {
     randomFillSync(pool);
     poolOffset = 0;
   }
-  for (let i = 0; i < RANDOM_CHARS; i++) lastRandom[i] = pool[poolOffset + i]! & 31;
+  for (let i = 0; i < RANDOM_CHARS; i++) lastRandom[i] = (pool[poolOffset + i] ?? 0) & 31;
   poolOffset += RANDOM_CHARS;
 }
 
 function incrementRandom(): boolean {
   for (let i = RANDOM_CHARS - 1; i >= 0; i--) {
-    if (lastRandom[i]! < 31) {
-      lastRandom[i]! += 1;
+    const digit = lastRandom[i] ?? 0;
+    if (digit < 31) {
+      lastRandom[i] = digit + 1;
       return true;
     }
     lastRandom[i] = 0;
@@ -81,7 +82,7 @@ export function ulid(nowMs: number = Date.now()): string {
     freshRandom();
   }
   let out = lastTimeText;
-  for (let i = 0; i < RANDOM_CHARS; i++) out += ALPHABET[lastRandom[i]!];
+  for (let i = 0; i < RANDOM_CHARS; i++) out += ALPHABET[lastRandom[i] ?? 0];
   return out;
 }
 

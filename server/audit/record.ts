@@ -10,7 +10,8 @@ import { type AuditEntry, checkAuditEntry } from './entry.js';
 export async function recordAudit(tx: Db, entry: AuditEntry): Promise<string> {
   checkAuditEntry(entry);
   const [id] = await insertAuditBatch(tx, [entry]);
-  return id!;
+  if (id === undefined) throw new Error('the audit insert returned no id');
+  return id;
 }
 
 /** The `audit_log` values of one entry, its batch id aside. */
@@ -97,7 +98,7 @@ const ROWS_PER_STATEMENT = 200;
  */
 async function insertRows(tx: Db, target: string, rows: readonly SqlValue[][]): Promise<void> {
   if (rows.length === 0) return;
-  const width = rows[0]!.length;
+  const width = rows[0]?.length ?? 0;
   const step = tx.dialect === 'postgres' ? ROWS_PER_STATEMENT : 1;
   for (let start = 0; start < rows.length; start += step) {
     const chunk = rows.slice(start, start + step);

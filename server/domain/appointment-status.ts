@@ -55,11 +55,6 @@ const RESCHEDULABLE: ReadonlySet<AppointmentStatus> = new Set(['proposed', 'pend
 /** Statuses that need a time: the appointment is (about to be) on the calendar. */
 const NEEDS_TIME: ReadonlySet<AppointmentStatus> = new Set(['pending', 'booked']);
 
-/** The statuses `from` may move to (empty for `entered_in_error`). */
-export function allowedMoves(from: AppointmentStatus): readonly AppointmentStatus[] {
-  return MOVES[from];
-}
-
 /** Whether `from → to` is a move of the state machine (staying put is not a move). */
 export function canMove(from: AppointmentStatus, to: AppointmentStatus): boolean {
   return MOVES[from].includes(to);

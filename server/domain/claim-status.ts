@@ -36,11 +36,6 @@ const MOVES: Readonly<Record<ClaimStatus, readonly ClaimStatus[]>> = {
   cancelled: [],
 };
 
-/** Where the clearinghouse may move a claim next. */
-export function allowedClaimMoves(from: ClaimStatus): readonly ClaimStatus[] {
-  return MOVES[from];
-}
-
 /** Whether `from → to` is a move of the claim state machine. */
 export function canMoveClaim(from: ClaimStatus, to: ClaimStatus): boolean {
   return MOVES[from].includes(to);

@@ -5,8 +5,7 @@
  * nothing; with `billing:read` as well it shows the claim events, and so on.
  */
 
-import type { Scope } from '../../contract/scopes.js';
-import { type AuthenticatedKey, scopeGranted } from '../http/auth.js';
+import { type Scope, type ScopedKey, scopeGranted } from '../../contract/scopes.js';
 import type { EventType } from './events.js';
 
 /** An event type's family: the object it is about (`claim` for `claim.paid`). */
@@ -42,10 +41,7 @@ export function eventFamilyScope(family: string): Scope | undefined {
  * reads none: it is limited to one patient and events are not (the spec lets ephemeral keys
  * call no events operation anyway). A family this build does not know needs a secret key.
  */
-export function canReadEventFamily(
-  key: Pick<AuthenticatedKey, 'kind' | 'scopes'>,
-  family: string,
-): boolean {
+export function canReadEventFamily(key: ScopedKey, family: string): boolean {
   if (key.kind === 'secret') return true;
   const scope = eventFamilyScope(family);
   if (scope === undefined || key.kind === 'ephemeral') return false;
@@ -53,9 +49,7 @@ export function canReadEventFamily(
 }
 
 /** The families a key may read: `all` for a secret key, else the list (maybe empty). */
-export function readableEventFamilies(
-  key: Pick<AuthenticatedKey, 'kind' | 'scopes'>,
-): 'all' | EventFamily[] {
+export function readableEventFamilies(key: ScopedKey): 'all' | EventFamily[] {
   if (key.kind === 'secret') return 'all';
   return (Object.keys(EVENT_FAMILY_SCOPES) as EventFamily[]).filter((family) =>
     canReadEventFamily(key, family),

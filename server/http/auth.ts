@@ -5,6 +5,7 @@
  */
 
 import type { KeyKind, RouteDefinition } from '../../contract/route-types.js';
+import { scopeGranted } from '../../contract/scopes.js';
 import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
 import { type ApiKeyRecord, keyState } from '../keys/index.js';
@@ -41,7 +42,7 @@ export function bearerSecret(authorization: string | undefined): string {
       message: 'The Authorization header must be `Bearer <API key>`.',
     });
   }
-  return match[1]!;
+  return match[1] ?? '';
 }
 
 /** Finds the key, rejecting missing, unknown, revoked (= invalid) and expired ones. */
@@ -70,14 +71,6 @@ export async function identifyKey(
   };
 }
 
-/** Whether granted scopes include `needed`; a resource's write scope implies its read scope. */
-export function scopeGranted(granted: readonly string[], needed: string): boolean {
-  if (granted.includes(needed)) return true;
-  if (needed.endsWith(':read'))
-    return granted.includes(`${needed.slice(0, -':read'.length)}:write`);
-  return false;
-}
-
 function describeKinds(kinds: readonly KeyKind[]): string {
   return kinds.map((k) => `${k} key`).join(' or ');
 }
@@ -96,7 +89,7 @@ export function authorize(route: RouteDefinition, key: AuthenticatedKey): void {
   }
   if (key.kind === 'secret' || route.scopes.length === 0) return;
   if (route.scopes.some((scope) => scopeGranted(key.scopes, scope))) return;
-  const needed = route.scopes[0]!;
+  const needed = route.scopes[0] ?? '';
   const alsoWrite = needed.endsWith(':read')
     ? ` (or \`${needed.slice(0, -':read'.length)}:write\`)`
     : '';

@@ -85,7 +85,7 @@ export async function sendError(
   reply.header('Cache-Control', 'no-store');
   reply.header('X-Content-Type-Options', 'nosniff');
   if (!reply.hasHeader('patientcare-version'))
-    reply.header('PatientCare-Version', deps.apiVersions[0]!);
+    reply.header('PatientCare-Version', deps.apiVersions[0] ?? '');
   return reply
     .code(api.statusCode)
     .header('content-type', 'application/json; charset=utf-8')

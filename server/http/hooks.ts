@@ -73,7 +73,7 @@ export function authenticationHook(deps: HookDeps) {
     reply: FastifyReply,
   ): Promise<FastifyReply | undefined> => {
     reply.header('Request-Id', request.id);
-    reply.header('PatientCare-Version', deps.apiVersions[0]!);
+    reply.header('PatientCare-Version', deps.apiVersions[0] ?? '');
     if (routeConfig(request).public === true) {
       // No key needed (docs, spec, health), but the per-client bucket of requests without a
       // key still applies: an anonymous route must not be a way around the rate limit.

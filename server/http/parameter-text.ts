@@ -12,7 +12,9 @@
  * used because it reads text with `Number()`, which accepts all of the forms above.
  */
 import type { Ajv } from 'ajv';
+import { ajvSchemaLookup } from '../../contract/ajv.js';
 import type { JsonSchema } from '../../contract/route-types.js';
+import { followSchemaRef } from '../../contract/schema-refs.js';
 
 /** Reads one text value as its schema says; returns the value unchanged when it cannot. */
 type Reader = (value: unknown) => unknown;
@@ -22,16 +24,16 @@ const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/;
 
 const identity: Reader = (value) => value;
 
+/** The schema a value is read by: `$ref`s followed, and a one-part `allOf` unwrapped (bounded). */
 function resolve(ajv: Ajv, schema: JsonSchema): JsonSchema {
-  let current = schema;
-  for (let depth = 0; depth < 16; depth++) {
-    if (typeof current.$ref === 'string') {
-      const target = ajv.getSchema(current.$ref)?.schema;
-      if (target === undefined || typeof target !== 'object') return current;
-      current = target as JsonSchema;
-    } else if (Array.isArray(current.allOf) && current.allOf.length === 1) {
-      current = current.allOf[0] as JsonSchema;
-    } else return current;
+  const lookup = ajvSchemaLookup(ajv);
+  let current = followSchemaRef(schema, lookup);
+  for (
+    let depth = 0;
+    depth < 16 && Array.isArray(current.allOf) && current.allOf.length === 1;
+    depth++
+  ) {
+    current = followSchemaRef(current.allOf[0] as JsonSchema, lookup);
   }
   return current;
 }

@@ -4,7 +4,7 @@
  * limits), never from the submitted value, so no PHI can reach them.
  */
 import type { ErrorObject } from 'ajv';
-import { parsePointer } from '../../tooling/openapi/pointer.js';
+import { parsePointer } from '../../contract/pointer.js';
 import { ApiError } from '../errors.js';
 import { bracketPath } from './value-walk.js';
 

@@ -10,8 +10,9 @@
  * defaults (`limit` = 10). Every validator is compiled once, when the routes are registered.
  */
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import { ajvSchemaLookup, createAjv } from '../../contract/ajv.js';
 import type { JsonSchema, RouteDefinition } from '../../contract/route-types.js';
-import { createAjv } from '../../tooling/openapi/ajv.js';
+import { followSchemaRef } from '../../contract/schema-refs.js';
 import { ApiError } from '../errors.js';
 import { compileParameterReader } from './parameter-text.js';
 import { checkStorable } from './storable-values.js';
@@ -62,13 +63,7 @@ export interface RequestParts {
 export type RouteValidator = (parts: RequestParts) => void;
 
 function resolveRefs(ajv: Ajv, schema: JsonSchema): JsonSchema {
-  let current = schema;
-  for (let depth = 0; depth < 8 && typeof current.$ref === 'string'; depth++) {
-    const target = ajv.getSchema(current.$ref as string)?.schema;
-    if (target === undefined || typeof target !== 'object') break;
-    current = target as JsonSchema;
-  }
-  return current;
+  return followSchemaRef(schema, ajvSchemaLookup(ajv));
 }
 
 /**
@@ -138,12 +133,14 @@ function intendedBranch(branchFields: readonly string[][], body: unknown): numbe
 function rejectMixedBranches(branchFields: readonly string[][], body: unknown): void {
   if (branchFields.length < 2 || body === null || typeof body !== 'object') return;
   const used = ownedFields(branchFields, body)
-    .map((fields, i) => ({ fields, size: branchFields[i]!.length }))
+    .map((fields, i) => ({ fields, size: branchFields[i]?.length ?? 0 }))
     .filter((b) => b.fields.length > 0);
   if (used.length < 2) return;
   // Name the field of the smaller alternative (`token`), which is the one to drop or send alone.
   used.sort((a, b) => a.size - b.size);
-  const [alone, others] = [used[0]!.fields[0]!, used[1]!.fields];
+  const [first, second] = used;
+  if (first === undefined || second === undefined) return;
+  const [alone, others] = [first.fields[0] ?? '', second.fields];
   throw new ApiError('parameters_exclusive', {
     param: alone,
     message: `${alone} cannot be combined with ${others.join(', ')}; send one or the other.`,
@@ -226,7 +223,7 @@ export function compileRouteValidator(
     if (params) check(params, parts.params, 'params');
     if (query) check(query, parts.query, 'querystring');
     else if (hasKeys(parts.query)) {
-      const name = Object.keys(parts.query as object)[0]!;
+      const name = Object.keys(parts.query as object)[0] ?? '';
       throw new ApiError('parameter_unknown', {
         param: name,
         message: `Received unknown parameter: ${name}.`,
@@ -239,7 +236,7 @@ export function compileRouteValidator(
       if (errors) throw toValidationError(errors, 'body');
       rejectBothCursors(parts.body);
     } else if (hasKeys(parts.body)) {
-      const name = Object.keys(parts.body as object)[0]!;
+      const name = Object.keys(parts.body as object)[0] ?? '';
       throw new ApiError('parameter_unknown', {
         param: name,
         message: `Received unknown parameter: ${name}.`,

@@ -36,8 +36,7 @@ export function findValue(
   keys: boolean,
 ): Found | undefined {
   const stack: Step[] = [{ value: root, parent: null, key: null }];
-  while (stack.length > 0) {
-    const step = stack.pop()!;
+  for (let step = stack.pop(); step !== undefined; step = stack.pop()) {
     const { value } = step;
     if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) {
@@ -50,7 +49,8 @@ export function findValue(
         if (bad !== undefined) return { path: pathOf(step), value: bad, inKey: true };
       }
       for (let i = names.length - 1; i >= 0; i--) {
-        const name = names[i]!;
+        const name = names[i];
+        if (name === undefined) continue;
         stack.push({ value: (value as Record<string, unknown>)[name], parent: step, key: name });
       }
     } else if (fails(value, false)) {

@@ -9,7 +9,7 @@ export function negotiateVersion(
   header: string | string[] | undefined,
   known: readonly string[],
 ): string {
-  const current = known[0]!;
+  const current = known[0] ?? '';
   if (header === undefined) return current;
   const value = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
   if (value === '') return current;

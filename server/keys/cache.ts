@@ -53,7 +53,7 @@ export async function cachedKeyLookup(
   if (hit !== undefined) {
     const age = nowMs - hit.readAtMs;
     if (hit.generation === generation && age >= 0 && age < KEY_CACHE_TTL_MS) return hit.record;
-    cache!.delete(hash);
+    cache?.delete(hash);
   }
   const startedIn = generation;
   const record = await read();

@@ -50,7 +50,7 @@ export function parseKeysCommand(argv: readonly string[]): KeysCommand {
         options: {},
       });
       if (positionals.length !== 1) throw new KeyOptionsError('revoke takes one key id');
-      return { command, id: positionals[0]! };
+      return { command, id: positionals[0] ?? '' };
     }
   } catch (err) {
     if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

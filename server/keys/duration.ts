@@ -6,7 +6,8 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, 
  */
 export function parseDuration(text: string): number | undefined {
   const match = /^(\d{1,6})([smhdw])$/.exec(text.trim());
-  if (!match) return undefined;
-  const seconds = Number(match[1]) * UNIT_SECONDS[match[2]!]!;
+  const unit = match ? UNIT_SECONDS[match[2] ?? ''] : undefined;
+  if (!match || unit === undefined) return undefined;
+  const seconds = Number(match[1]) * unit;
   return seconds > 0 ? seconds : undefined;
 }

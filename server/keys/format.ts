@@ -34,8 +34,9 @@ export function generateSecret(kind: KeyKind, livemode: boolean): string {
 /** Kind and mode read from a secret's prefix, or `undefined` when it is not a key's shape. */
 export function parseSecret(secret: string): { kind: KeyKind; livemode: boolean } | undefined {
   const match = KEY_PATTERN.exec(secret);
-  if (!match) return undefined;
-  return { kind: KIND_BY_PREFIX.get(match[1]!)!, livemode: match[2] === 'live' };
+  const kind = match ? KIND_BY_PREFIX.get(match[1] ?? '') : undefined;
+  if (!match || kind === undefined) return undefined;
+  return { kind, livemode: match[2] === 'live' };
 }
 
 /** What `list` shows instead of the secret: prefix and last four characters. */

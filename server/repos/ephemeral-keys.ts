@@ -1,6 +1,6 @@
 import type { Db } from '../db/types.js';
 import type { ApiKeyRecord } from '../keys/record.js';
-import { createKey, getKey } from '../keys/store.js';
+import { createKey } from '../keys/store.js';
 
 /** Ephemeral keys live 15 minutes (docs/design.md#keys). */
 export const EPHEMERAL_KEY_TTL_SECONDS = 15 * 60;
@@ -31,14 +31,4 @@ export function createEphemeralKey(
     expiresInSeconds: input.ttlSeconds ?? EPHEMERAL_KEY_TTL_SECONDS,
     ...(input.nowMs === undefined ? {} : { nowMs: input.nowMs }),
   });
-}
-
-/** An ephemeral key by id in a mode, or `undefined`. */
-export async function getEphemeralKey(
-  db: Db,
-  id: string,
-  livemode: boolean,
-): Promise<ApiKeyRecord | undefined> {
-  const key = await getKey(db, id);
-  return key && key.kind === 'ephemeral' && key.livemode === livemode ? key : undefined;
 }

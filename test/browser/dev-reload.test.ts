@@ -26,8 +26,8 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../server/db/open.js';
+import { replaceOnce, withPractitioners } from '../../tooling/dev/sample-edit.js';
 import { freePort } from '../../tooling/node/ports.js';
-import { replaceOnce, withPractitioners } from '../support/dev-spec.js';
 import { makeKey } from '../support/keys.js';
 import {
   haveChromium,

@@ -21,6 +21,26 @@ describe('requests', () => {
     expect(none.sent[0]?.headers.has('PatientCare-Version')).toBe(false);
   });
 
+  test("the version travels in the document's version header, or in none", async () => {
+    const table = { ping: { method: 'get', path: '/ping', list: false } } as const;
+    const send = async (versionHeader: string | null) => {
+      const { fetch, sent } = scriptedFetch(json(200, {}));
+      const client = createOperationClient<Record<string, never>, typeof table>(
+        table,
+        { apiKey: 'sk_test_1', baseUrl: 'http://127.0.0.1:1', fetch },
+        { apiVersion: '2024-06-20', versionHeader },
+      );
+      await (client.ping as () => Promise<unknown>)();
+      return sent[0]?.headers;
+    };
+    const stripe = await send('Stripe-Version');
+    expect(stripe?.get('Stripe-Version')).toBe('2024-06-20');
+    expect(stripe?.has('PatientCare-Version')).toBe(false);
+    const none = await send(null);
+    expect(none?.has('PatientCare-Version')).toBe(false);
+    expect([...(none?.keys() ?? [])].some((name) => name.endsWith('-version'))).toBe(false);
+  });
+
   test('each method calls its own method and path, with query and path parameters', async () => {
     const { client, sent } = testClient([
       json(200, { object: 'list', url: '/v1/patients', has_more: false, data: [] }),

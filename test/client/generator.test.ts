@@ -167,7 +167,7 @@ describe('lists and cursors', () => {
 
 describe('output', () => {
   const doc: ClientSourceDocument = {
-    info: { version: "it's \\ 1" },
+    info: { title: 'Patient-Care API', version: "it's \\ 1" },
     servers: [{ url: 'https://api.example.test/' }],
     paths: {
       "/o'dd/{id}": {
@@ -222,5 +222,45 @@ describe('output', () => {
 
   test('a document without paths gives an empty table that still compiles', () => {
     expect(generateClient({}, options)).toContain('export const operations = {\n} as const;');
+  });
+});
+
+describe('names and version header come from the document', () => {
+  const list = { description: 'ok', content: { 'application/json': { schema: envelope } } };
+  const stripeLike: ClientSourceDocument = {
+    info: { title: 'Stripe API', version: '2024-06-20' },
+    paths: {
+      '/v1/charges': {
+        get: {
+          operationId: 'GetCharges',
+          parameters: [{ name: 'Stripe-Version', in: 'header', schema: { type: 'string' } }],
+          responses: { '200': list },
+        },
+      },
+    },
+  };
+
+  test('another document gets neutral names and its own version header', () => {
+    const text = generateClient(stripeLike, options);
+    expect(text).toContain('export function createClient(options: ClientOptions): ApiClient {');
+    expect(text).toContain("export const versionHeader: string | null = 'Stripe-Version';");
+    expect(text).toContain('await client.getCharges(init);');
+    expect(text).not.toMatch(/PatientCare|listPatients/);
+  });
+
+  test('a document that declares no version header sends none', () => {
+    const { info, paths } = stripeLike;
+    const plain = { info, paths: { '/ping': { get: { operationId: 'ping' } } } };
+    const text = generateClient(plain, options);
+    expect(text).toContain('export const versionHeader: string | null = null;');
+    expect(text).not.toContain('PatientCare');
+    expect(paths).toBeDefined();
+  });
+
+  test('ours keeps its names and PatientCare-Version', () => {
+    const ours = { ...stripeLike, info: { title: 'Patient-Care API', version: '1' }, paths: {} };
+    const text = generateClient(ours, options);
+    expect(text).toContain("export const versionHeader: string | null = 'PatientCare-Version';");
+    expect(text).toContain('export const createClient = createPatientCareClient;');
   });
 });

@@ -12,8 +12,8 @@ import { routes } from '../../generated/routes.js';
 import { openDb } from '../../server/db/open.js';
 import { type DevLoop, startDevLoop } from '../../tooling/dev/loop.js';
 import { Reporter } from '../../tooling/dev/report.js';
+import { withPractitioners } from '../../tooling/dev/sample-edit.js';
 import { freePort } from '../../tooling/node/ports.js';
-import { withPractitioners } from '../support/dev-spec.js';
 import { makeKey } from '../support/keys.js';
 
 const ROOT = resolve('.');

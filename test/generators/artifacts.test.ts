@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createAjv } from '../../contract/ajv.js';
 import type { RouteDefinition } from '../../contract/route-types.js';
 import { generate } from '../../generators/index.js';
-import { createAjv } from '../../tooling/openapi/ajv.js';
 import { lintConfig, loadDocument } from '../../tooling/openapi/load.js';
 import { checkArtifacts } from './helpers/check-artifacts.js';
 

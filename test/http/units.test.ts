@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { scopeGranted } from '../../contract/scopes.js';
 import { ConfigError, loadConfig } from '../../server/config.js';
-import { scopeGranted } from '../../server/http/auth.js';
 import { canonicalJson, readIdempotencyKey, requestHash } from '../../server/http/idempotency.js';
 import { scrubMessage, serializeError } from '../../server/http/logging.js';
 import { parseQueryString } from '../../server/http/querystring.js';

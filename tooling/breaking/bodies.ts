@@ -1,4 +1,4 @@
-import { appendPointer } from '../openapi/pointer.js';
+import { appendPointer } from '../../contract/pointer.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, isObject } from './objects.js';
 import { deref } from './refs.js';
@@ -63,7 +63,7 @@ export function diffRequestBody(
   const hn = isObject(h.node) ? h.node : undefined;
   if (!bn && !hn) return;
   if (!bn) {
-    const breaking = dir === 'request' && hn!.required === true;
+    const breaking = dir === 'request' && hn?.required === true;
     emit(
       ctx,
       'request-body-added',

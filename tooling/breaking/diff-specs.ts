@@ -1,4 +1,4 @@
-import { appendPointer } from '../openapi/pointer.js';
+import { appendPointer } from '../../contract/pointer.js';
 import { type DiffContext, emit, newContext, operationsOf } from './context.js';
 import { asObject } from './objects.js';
 import { diffPaths, diffWebhooks } from './operations.js';

@@ -1,4 +1,4 @@
-import { appendPointer } from '../openapi/pointer.js';
+import { appendPointer } from '../../contract/pointer.js';
 import { isObject } from './objects.js';
 import { deref } from './refs.js';
 import type { Located, OpenApiDocument } from './types.js';

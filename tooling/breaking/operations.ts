@@ -1,5 +1,5 @@
+import { appendPointer } from '../../contract/pointer.js';
 import { pairOperations, pathItemOperations } from '../openapi/operations.js';
-import { appendPointer } from '../openapi/pointer.js';
 import { diffRequestBody, diffResponses } from './bodies.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, canonical, isObject, show } from './objects.js';
@@ -71,10 +71,11 @@ function diffPathItem(ctx: DiffContext, bLoc: Located, hLoc: Located, path: stri
   for (const { method, base: bOp, head: hOp } of operationPairs(b, h)) {
     ctx.operation = `${method.toUpperCase()} ${path}`;
     if (!hOp) {
+      if (!bOp) continue;
       emit(
         ctx,
         'operation-removed',
-        bOp!.ptr,
+        bOp.ptr,
         true,
         `operation ${ctx.operation} removed: clients calling it get 404/405`,
       );

@@ -1,4 +1,5 @@
-import { appendPointer } from '../openapi/pointer.js';
+import { appendPointer } from '../../contract/pointer.js';
+import { parameterKey } from '../openapi/operations.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, canonical } from './objects.js';
 import { deref } from './refs.js';
@@ -7,8 +8,8 @@ import type { Located, OpenApiDocument } from './types.js';
 
 /**
  * Path-level and operation-level parameters of one operation, the operation's winning on the
- * same `in` + `name` (OpenAPI 3.0 §4.7.9 Path Item `parameters`). Header names are
- * case-insensitive, so they are keyed in lower case.
+ * same `in` + `name` (OpenAPI 3.0 §4.7.9 Path Item `parameters`), keyed as the model keys
+ * them (`parameterKey`: header names case-insensitive).
  */
 export function collectParameters(
   doc: OpenApiDocument,
@@ -22,8 +23,7 @@ export function collectParameters(
     list.forEach((node, i) => {
       const loc = deref(doc, { node, ptr: appendPointer(owner.ptr, 'parameters', i) });
       const p = asObject(loc.node);
-      const name = String(p.name);
-      out.set(`${p.in}:${p.in === 'header' ? name.toLowerCase() : name}`, loc);
+      out.set(parameterKey(p.in, p.name), loc);
     });
   }
   return out;

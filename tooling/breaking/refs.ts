@@ -1,4 +1,4 @@
-import { getAtPointer } from '../openapi/pointer.js';
+import { followRef } from '../openapi/document.js';
 import { isObject } from './objects.js';
 import type { Located, OpenApiDocument } from './types.js';
 
@@ -8,17 +8,10 @@ import type { Located, OpenApiDocument } from './types.js';
  * A ref loop (`A → B → A`) or a dangling ref stops at the last node reached.
  */
 export function deref(doc: OpenApiDocument, loc: Located): Located {
-  let current = loc;
-  const seen = new Set<string>();
-  while (isObject(current.node) && typeof current.node.$ref === 'string') {
-    const ref = current.node.$ref;
-    if (!ref.startsWith('#') || seen.has(ref)) break;
-    seen.add(ref);
-    const target = getAtPointer(doc, ref);
-    if (target === undefined) break;
-    current = { node: target, ptr: decoded(ref.slice(1)) };
-  }
-  return current;
+  // '' marks "no `$ref` followed": a followed one's pointer is the `$ref` itself (`#/…`).
+  const target = followRef(doc, loc.node, '');
+  if (target.pointer === '') return loc;
+  return { node: target.node, ptr: decoded(target.pointer.slice(1)) };
 }
 
 /** Name a `$ref` points at (its last segment), used to pair `oneOf` variants across versions. */

@@ -118,10 +118,10 @@ export function diffEnum(ctx: DiffContext, b: Keywords, h: Keywords, ptr: string
     );
     return;
   }
-  const bSet = new Set(be!.map((v) => canonical(v)));
-  const hSet = new Set(he!.map((v) => canonical(v)));
-  const removed = be!.filter((v) => !hSet.has(canonical(v)));
-  const added = he!.filter((v) => !bSet.has(canonical(v)));
+  const bSet = new Set((be ?? []).map((v) => canonical(v)));
+  const hSet = new Set((he ?? []).map((v) => canonical(v)));
+  const removed = (be ?? []).filter((v) => !hSet.has(canonical(v)));
+  const added = (he ?? []).filter((v) => !bSet.has(canonical(v)));
   if (removed.length > 0) {
     const breaking = dir === 'request';
     emit(

@@ -1,4 +1,4 @@
-import { appendPointer } from '../openapi/pointer.js';
+import { appendPointer } from '../../contract/pointer.js';
 import { type DiffContext, emit, noteReach } from './context.js';
 import { type FlatSchema, flatten } from './flatten.js';
 import { diffOtherKeywords } from './keyword-rules.js';
@@ -123,7 +123,8 @@ function diffProperties(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: D
           : `response property \`${name}\` may now be absent: clients expecting it break`;
       emit(ctx, required ? 'property-required' : 'property-optional', loc.ptr, breaking, message);
     }
-    diffSchema(ctx, bp.get(name)!, loc, dir);
+    const before = bp.get(name);
+    if (before !== undefined) diffSchema(ctx, before, loc, dir);
   }
 }
 

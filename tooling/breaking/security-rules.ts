@@ -1,4 +1,4 @@
-import { appendPointer } from '../openapi/pointer.js';
+import { appendPointer } from '../../contract/pointer.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, canonical, show } from './objects.js';
 import type { Located } from './types.js';

@@ -1,5 +1,6 @@
-/** Which way data flows: `request` is what clients send, `response` is what the API sends. */
-export type Direction = 'request' | 'response';
+/** Which way data flows (`request`: what clients send; `response`: what the API sends): the
+ * model's one type, which its schema conversion reads too. */
+export type { Direction } from '../openapi/json-schema.js';
 
 /** One classified difference between a base and a head OpenAPI document. */
 export interface Change {

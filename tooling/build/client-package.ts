@@ -128,7 +128,7 @@ export function importSpecifiers(source: string): string[] {
     /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
   ];
   for (const pattern of patterns) {
-    for (const match of source.matchAll(pattern)) found.add(match[1]!);
+    for (const match of source.matchAll(pattern)) if (match[1]) found.add(match[1]);
   }
   return [...found];
 }
@@ -136,7 +136,7 @@ export function importSpecifiers(source: string): string[] {
 /** Whether a bare specifier names a Node built-in (`node:fs`, `fs`, `fs/promises`). */
 export function isNodeBuiltin(specifier: string): boolean {
   if (specifier.startsWith('node:')) return true;
-  return builtinModules.includes(specifier.split('/')[0]!) && !specifier.startsWith('.');
+  return builtinModules.includes(specifier.split('/')[0] ?? '') && !specifier.startsWith('.');
 }
 
 /**
@@ -147,8 +147,7 @@ export async function importGraph(entry: string): Promise<{ files: string[]; bar
   const files = new Set<string>();
   const bare = new Set<string>();
   const queue = [resolve(entry)];
-  while (queue.length > 0) {
-    const file = queue.pop()!;
+  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
     if (files.has(file)) continue;
     files.add(file);
     for (const specifier of importSpecifiers(await readFile(file, 'utf8'))) {

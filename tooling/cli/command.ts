@@ -155,7 +155,7 @@ export function choiceOption<T extends string>(
 
 function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n')[0]!.trim();
+  return (text.split('\n')[0] ?? '').trim();
 }
 
 /** Where a command writes and how it ends; tests pass their own. */

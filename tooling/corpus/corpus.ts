@@ -96,10 +96,14 @@ export async function corpusDocuments(names?: readonly string[]): Promise<Corpus
       mine.map((e) => e.path),
     );
     mine.forEach((e, i) => {
-      out.push({ name: e.name, file: files[i]!, source: `${pkg.name}@${pkg.version}:${e.path}` });
+      out.push({
+        name: e.name,
+        file: files[i] ?? '',
+        source: `${pkg.name}@${pkg.version}:${e.path}`,
+      });
     });
   }
-  return entries.map((e) => out.find((d) => d.name === e.name)!);
+  return entries.flatMap((e) => out.filter((d) => d.name === e.name).slice(0, 1));
 }
 
 /**
@@ -128,7 +132,7 @@ export async function directoryDocuments(paths: readonly string[]): Promise<Corp
   const files = await unpacked(pkg, paths);
   return paths.map((path, i) => ({
     name: path.replace(/^api\//, '').replace(/\.(json|ya?ml)$/, ''),
-    file: files[i]!,
+    file: files[i] ?? '',
     source: `${pkg.name}@${pkg.version}:${path}`,
   }));
 }
@@ -151,7 +155,7 @@ function packageDir(pkg: PinnedPackage): string {
 async function unpacked(pkg: PinnedPackage, paths: readonly string[]): Promise<string[]> {
   const dir = join(packageDir(pkg), 'files');
   const want = paths.map((path) => join(dir, path));
-  const missing = paths.filter((_, i) => !existsSync(want[i]!));
+  const missing = paths.filter((_, i) => !existsSync(want[i] ?? ''));
   if (missing.length > 0) {
     const tarball = await tarballOf(pkg);
     await withLock(`${pkg.name}-unpack`, async () => {

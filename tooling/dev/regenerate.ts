@@ -5,10 +5,7 @@
  * that lints, whose garbage collections would otherwise walk it on every save (the lint is the
  * longest step of a save; see scripts/generate.ts for the same effect measured).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { reconcileHandlers } from '../../generators/handler-stubs.js';
-import { generate } from '../../generators/index.js';
+import { treeFiles } from '../generate/tree.js';
 
 export interface RegenerateRequest {
   root: string;
@@ -30,13 +27,11 @@ export type RegenerateResult =
     }
   | { ok: false; pointer: string | null; message: string };
 
+/** The tree for `request` (tooling/generate/tree.ts), or why the generators refused it. */
 export function regenerate(request: RegenerateRequest): RegenerateResult {
-  let result: ReturnType<typeof generate>;
   try {
-    result = generate(request.document, {
-      outDir: request.outDir,
-      remakeCommand: request.remakeCommand,
-    });
+    const { files, report } = treeFiles(request);
+    return { ok: true, files, stubs: report?.added ?? [] };
   } catch (error) {
     const pointer = (error as { pointer?: unknown }).pointer;
     return {
@@ -45,22 +40,4 @@ export function regenerate(request: RegenerateRequest): RegenerateResult {
       message: error instanceof Error ? error.message : String(error),
     };
   }
-  const files = new Map<string, string>();
-  for (const [path, text] of result.files) files.set(resolve(request.root, path), text);
-  const stubs: { operationId: string; file: string }[] = [];
-  const dir = request.handlersDir;
-  if (dir !== null) {
-    const existing = new Map<string, string>();
-    if (existsSync(dir)) {
-      for (const name of readdirSync(dir)) {
-        if (name.endsWith('.ts')) existing.set(name, readFileSync(join(dir, name), 'utf8'));
-      }
-    }
-    const reconciled = reconcileHandlers(result.operations, existing);
-    for (const [name, text] of reconciled.files) files.set(join(dir, name), text);
-    for (const { operationId, file } of reconciled.report.added) {
-      stubs.push({ operationId, file: join(dir, file) });
-    }
-  }
-  return { ok: true, files, stubs };
 }

@@ -5,16 +5,15 @@
  * only this file follows them.
  *
  * Kept warm for the whole session: the Redocly config (plugins included) is loaded once and
- * again only when `redocly.yaml` or a rule changes; the route generator is light and runs
+ * again only when `redocly.yaml` or a rule changes; the route table is light and is built
  * here; the full generation (openapi-typescript, TypeScript, ts-morph) stays loaded in a
  * worker thread (`regenerate.ts`).
  */
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { type Config, clearPluginsCache, lintDocument, loadConfig } from '@redocly/openapi-core';
-import { transform } from 'esbuild';
 import type { RouteDefinition } from '../../contract/route-types.js';
-import { generateRoutes } from '../../generators/routes.js';
+import { buildRouteTable } from '../../generators/route-table.js';
 import type { ComponentSchemas } from '../../server/http/validation.js';
 import { assertOpenApi30 } from '../openapi/document.js';
 import { DocumentError } from '../openapi/errors.js';
@@ -71,9 +70,10 @@ export class Toolchain {
   ) {}
 
   /** Loads the lint config (again, after `redocly.yaml` or a plugin changed). */
-  async reloadConfig(): Promise<void> {
+  async reloadConfig(): Promise<Config> {
     if (this.config !== undefined) clearPluginsCache();
     this.config = await loadConfig({ configPath: this.configPath });
+    return this.config;
   }
 
   /** Parses the spec and the files it `$ref`s. Throws `SpecProblem` for unreadable YAML. */
@@ -117,29 +117,18 @@ export class Toolchain {
   }
 
   /**
-   * The route table the service registers, made by the same generator as `generated/routes.ts`
-   * and evaluated in memory (its imports are types only), so the service and the file can
-   * never disagree. Throws `SpecProblem` for what the generator refuses.
+   * The route table the service registers: the data `generated/routes.ts` prints
+   * (`buildRouteTable`), so the service and the file can never disagree. Throws `SpecProblem`
+   * for what the generator refuses.
    */
   async routeTable(document: Record<string, unknown>, spec: ParsedSpec): Promise<ContractTable> {
-    let text: string;
     try {
       assertOpenApi30(document);
-      text = generateRoutes(document, listOperations(document), {
-        routeTypesImport: './route-types.js',
-        typesImport: './types.js',
-      });
+      const { routes, components } = buildRouteTable(document, listOperations(document));
+      return { routes, componentSchemas: components.map((component) => component.schema) };
     } catch (error) {
       throw this.generatorProblem(error, spec);
     }
-    const { code } = await transform(text, { loader: 'ts', format: 'cjs', target: 'es2022' });
-    const module = { exports: {} as Partial<ContractTable> };
-    new Function('module', 'exports', code)(module, module.exports);
-    const { routes: table, componentSchemas } = module.exports;
-    if (table === undefined || componentSchemas === undefined) {
-      throw new Error('the route generator no longer exports routes and componentSchemas');
-    }
-    return { routes: table, componentSchemas };
   }
 
   /**
@@ -151,9 +140,10 @@ export class Toolchain {
     spec: ParsedSpec,
   ): Promise<{ files: Map<string, string>; stubs: { operationId: string; file: string }[] }> {
     this.worker ??= this.startWorker();
+    const worker = this.worker;
     const result = await new Promise<RegenerateResult>((resolveResult) => {
       this.queue.push(resolveResult);
-      this.worker!.postMessage({ ...request, root: this.root });
+      worker.postMessage({ ...request, root: this.root });
     });
     if (!result.ok) {
       throw this.generatorProblem(new DocumentError(result.pointer ?? '#', result.message), spec);
@@ -187,8 +177,7 @@ export class Toolchain {
   }
 
   private async lintConfig(): Promise<Config> {
-    if (this.config === undefined) await this.reloadConfig();
-    return this.config!;
+    return this.config ?? (await this.reloadConfig());
   }
 
   private parseFinding(error: unknown, file: string): Finding {

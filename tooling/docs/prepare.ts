@@ -57,7 +57,8 @@ export const ASSET_NAMES: readonly string[] = Object.keys(SOURCES).sort();
 export async function readDocsAssets(): Promise<PreparedAsset[]> {
   return Promise.all(
     ASSET_NAMES.map(async (name) => {
-      const source = SOURCES[name]!;
+      const source = SOURCES[name];
+      if (source === undefined) throw new Error(`no source for the docs asset ${name}`);
       const raw = await readFile(source.path());
       const body = source.transform ? Buffer.from(source.transform(raw.toString('utf8'))) : raw;
       return { name, type: source.type, body };

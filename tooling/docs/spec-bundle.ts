@@ -15,8 +15,8 @@ export async function bundleSpec(specPath: string): Promise<OpenApiDocument> {
   const config = await createConfig({});
   const { bundled, problems } = await bundleFile(await parseFile(specPath, config), config);
   const unresolved = problems.filter((problem) => problem.severity === 'error');
-  if (unresolved.length > 0) {
-    const first = unresolved[0]!;
+  const [first] = unresolved;
+  if (first !== undefined) {
     const where = first.location[0]?.pointer ?? '';
     throw new Error(`cannot bundle ${specPath}: ${first.message} at ${where}`);
   }

@@ -52,7 +52,7 @@ export function checkAnswer(
       });
     } catch (error) {
       // The checker appends the whole body; the failure report prints it once anyway.
-      problems.push((error as Error).message.split('\n')[0]!);
+      problems.push((error as Error).message.split('\n')[0] ?? '');
     }
   }
   const ok = response.status >= 200 && response.status < 300;

@@ -15,7 +15,7 @@
 import { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 
-// Prism's packages come with `@stoplight/prism-cli` (pinned at 5.14.x); resolve them from it,
+// Prism's packages come with `@stoplight/prism-cli` (pinned in package.json); resolve them from it,
 // so the versions are the CLI's own wherever npm placed them.
 const cli = createRequire(
   createRequire(import.meta.url).resolve('@stoplight/prism-cli/package.json'),
@@ -41,7 +41,8 @@ const { createServer } = cli('@stoplight/prism-http-server') as {
 };
 
 /**
- * Prism 5.14.2 bug worked around: it copies its violation messages, which quote property names
+ * A Prism bug worked around (seen in 5.14.2, still in prism-http-server 5.16.0's
+ * `addViolationHeader`): it copies its violation messages, which quote property names
  * and paths from the request (`metadata.<key>`), into an `sl-violations` response header with
  * `setHeader`; a name outside Latin-1 makes Node throw "Invalid character in header content"
  * outside any handler, and the whole proxy exits. Here that one header's non-ASCII characters

@@ -1,5 +1,5 @@
 /**
- * Stoplight Prism (5.14.x) in proxy mode in front of the service: an independent reading of
+ * Stoplight Prism (the version package.json pins) in proxy mode in front of the service: an independent reading of
  * the spec. Prism forwards every request, validates request and response against
  * `spec/openapi.yaml`, and logs each mismatch as a `Violation` (without `--errors` it changes
  * no answer). It runs through `prism-proxy.ts` (why: see there), whose log is pino JSON. The
@@ -80,8 +80,9 @@ export function parsePrismLog(log: string): PrismRequest[] {
       : where.startsWith('response')
         ? 'response'
         : 'other';
-    if (out.length === 0) out.push({ method: '?', path: '?', violations: [] });
-    out[out.length - 1]!.violations.push({ side, message: `${where} ${message}` });
+    const last = out.at(-1) ?? { method: '?', path: '?', violations: [] };
+    if (out.length === 0) out.push(last);
+    last.violations.push({ side, message: `${where} ${message}` });
   }
   return out;
 }

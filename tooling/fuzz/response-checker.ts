@@ -4,9 +4,9 @@
  * the service tests' injector, so both judge a response the same way.
  */
 import type { Ajv, ValidateFunction } from 'ajv';
+import { createAjv } from '../../contract/ajv.js';
 import type { JsonSchema, RouteDefinition } from '../../contract/route-types.js';
 import type { ComponentSchemas } from '../../server/http/validation.js';
-import { createAjv } from '../openapi/ajv.js';
 
 /** The routes and component schemas answers are checked against. */
 export interface RouteTable {
@@ -64,7 +64,7 @@ export class ResponseChecker {
 
   /** The route a request goes to, or undefined. */
   match(method: string, url: string): RouteDefinition | undefined {
-    const path = url.split('?')[0]!;
+    const path = url.split('?')[0] ?? '';
     return this.#routes.find((r) => r.route.method === method && r.pattern.test(path))?.route;
   }
 
@@ -81,7 +81,8 @@ export class ResponseChecker {
   check(method: string, url: string, response: CheckedAnswer): void {
     const route = this.match(method, url);
     const where = `${method} ${url.split('?')[0]} → ${response.status}`;
-    const fail = (why: string): never => {
+    // Annotated, so a call narrows like a throw does.
+    const fail: (why: string) => never = (why) => {
       throw new Error(`Response does not match the spec (${where}): ${why}\n${response.text}`);
     };
     const header = (name: string) => {
@@ -119,7 +120,7 @@ export class ResponseChecker {
     if (response.status === 204) return;
     const contentType = header('content-type') ?? '';
     if (!contentType.startsWith('application/json')) fail(`content-type ${contentType}`);
-    const validate = this.#validator(schema!);
+    const validate = this.#validator(schema);
     if (!validate(response.body)) {
       fail(`body invalid: ${this.#ajv.errorsText(validate.errors, { separator: '; ' })}`);
     }

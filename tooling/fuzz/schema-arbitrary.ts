@@ -150,13 +150,17 @@ function objectArbitrary(schema: Schema, registry: SchemaRegistry): fc.Arbitrary
     return fc.dictionary(text(1, 40), values, { maxKeys: Math.min(maxKeys, SMALL_OBJECT) });
   }
   const model: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const name of names) model[name] = arbitraryFor(properties[name]!, registry);
+  for (const name of names) {
+    const member = properties[name];
+    if (member !== undefined) model[name] = arbitraryFor(member, registry);
+  }
   return fc.record(model, { requiredKeys: required.filter((r) => names.includes(r)) });
 }
 
 /** Merges the object members of an `allOf` (the spec's only use: wrapping one `$ref`). */
 function mergeAllOf(parts: readonly Schema[], registry: SchemaRegistry): Schema {
-  if (parts.length === 1) return parts[0]!;
+  const [only] = parts;
+  if (parts.length === 1 && only !== undefined) return only;
   const merged: Record<string, unknown> = { type: 'object', properties: {}, required: [] };
   for (const part of parts.map((p) => registry.resolve(p))) {
     Object.assign(merged.properties as object, part.properties ?? {});

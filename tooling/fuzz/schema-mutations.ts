@@ -42,7 +42,7 @@ function setAt(root: unknown, path: Path, value: unknown, remove = false): unkno
   const copy = structuredClone(root) as Record<string | number, unknown>;
   let node = copy;
   for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
-  const last = path[path.length - 1]!;
+  const last = path.at(-1) ?? '';
   if (remove) delete node[last];
   else node[last] = value;
   return copy;

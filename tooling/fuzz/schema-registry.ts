@@ -8,8 +8,9 @@
  * not from the server's code, so a server that drifts from the spec is caught.
  */
 import type { Ajv, ValidateFunction } from 'ajv';
+import { createAjv } from '../../contract/ajv.js';
 import type { JsonSchema } from '../../contract/route-types.js';
-import { createAjv } from '../openapi/ajv.js';
+import { followSchemaRef } from '../../contract/schema-refs.js';
 import { readText, textRulesHold } from './text-values.js';
 
 /** A schema node; every keyword the converter reads is optional. */
@@ -30,13 +31,9 @@ export class SchemaRegistry {
 
   /** Follows `$ref`s (by `$id`) until a schema without one. */
   resolve(schema: Schema): Schema {
-    let current = schema;
-    for (let hops = 0; typeof current.$ref === 'string'; hops++) {
-      const next = this.#byId.get(current.$ref);
-      if (next === undefined || hops > 20) throw new Error(`unresolvable $ref ${current.$ref}`);
-      current = next;
-    }
-    return current;
+    const target = followSchemaRef(schema, (id) => this.#byId.get(id));
+    if (typeof target.$ref === 'string') throw new Error(`unresolvable $ref ${target.$ref}`);
+    return target;
   }
 
   /** Whether `value` is valid for `schema` (strict types: a JSON body). */

@@ -60,9 +60,9 @@ export function readText(
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const properties = (node.properties ?? {}) as Record<string, Schema>;
   return Object.fromEntries(
-    Object.entries(value).map(([key, member]) => [
-      key,
-      properties[key] === undefined ? member : readText(properties[key]!, member, resolve),
-    ]),
+    Object.entries(value).map(([key, member]) => {
+      const property = properties[key];
+      return [key, property === undefined ? member : readText(property, member, resolve)];
+    }),
   );
 }

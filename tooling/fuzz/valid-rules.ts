@@ -36,7 +36,9 @@ export class Picks {
     return this.below(n) === 0;
   }
   from<T>(items: readonly T[]): T {
-    return items[this.below(items.length)]!;
+    const item = items[this.below(items.length)];
+    if (item === undefined) throw new Error('nothing to pick from');
+    return item;
   }
 }
 
@@ -139,8 +141,9 @@ function updateAppointment(body: Obj, _world: World, picks: Picks): Ruled {
   const fresh: FreshKind = picks.oneIn(2) ? 'appointment-pending' : 'appointment-booked';
   const from = fresh === 'appointment-pending' ? 'pending' : 'booked';
   const out = { ...body };
-  if (out.status !== undefined && !MOVES[from]!.includes(String(out.status))) {
-    out.status = picks.from(MOVES[from]!);
+  const moves = MOVES[from] ?? [];
+  if (out.status !== undefined && !moves.includes(String(out.status))) {
+    out.status = picks.from(moves);
   }
   timeSpan(out, picks);
   if (out.status !== 'cancelled') delete out.cancellation_reason;

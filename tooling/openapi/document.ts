@@ -2,8 +2,9 @@
  * The one type of an OpenAPI 3.0.x document (OpenAPI 3.0.3 §4.7.1) in this project, as the
  * model reads it: already bundled, so every `$ref` is internal (`#/components/...`).
  */
+
+import { getAtPointer } from '../../contract/pointer.js';
 import { DocumentError } from './errors.js';
-import { getAtPointer } from './pointer.js';
 
 /** The parts of an OpenAPI 3.0 document the generators read; everything else passes through. */
 export interface OpenApiDocument {
@@ -51,33 +52,65 @@ export function assertOpenApi30(document: unknown): asserts document is OpenApiD
   }
 }
 
+/** Where following a node's `$ref`s ended (`followRef`). */
+export interface RefTarget {
+  /** The last node reached: the target, or the Reference Object that could not be followed. */
+  node: unknown;
+  /** Its pointer: the last `$ref` followed, or the pointer given when none was. */
+  pointer: string;
+  /** Why following stopped short of a non-reference node; absent when it did not. */
+  stop?: { reason: 'external' | 'cycle' | 'dangling'; ref: string };
+}
+
 /**
- * Follows internal `$ref`s (Reference Object, §4.7.23) until a non-reference node is reached.
- * Returns the node and the pointer it was found at, so errors can name it.
+ * The one `$ref` follower for raw documents: follows internal `$ref`s (Reference Object,
+ * §4.7.23) until a non-reference node, and says where and why it stopped. The strict
+ * `resolveRef`, the lenient `tryResolveRef` and the breaking-change engine's tolerant reading
+ * are built on it. (Converted JSON Schemas have theirs: `contract/schema-refs.ts`.)
  */
-export function resolveRef(
-  document: OpenApiDocument,
-  node: unknown,
-  pointer: string,
-): { node: Record<string, unknown>; pointer: string } {
+export function followRef(document: unknown, node: unknown, pointer: string): RefTarget {
   let current = node;
   let at = pointer;
   const seen = new Set<string>();
   while (isReference(current)) {
     const ref = current.$ref;
-    if (!ref.startsWith('#')) {
-      throw new DocumentError(at, `External reference ${ref} was not bundled.`);
-    }
-    if (seen.has(ref)) throw new DocumentError(at, `Reference cycle through ${ref}.`);
+    if (!ref.startsWith('#'))
+      return { node: current, pointer: at, stop: { reason: 'external', ref } };
+    if (seen.has(ref)) return { node: current, pointer: at, stop: { reason: 'cycle', ref } };
     seen.add(ref);
-    current = getAtPointer(document, ref);
-    if (current === undefined) throw new DocumentError(at, `Reference ${ref} points at nothing.`);
+    const target = getAtPointer(document, ref);
+    if (target === undefined)
+      return { node: current, pointer: at, stop: { reason: 'dangling', ref } };
+    current = target;
     at = ref;
   }
-  if (current === null || typeof current !== 'object') {
-    throw new DocumentError(at, 'Expected an object here.');
+  return { node: current, pointer: at };
+}
+
+const STOP_MESSAGES = {
+  external: (ref: string) => `External reference ${ref} was not bundled.`,
+  cycle: (ref: string) => `Reference cycle through ${ref}.`,
+  dangling: (ref: string) => `Reference ${ref} points at nothing.`,
+} as const;
+
+/**
+ * Follows internal `$ref`s until a non-reference node is reached, strictly: a reference that
+ * cannot be followed, or a target that is not an object, is a `DocumentError`. Returns the node
+ * and the pointer it was found at, so errors can name it.
+ */
+export function resolveRef(
+  document: unknown,
+  node: unknown,
+  pointer: string,
+): { node: Record<string, unknown>; pointer: string } {
+  const target = followRef(document, node, pointer);
+  if (target.stop) {
+    throw new DocumentError(target.pointer, STOP_MESSAGES[target.stop.reason](target.stop.ref));
   }
-  return { node: current as Record<string, unknown>, pointer: at };
+  if (target.node === null || typeof target.node !== 'object') {
+    throw new DocumentError(target.pointer, 'Expected an object here.');
+  }
+  return { node: target.node as Record<string, unknown>, pointer: target.pointer };
 }
 
 /**
@@ -88,14 +121,12 @@ export function tryResolveRef(
   document: unknown,
   node: unknown,
 ): Record<string, unknown> | undefined {
-  let current = node;
-  for (let hops = 0; hops < 32; hops++) {
-    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
-    if (!isReference(current)) return current as Record<string, unknown>;
-    if (!current.$ref.startsWith('#')) return undefined;
-    current = getAtPointer(document, current.$ref);
+  const target = followRef(document, node, '#');
+  const reached = target.node;
+  if (target.stop || reached === null || typeof reached !== 'object' || Array.isArray(reached)) {
+    return undefined;
   }
-  return undefined;
+  return reached as Record<string, unknown>;
 }
 
 /** True for a Reference Object (`{ $ref: string }`). */

@@ -5,7 +5,7 @@
  * `paths[...]` that names the wrong level (`...['schema']`), so its output fails tsc; components
  * references are left alone. A reference that reaches itself again becomes `{}` (any value).
  */
-import { getAtPointer } from './pointer.js';
+import { getAtPointer } from '../../contract/pointer.js';
 
 const INTO_PATHS = '#/paths/';
 

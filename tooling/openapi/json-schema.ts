@@ -21,10 +21,11 @@
  * - `$ref: '#/components/schemas/Name'` → the `$id` of the converted component; any other
  *   internal `$ref` is inlined. `x-*`, `xml`, `externalDocs`, `deprecated` are dropped.
  */
+
+import { KNOWN_FORMATS } from '../../contract/formats.js';
+import { escapeToken, getAtPointer, parseReference, toPointer } from '../../contract/pointer.js';
 import type { JsonSchema } from '../../contract/route-types.js';
 import { DocumentError } from './errors.js';
-import { KNOWN_FORMATS } from './formats.js';
-import { escapeToken, getAtPointer, parseReference, toPointer } from './pointer.js';
 
 export type { JsonSchema };
 
@@ -156,8 +157,7 @@ export function directionalComponents(document: unknown): Set<string> {
     }
   }
   const queue = [...marked];
-  while (queue.length > 0) {
-    const name = queue.pop()!;
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
     for (const referrer of referrers.get(name) ?? []) {
       if (!marked.has(referrer)) {
         marked.add(referrer);
@@ -260,7 +260,7 @@ class Converter {
     }
     if (ref.startsWith(COMPONENT_PREFIX)) {
       const tokens = parseReference(ref.slice(COMPONENT_PREFIX.length - 1));
-      const name = tokens[0]!;
+      const name = tokens[0] ?? '';
       const rest = tokens.length > 1 ? toPointer(tokens.slice(1)).slice(1) : '';
       return { $ref: `${this.componentId(name, this.direction)}${rest ? `#${rest}` : ''}` };
     }

@@ -20,9 +20,9 @@ import {
   type NormalizedProblem,
   Source,
 } from '@redocly/openapi-core';
+import { appendPointer, getAtPointer, parsePointer, toPointer } from '../../contract/pointer.js';
 import { assertOpenApi30, type OpenApiDocument } from './document.js';
 import { DocumentError } from './errors.js';
-import { appendPointer, getAtPointer, parsePointer, toPointer } from './pointer.js';
 
 export interface LoadedDocument {
   bundled: OpenApiDocument;
@@ -339,18 +339,11 @@ function originAt(
     const origin = origins.get(node);
     if (origin) found = { origin, depth };
     if (depth === tokens.length) break;
-    node = getAtPointer(node, toPointer([tokens[depth]!]));
+    node = getAtPointer(node, toPointer([tokens[depth] ?? '']));
   }
   if (!found) return undefined;
   const rest = tokens.slice(found.depth);
   return { file: found.origin.file, pointer: appendPointer(found.origin.pointer, ...rest) };
-}
-
-/** Lints `file` (and the files it `$ref`s) with `config`. */
-export async function lintFile(file: string, config: Config): Promise<NormalizedProblem[]> {
-  const resolver = new Resolver(config.resolve);
-  const root = await resolveRoot(file, resolver);
-  return lintDocument({ document: root, config, externalRefResolver: resolver });
 }
 
 /**
@@ -416,7 +409,7 @@ export function locateParseError(error: unknown, file: string, cwd: string): Loc
       ? relativeTo(cwd, file)
       : `${relativeTo(cwd, detail.source?.absoluteRef ?? file)}:${detail.line}:${detail.col ?? 1}`;
   const message = detail.originalError?.reason ?? detail.message ?? String(error);
-  return { severity: 'error', where, pointer: '#', message: message.split('\n')[0]! };
+  return { severity: 'error', where, pointer: '#', message: message.split('\n')[0] ?? '' };
 }
 
 /** A generator's error → printable location, looked up in the root file. */

@@ -11,11 +11,12 @@
  * compare a base revision of any shape, and pairs two revisions with `pairOperations`) share it.
  */
 import { isKeyKind, KEY_KINDS, type KeyKind } from '../../contract/key-kinds.js';
-import type { OpenApiDocument } from './document.js';
+import { appendPointer, escapeToken, toPointer } from '../../contract/pointer.js';
 import { resolveRef } from './document.js';
 import { DocumentError } from './errors.js';
+import { listMedia, type MediaModel, pickMedia } from './media.js';
 import { derivedOperationId } from './names.js';
-import { appendPointer, escapeToken, toPointer } from './pointer.js';
+import { type PaginationModel, readPagination } from './pagination.js';
 
 export const HTTP_METHODS = [
   'get',
@@ -43,12 +44,6 @@ export interface ParameterModel {
   /** The resolved Parameter Object as the document writes it. */
   node: Record<string, unknown>;
   pointer: string;
-}
-
-/** One Media Type Object (§4.7.14) of a body or response. */
-export interface MediaModel {
-  mediaType: string;
-  schema: unknown;
 }
 
 /** A Response Object (§4.7.17) under one status key. */
@@ -94,9 +89,20 @@ export interface OperationModel {
   keyKinds: KeyKind[] | null;
   /** `security: []`: callable without an API key (health probes). */
   public: boolean;
+  /** A list operation (a list envelope answers `200`) and its cursor; `null` when not a list. */
+  pagination: PaginationModel | null;
   /** The Operation Object as the document writes it (its other extensions included). */
   node: Record<string, unknown>;
   pointer: string;
+}
+
+/**
+ * What the walk reads of a document: its `paths`, with `$ref`s looked up in the whole of it. An
+ * `OpenApiDocument` is one; so is a partial document a generator test builds.
+ */
+export interface OperationSource {
+  readonly paths?: { readonly [path: string]: unknown };
+  readonly [key: string]: unknown;
 }
 
 const DEFAULT_STYLE: Record<ParameterLocation, string> = {
@@ -111,7 +117,7 @@ const DEFAULT_STYLE: Record<ParameterLocation, string> = {
  *
  * @example listOperations(doc).map((op) => op.operationId) // ['listPatients', 'createPatient', ...]
  */
-export function listOperations(document: OpenApiDocument): OperationModel[] {
+export function listOperations(document: OperationSource): OperationModel[] {
   const operations: OperationModel[] = [];
   const ids = new Set<string>();
   for (const [path, rawItem] of Object.entries(document.paths ?? {})) {
@@ -145,6 +151,9 @@ export function listOperations(document: OpenApiDocument): OperationModel[] {
       }
       ids.add(operationId);
       const own = readParameters(document, op.parameters, `${pointer}/parameters`);
+      const parameters = mergeParameters(shared, own);
+      const requestBody = readRequestBody(document, op.requestBody, `${pointer}/requestBody`);
+      const responses = readResponses(document, op.responses, `${pointer}/responses`);
       operations.push({
         operationId,
         namedInSpec: named,
@@ -154,12 +163,17 @@ export function listOperations(document: OpenApiDocument): OperationModel[] {
         summary: typeof op.summary === 'string' ? op.summary : '',
         description: typeof op.description === 'string' ? op.description : '',
         deprecated: op.deprecated === true,
-        parameters: mergeParameters(shared, own),
-        requestBody: readRequestBody(document, op.requestBody, `${pointer}/requestBody`),
-        responses: readResponses(document, op.responses, `${pointer}/responses`),
+        parameters,
+        requestBody,
+        responses,
         scopes: readStringList(op['x-scopes'], `${pointer}/x-scopes`) ?? [],
         keyKinds: readKeyKinds(op['x-key-kinds'], `${pointer}/x-key-kinds`),
         public: Array.isArray(op.security) && op.security.length === 0,
+        pagination: readPagination(document, {
+          queryNames: parameters.filter((p) => p.in === 'query').map((p) => p.name),
+          requestContent: requestBody?.content ?? [],
+          responses,
+        }),
         node: op,
         pointer,
       });
@@ -221,40 +235,7 @@ export function pairOperations(
   return pairs;
 }
 
-/** Picks the media type generators describe: `application/json`, then any JSON, then the first. */
-export function pickMedia(content: unknown): MediaModel | null {
-  const all = listMedia(content);
-  return (
-    all.find((media) => media.mediaType === 'application/json') ??
-    all.find((media) => isJsonMediaType(media.mediaType)) ??
-    all[0] ??
-    null
-  );
-}
-
-/** Every Media Type Object of a `content` map, in document order. */
-export function listMedia(content: unknown): MediaModel[] {
-  if (content === null || typeof content !== 'object') return [];
-  return Object.entries(content as Record<string, unknown>).map(([mediaType, media]) => ({
-    mediaType,
-    schema:
-      media !== null && typeof media === 'object'
-        ? (media as Record<string, unknown>).schema
-        : undefined,
-  }));
-}
-
-/** `application/json`, `application/problem+json`, `application/json; charset=utf-8`. */
-export function isJsonMediaType(mediaType: string): boolean {
-  const base = mediaType.split(';')[0]!.trim().toLowerCase();
-  return base === 'application/json' || base.endsWith('+json') || base.endsWith('/json');
-}
-
-function readParameters(
-  document: OpenApiDocument,
-  raw: unknown,
-  pointer: string,
-): ParameterModel[] {
+function readParameters(document: unknown, raw: unknown, pointer: string): ParameterModel[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) throw new DocumentError(pointer, '`parameters` must be an array.');
   return raw.map((entry, index) => {
@@ -291,14 +272,26 @@ function readParameters(
   });
 }
 
+/**
+ * The identity of a parameter within an operation (§4.7.9: "a unique parameter is defined by a
+ * combination of a name and location"), header names compared case-insensitively as HTTP does
+ * (§4.7.12). The model's merge and the breaking-change engine's pairing both key by it.
+ *
+ * @example parameterKey('header', 'Idempotency-Key') // 'header:idempotency-key'
+ */
+export function parameterKey(location: unknown, name: unknown): string {
+  const text = String(name);
+  return `${String(location)}:${location === 'header' ? text.toLowerCase() : text}`;
+}
+
 function mergeParameters(shared: ParameterModel[], own: ParameterModel[]): ParameterModel[] {
-  const key = (p: ParameterModel) => `${p.in}\u0000${p.name}`;
+  const key = (p: ParameterModel) => parameterKey(p.in, p.name);
   const ownKeys = new Set(own.map(key));
   return [...shared.filter((p) => !ownKeys.has(key(p))), ...own];
 }
 
 function readRequestBody(
-  document: OpenApiDocument,
+  document: unknown,
   raw: unknown,
   pointer: string,
 ): OperationModel['requestBody'] {
@@ -315,7 +308,7 @@ function readRequestBody(
   };
 }
 
-function readResponses(document: OpenApiDocument, raw: unknown, pointer: string): ResponseModel[] {
+function readResponses(document: unknown, raw: unknown, pointer: string): ResponseModel[] {
   if (raw === undefined) return [];
   if (raw === null || typeof raw !== 'object') {
     throw new DocumentError(pointer, '`responses` must be an object.');

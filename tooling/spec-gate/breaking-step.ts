@@ -77,10 +77,14 @@ export async function runBreakingCheck(opts: BreakingOptions): Promise<StepOutco
   const details = [
     `base: ${base.note}; info.version ${String(baseVersion)} → ${String(headVersion)}`,
     ...breaking.map((c) =>
-      line(c, shown.get(c)!, gate.unlisted.includes(c) ? 'BREAKING' : 'breaking (listed)'),
+      line(
+        c,
+        shown.get(c) ?? c.pointer,
+        gate.unlisted.includes(c) ? 'BREAKING' : 'breaking (listed)',
+      ),
     ),
     ...(opts.verbose
-      ? changes.filter((c) => !c.breaking).map((c) => line(c, shown.get(c)!, 'ok'))
+      ? changes.filter((c) => !c.breaking).map((c) => line(c, shown.get(c) ?? c.pointer, 'ok'))
       : []),
     ...gate.problems.map((p) => `FAIL ${p}`),
   ];

@@ -25,11 +25,11 @@ export function parseChangelog(text: string): Map<string, string[]> {
     const heading = /^##\s+(\S+)\s*$/.exec(line);
     if (heading) {
       current = [];
-      sections.set(heading[1]!, current);
+      sections.set(heading[1] ?? '', current);
       continue;
     }
     if (current && /^\s*[-*]\s/.test(line)) {
-      for (const m of line.matchAll(/`([^`]+)`/g)) current.push(m[1]!.trim());
+      for (const m of line.matchAll(/`([^`]+)`/g)) current.push((m[1] ?? '').trim());
     }
   }
   return sections;

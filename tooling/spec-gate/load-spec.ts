@@ -5,9 +5,9 @@
  * from, and a base of an older or broken shape is still compared.
  */
 import { dirname, join, relative, sep } from 'node:path';
+import { getAtPointer } from '../../contract/pointer.js';
 import type { OpenApiDocument } from '../breaking/types.js';
 import { type FileSource, readLenient } from '../openapi/load.js';
-import { getAtPointer } from '../openapi/pointer.js';
 
 export type { FileSource, ReadText } from '../openapi/load.js';
 

@@ -59,9 +59,9 @@ export function formatReport(results: readonly StepResult[], verbose = false): s
     r.summary,
   ]);
   const header = ['step', 'result', 'time', 'summary'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const fmt = (cells: string[]) =>
-    cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c)).join('  ');
+    cells.map((c, i) => (i < 3 ? c.padEnd(widths[i] ?? 0) : c)).join('  ');
   const out = ['spec:check', fmt(header), ...rows.map(fmt)];
   for (const r of results) {
     if (r.details.length === 0 || (r.status === 'pass' && !verbose && r.name !== 'breaking'))

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { getAtPointer, parsePointer, toPointer } from '../../../contract/pointer.js';
 import { kebabCase, literal } from '../../../generators/names.js';
 import { assertOpenApi30 } from '../../../tooling/openapi/document.js';
 import { DocumentError } from '../../../tooling/openapi/errors.js';
+import { pickMedia } from '../../../tooling/openapi/media.js';
 import { derivedOperationId } from '../../../tooling/openapi/names.js';
-import { listOperations, pickMedia } from '../../../tooling/openapi/operations.js';
-import { getAtPointer, parsePointer, toPointer } from '../../../tooling/openapi/pointer.js';
+import { listOperations } from '../../../tooling/openapi/operations.js';
 
 describe('assertOpenApi30: given a document, want acceptance or an error naming the version', () => {
   const table: { given: unknown; pointer?: string; message?: RegExp }[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAjv } from '../../../tooling/openapi/ajv.js';
+import { createAjv } from '../../../contract/ajv.js';
 import {
   componentSchemaId,
   convertSchema,

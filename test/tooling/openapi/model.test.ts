@@ -1,9 +1,15 @@
 /** Given/want tables for the parts of the OpenAPI model without a file of their own. */
 import { describe, expect, it } from 'vitest';
+import { createAjv } from '../../../contract/ajv.js';
+import { KNOWN_FORMATS } from '../../../contract/formats.js';
+import {
+  appendPointer,
+  getAtPointer,
+  parsePointer,
+  parseReference,
+} from '../../../contract/pointer.js';
 import { printValue } from '../../../generators/print.js';
-import { createAjv } from '../../../tooling/openapi/ajv.js';
 import { tryResolveRef } from '../../../tooling/openapi/document.js';
-import { KNOWN_FORMATS } from '../../../tooling/openapi/formats.js';
 import { inlinePathReferences } from '../../../tooling/openapi/inline-path-refs.js';
 import { convertComponentSchemas } from '../../../tooling/openapi/json-schema.js';
 import { uniqueNames } from '../../../tooling/openapi/names.js';
@@ -12,12 +18,6 @@ import {
   pairOperations,
   pathItemOperations,
 } from '../../../tooling/openapi/operations.js';
-import {
-  appendPointer,
-  getAtPointer,
-  parsePointer,
-  parseReference,
-} from '../../../tooling/openapi/pointer.js';
 
 describe('pointers', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { Location, UserContext } from '@redocly/openapi-core';
-import { parsePointer } from '../../openapi/pointer.js';
+import { parsePointer } from '../../../contract/pointer.js';
 
 /**
  * Helpers shared by the Patient-Care lint rules: following `$ref`s across split files and

@@ -1,6 +1,6 @@
 import type { Oas3Rule, UserContext } from '@redocly/openapi-core';
 import type { Ajv, ValidateFunction } from 'ajv';
-import { createAjv } from '../../openapi/ajv.js';
+import { createAjv } from '../../../contract/ajv.js';
 import { convertComponentSchemas, convertSchema } from '../../openapi/json-schema.js';
 import { deref, pointerLabel, type SpecNode } from '../lib/nodes.js';
 

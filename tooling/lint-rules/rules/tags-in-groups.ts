@@ -11,9 +11,10 @@ import { pathOperationsVisitor, type SpecNode } from '../lib/nodes.js';
 export const TagsInGroups: Oas3Rule = () => {
   let grouped: Set<string> | undefined;
   const operations = pathOperationsVisitor(({ operation, ctx, label }) => {
-    if (!grouped || !Array.isArray(operation.tags)) return;
+    const groups = grouped;
+    if (!groups || !Array.isArray(operation.tags)) return;
     operation.tags.forEach((tag: unknown, index: number) => {
-      if (typeof tag === 'string' && !grouped!.has(tag)) {
+      if (typeof tag === 'string' && !groups.has(tag)) {
         ctx.report({
           message: `Tag "${tag}" of ${label} is in no x-tagGroups group, so Redoc leaves the operation out of /docs. Add "${tag}" to a group's tags in x-tagGroups.`,
           location: ctx.location.child(['tags', index]),
@@ -33,10 +34,11 @@ export const TagsInGroups: Oas3Rule = () => {
               ),
             )
           : undefined;
-        if (!grouped || !Array.isArray(root.tags)) return;
+        const declared = grouped;
+        if (!declared || !Array.isArray(root.tags)) return;
         root.tags.forEach((tag: SpecNode, index: number) => {
           const name = tag?.name;
-          if (typeof name === 'string' && !grouped!.has(name)) {
+          if (typeof name === 'string' && !declared.has(name)) {
             ctx.report({
               message: `Tag "${name}" is declared but in no x-tagGroups group, so Redoc does not show it (nor its description) in /docs. Add "${name}" to a group's tags in x-tagGroups.`,
               location: ctx.location.child(['tags', index, 'name']),

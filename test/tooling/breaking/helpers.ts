@@ -1,4 +1,4 @@
-import type { Change, OpenApiDocument } from '../../tooling/breaking/types.js';
+import type { Change, OpenApiDocument } from '../../../tooling/breaking/types.js';
 
 /** Pointer of the one operation the small specs below declare. */
 export const OP = '/paths/~1v1~1patients/post';

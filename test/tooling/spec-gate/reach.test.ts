@@ -2,14 +2,14 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diffSpecs } from '../../tooling/breaking/diff-specs.js';
-import type { OpenApiDocument } from '../../tooling/breaking/types.js';
-import { runBreakingCheck } from '../../tooling/spec-gate/breaking-step.js';
-import { worktreeReader } from '../../tooling/spec-gate/git-base.js';
-import { loadSpec } from '../../tooling/spec-gate/load-spec.js';
-import { api, body, obj, ok } from './helpers.js';
+import { diffSpecs } from '../../../tooling/breaking/diff-specs.js';
+import type { OpenApiDocument } from '../../../tooling/breaking/types.js';
+import { runBreakingCheck } from '../../../tooling/spec-gate/breaking-step.js';
+import { worktreeReader } from '../../../tooling/spec-gate/git-base.js';
+import { loadSpec } from '../../../tooling/spec-gate/load-spec.js';
+import { api, body, obj, ok } from '../breaking/helpers.js';
 
-const root = new URL('../../', import.meta.url).pathname;
+const root = new URL('../../../', import.meta.url).pathname;
 const spec = async () =>
   (await loadSpec('spec/openapi.yaml', { root, read: worktreeReader(root) })).document;
 

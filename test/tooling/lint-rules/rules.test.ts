@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { phiWord } from '../../tooling/lint-rules/lib/phi-words.js';
+import { phiWord } from '../../../tooling/lint-rules/lib/phi-words.js';
 import { badFixtures, validFixture } from './fixture-cases.js';
 import { type LintProblem, lintFiles } from './run-redocly.js';
 

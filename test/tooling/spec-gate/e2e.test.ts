@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runBreakingCheck } from '../../tooling/spec-gate/breaking-step.js';
-import { gitReader, worktreeReader } from '../../tooling/spec-gate/git-base.js';
-import { loadSpec } from '../../tooling/spec-gate/load-spec.js';
+import { runBreakingCheck } from '../../../tooling/spec-gate/breaking-step.js';
+import { gitReader, worktreeReader } from '../../../tooling/spec-gate/git-base.js';
+import { loadSpec } from '../../../tooling/spec-gate/load-spec.js';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const fixtures = join(repoRoot, 'test/fixtures/spec-gate');
 const tsx = join(repoRoot, 'node_modules/.bin/tsx');
 const cli = join(repoRoot, 'scripts/spec-check.ts');

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { diffSpecs } from '../../tooling/breaking/diff-specs.js';
+import { diffSpecs } from '../../../tooling/breaking/diff-specs.js';
 import {
   type LoadedSpec,
   loadSpec,
   type ReadText,
   showPointer,
-} from '../../tooling/spec-gate/load-spec.js';
+} from '../../../tooling/spec-gate/load-spec.js';
 import { api, body, obj, ok, summarize } from './helpers.js';
 
 const str = { type: 'string' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../../tooling/breaking/types.js';
-import { isDatedVersion, isListed, parseChangelog } from '../../tooling/spec-gate/changelog.js';
-import { evaluateGate } from '../../tooling/spec-gate/version-policy.js';
+import type { Change } from '../../../tooling/breaking/types.js';
+import { isDatedVersion, isListed, parseChangelog } from '../../../tooling/spec-gate/changelog.js';
+import { evaluateGate } from '../../../tooling/spec-gate/version-policy.js';
 
 const removed: Change = {
   kind: 'property-removed',

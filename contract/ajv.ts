@@ -4,8 +4,9 @@
  * the component schemas of a route table registered.
  */
 import { Ajv, type Options } from 'ajv';
-import type { JsonSchema } from '../../contract/route-types.js';
 import { addFormats } from './formats.js';
+import type { JsonSchema } from './route-types.js';
+import type { SchemaLookup } from './schema-refs.js';
 
 export interface AjvOptions {
   /** Report every error (the default) or stop at the first, for a yes/no oracle. */
@@ -24,6 +25,18 @@ export interface AjvOptions {
   messages?: boolean;
   /** Schemas to register with `addSchema` (component schemas with their `$id`s). */
   schemas?: readonly JsonSchema[];
+}
+
+/**
+ * Looks a registered schema up in `ajv` by the `$ref` that names it, for `followSchemaRef`.
+ *
+ * @example followSchemaRef(schema, ajvSchemaLookup(ajv))
+ */
+export function ajvSchemaLookup(ajv: Ajv): SchemaLookup {
+  return (ref) => {
+    const target = ajv.getSchema(ref)?.schema;
+    return target !== null && typeof target === 'object' ? (target as JsonSchema) : undefined;
+  };
 }
 
 /**

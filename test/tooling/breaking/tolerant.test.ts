@@ -4,9 +4,9 @@
  * skips what is not an object where `listOperations` refuses it.
  */
 import { describe, expect, it } from 'vitest';
-import { diffSpecs } from '../../tooling/breaking/diff-specs.js';
-import type { OpenApiDocument } from '../../tooling/breaking/types.js';
-import { listOperations } from '../../tooling/openapi/operations.js';
+import { diffSpecs } from '../../../tooling/breaking/diff-specs.js';
+import type { OpenApiDocument } from '../../../tooling/breaking/types.js';
+import { listOperations } from '../../../tooling/openapi/operations.js';
 import { api, body, obj, ok, summarize } from './helpers.js';
 
 const P = '/paths/~1v1~1patients';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffSpecs } from '../../tooling/breaking/diff-specs.js';
-import type { OpenApiDocument } from '../../tooling/breaking/types.js';
+import { diffSpecs } from '../../../tooling/breaking/diff-specs.js';
+import type { OpenApiDocument } from '../../../tooling/breaking/types.js';
 import { api, body, OP, obj, ok, REQ, RES, summarize } from './helpers.js';
 
 interface Row {

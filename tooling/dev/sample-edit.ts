@@ -1,6 +1,8 @@
 /**
- * The spec edit the dev-loop tests (test/dev, test/browser) and `npm run bench:dev` make: a new
- * list operation, `GET /v1/practitioners`, with everything the house lint rules ask for.
+ * The sample spec edit of the dev loop: a new list operation, `GET /v1/practitioners`, with
+ * everything the house lint rules ask for. `npm run bench:dev` times the loop with it and the
+ * dev-loop tests (test/dev, test/browser) make it, so both live outside `test/` (production
+ * code and benches never import test helpers).
  */
 
 /**
@@ -75,6 +77,7 @@ export function withPractitioners(spec: string): string {
   return replaceOnce(grouped, '  /v1/claims/{id}:\n', `${NEW_OPERATION}  /v1/claims/{id}:\n`);
 }
 
+/** `text` with `from`, which must occur exactly once, replaced by `to`. */
 export function replaceOnce(text: string, from: string, to: string): string {
   const at = text.indexOf(from);
   if (at < 0 || text.indexOf(from, at + 1) >= 0)

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { driftStep, typesStep } from '../../tooling/spec-gate/command-steps.js';
-import { formatReport, runSpecCheck } from '../../tooling/spec-gate/run-spec-check.js';
+import { driftStep, typesStep } from '../../../tooling/spec-gate/command-steps.js';
+import { formatReport, runSpecCheck } from '../../../tooling/spec-gate/run-spec-check.js';
 
-const fixtures = fileURLToPath(new URL('../fixtures/spec-gate/', import.meta.url));
+const fixtures = fileURLToPath(new URL('../../fixtures/spec-gate/', import.meta.url));
 const temps: string[] = [];
 
 function tempRoot(): string {

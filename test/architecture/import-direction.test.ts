@@ -1,0 +1,65 @@
+/**
+ * Imports point from roles to core, never back (issue 23): `contract/` is the runtime half of
+ * the model that the server, the client and the toolchain share, so it imports from none of
+ * them; the server runs without `tooling/` (type-only imports are erased and allowed); the
+ * domain rules do not reach into the HTTP layer; nothing outside `test/` imports from it.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+    .filter((name) => /\.(ts|mjs|js)$/.test(name) && !name.includes('node_modules'))
+    .map((name) => join(folder, name));
+}
+
+/** Every relative module a file loads at run time, as a path from the repository root. */
+function runtimeImports(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const found: string[] = [];
+  for (const match of text.matchAll(
+    /^\s*(import|export)\s+(type\s+)?[^;]*?from\s+'(\.[^']+)'/gms,
+  )) {
+    if (match[2]) continue;
+    found.push(relative(ROOT, resolve(ROOT, dirname(file), match[3] ?? '')));
+  }
+  return found;
+}
+
+function offending(folders: string[], forbidden: string[]): string[] {
+  return folders.flatMap((folder) =>
+    sourceFiles(folder).flatMap((file) =>
+      runtimeImports(file)
+        .filter((target) => forbidden.some((prefix) => target.startsWith(prefix)))
+        .map((target) => `${file} → ${target}`),
+    ),
+  );
+}
+
+describe('import direction', () => {
+  it('contract/ imports nothing from tooling/, server/, client/, generators/ or test/', () => {
+    expect(
+      offending(['contract'], ['tooling/', 'server/', 'client/', 'generators/', 'test/']),
+    ).toEqual([]);
+  });
+
+  it('server/ loads nothing from tooling/ or test/ at run time', () => {
+    expect(offending(['server'], ['tooling/', 'test/'])).toEqual([]);
+  });
+
+  it('server/domain/ does not import the HTTP layer', () => {
+    expect(offending(['server/domain'], ['server/http/'])).toEqual([]);
+  });
+
+  it('production code and benches import nothing from test/', () => {
+    const folders = ['bench', 'client', 'contract', 'generators', 'scripts', 'server', 'tooling'];
+    expect(offending(folders, ['test/'])).toEqual([]);
+  });
+
+  it('sees an import it should refuse (the check is not vacuous)', () => {
+    expect(runtimeImports('server/http/validation.ts')).toContain('contract/ajv.js');
+  });
+});
