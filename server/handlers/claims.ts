@@ -4,13 +4,15 @@
  * mode the simulator finds it through the schedule set here. Every handler records the claim
  * and patient ids it touched in the audit trail.
  */
+
+import { scopeGranted } from '../../contract/scopes.js';
 import { buildClaim, type Claim } from '../domain/claim-build.js';
 import { CLAIM_STEP_DELAY_MS } from '../domain/claim-status.js';
 import { emitEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';
 import { nowSeconds, resourceMissing } from '../domain/serialize.js';
 import { ApiError } from '../errors.js';
-import { type AuthenticatedKey, scopeGranted } from '../http/auth.js';
+import type { AuthenticatedKey } from '../http/auth.js';
 import { newId } from '../ids.js';
 import { getAppointment } from '../repos/appointments.js';
 import * as repo from '../repos/claims.js';

@@ -9,6 +9,8 @@
  * an endpoint it set up is bound to the account, not to the key (rotating the secret key must
  * not silence every endpoint).
  */
+
+import { scopeGranted } from '../../contract/scopes.js';
 import type { Db } from '../db/types.js';
 import {
   EVENT_FAMILY_SCOPES,
@@ -17,7 +19,7 @@ import {
   eventFamilyScope,
 } from '../domain/event-visibility.js';
 import { ApiError } from '../errors.js';
-import { type AuthenticatedKey, scopeGranted } from '../http/auth.js';
+import type { AuthenticatedKey } from '../http/auth.js';
 import { type ApiKeyRecord, keyState, toKeyRecord } from '../keys/record.js';
 import { setWebhookBoundKey } from '../repos/webhooks.js';
 
