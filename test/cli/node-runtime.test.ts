@@ -21,7 +21,7 @@ const machinePath = (process.env.PATH ?? '')
   .split(delimiter)
   .filter((entry) => !entry.includes('node_modules') && !entry.includes('patient-care'))
   .join(delimiter);
-const machineEnv = { ...process.env, PATH: machinePath, FORCE_COLOR: '0' };
+const machineEnv: NodeJS.ProcessEnv = { ...process.env, PATH: machinePath, FORCE_COLOR: '0' };
 for (const name of Object.keys(machineEnv)) {
   // What npm exports to the script running this test (npm_config_nodedir, npm_lifecycle_…).
   if (name.startsWith('npm_')) delete machineEnv[name];
@@ -51,7 +51,7 @@ describe('npm scripts on a machine with an older Node', () => {
       cwd: ROOT,
       env: machineEnv,
     });
-    const [major, minor] = stdout.trim().split('.').map(Number);
+    const [major = 0, minor = 0] = stdout.trim().split('.').map(Number);
     expect(major * 1000 + minor, stdout).toBeGreaterThanOrEqual(24_018);
     // A command that needs Node 24 (better-sqlite3 13 crashes on Node 20) runs to its usage.
     const keys = await run('npm', ['run', '-s', 'keys', '--', '--help'], {
