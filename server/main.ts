@@ -17,6 +17,7 @@ import { explainOpenError } from './db/open-errors.js';
 import { lockSqliteForServer, type ServerLock, ServerLockError } from './db/server-lock.js';
 import type { Db } from './db/types.js';
 import { builtSiteDir, readPreparedDocs } from './docs/prepared.js';
+import { setErrorDocBase } from './errors.js';
 import { bufferedDestination } from './http/log-destination.js';
 import { ensureInitialTestKey } from './keys/index.js';
 import { releaseAbandonedClaims } from './repos/idempotency.js';
@@ -168,6 +169,7 @@ async function main(): Promise<void> {
   const address = { host: config.host, port: config.port };
   const port = host ? await host.listen(address) : await listenPort(app, address);
   const base = baseUrl(config, port);
+  setErrorDocBase(base);
   // Created only once listening: a start that fails (port taken, say) must not make the one
   // key whose secret is shown only at creation and then print it nowhere.
   const secret = await ensureInitialTestKey(db);

@@ -96,6 +96,17 @@ describe('server/main.ts', () => {
       `patient-care: another server is already running on ${join(dir, 'service.db')} (one server per SQLite file; run several against PostgreSQL)`,
     ]);
 
+    // doc_url links to the docs this server serves, and the link works.
+    const denied = await fetch(`${base}/v1/patients`);
+    expect(denied.status).toBe(401);
+    const { error } = (await denied.json()) as { error: { doc_url: string } };
+    expect(error.doc_url).toBe(`${base}/docs/errors#api_key_missing`);
+    // (the docs page itself needs a build; test/browser/docs.test.ts renders it)
+    const page = await fetch(error.doc_url, { redirect: 'manual' });
+    expect(page.status).toBe(302);
+    expect(page.headers.get('location')).toBe('/docs#/section/errors');
+    await page.text();
+
     const res = await fetch(`http://127.0.0.1:${first.port}/v1/patients`, {
       headers: { authorization: `Bearer ${key}` },
     });
