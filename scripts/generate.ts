@@ -10,13 +10,16 @@
  *
  *   npm run generate                              our spec → generated/ + handler stubs
  *   npm run generate -- --check                   exit 1 listing stale files (nothing written)
- *   npm run generate -- --spec FILE --out DIR     any OpenAPI 3.0 document → DIR (inside the repo)
+ *   npm run generate -- --spec FILE --out DIR     any OpenAPI 3.0 document → DIR (any folder; a
+ *                                                 file there that generate did not write is
+ *                                                 never overwritten)
  *
  * Errors are printed as `file:line:col  #/json/pointer  message`, never as a stack trace.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { StubReport } from '../generators/handler-stubs.js';
+import { headerLine } from '../generators/header.js';
 import { parseOrExit, UsageError } from '../tooling/cli/command.js';
 import { DocumentError } from '../tooling/openapi/errors.js';
 import {
@@ -34,6 +37,8 @@ import {
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const OUR_SPEC = 'spec/openapi.yaml';
 const HANDLERS = 'server/handlers';
+/** How every file this command writes begins (the generated header, up to its remake command). */
+const GENERATED_MARK = headerLine('').split(';')[0]!;
 const started = performance.now();
 
 class Refused extends Error {}
@@ -56,7 +61,7 @@ const SPEC = {
   name: 'npm run generate --',
   prefix: 'generate',
   summary:
-    'Checks that spec/openapi.yaml is a well-formed OpenAPI 3.0 document, then writes generated/ (types, client, routes) and adds handler stubs to server/handlers/. With --spec and --out, generates any OpenAPI 3.0 document into a folder of the repository. The house lint rules are npm run lint:spec.',
+    'Checks that spec/openapi.yaml is a well-formed OpenAPI 3.0 document, then writes generated/ (types, client, routes) and adds handler stubs to server/handlers/. With --spec and --out, generates any OpenAPI 3.0 document into any folder (files there that it did not write are never overwritten). The house lint rules are npm run lint:spec.',
   options: {
     check: {
       type: 'boolean',
@@ -71,7 +76,8 @@ const SPEC = {
     out: {
       type: 'string',
       value: 'DIR',
-      description: 'Output folder inside the repository (with --spec).',
+      description:
+        'Output folder, anywhere (with --spec); refuses to overwrite a file it did not write.',
     },
   },
 } as const;
@@ -82,14 +88,12 @@ async function main(): Promise<void> {
   if (ours && values.out !== undefined)
     throw new UsageError('--out needs --spec: generated/ is for our spec');
   if (!ours && values.out === undefined)
-    throw new UsageError('--spec needs --out DIR (a folder inside the repository)');
+    throw new UsageError(
+      '--spec needs --out DIR (the folder to write types.ts, routes.ts and client.ts to)',
+    );
   const specFile = resolve(values.spec ?? join(ROOT, OUR_SPEC));
   const outDir = relative(ROOT, resolve(values.out ?? join(ROOT, 'generated')));
-  if (outDir.startsWith('..') || outDir === '' || resolve(outDir) === outDir) {
-    throw new UsageError(
-      `--out must be a folder inside the repository (${ROOT}); got ${values.out}`,
-    );
-  }
+  if (outDir === '') throw new UsageError('--out must be a folder, not the repository itself');
   if (!existsSync(specFile)) throw new UsageError(`--spec: no such file ${specFile}`);
   const remakeCommand = ours
     ? 'npm run generate'
@@ -183,6 +187,19 @@ async function main(): Promise<void> {
     console.log(`check: ${files.size} file(s) up to date · ${seconds()}`);
     return;
   }
+  // --out may be any folder, someone else's project included: never overwrite a file this
+  // command did not write (its first line is the generated header).
+  const foreign = stale.filter((path) => {
+    const absolute = join(ROOT, path);
+    return existsSync(absolute) && !readFileSync(absolute, 'utf8').startsWith(GENERATED_MARK);
+  });
+  if (foreign.length > 0) {
+    fail([
+      `generate: ${foreign.length} file(s) in the way were not written by npm run generate:`,
+      ...foreign.map((path) => `  ${resolve(ROOT, path)}`),
+      'Nothing was written. Choose another --out folder, or move those files away.',
+    ]);
+  }
   for (const path of stale) {
     const absolute = join(ROOT, path);
     mkdirSync(dirname(absolute), { recursive: true });
@@ -197,6 +214,11 @@ async function main(): Promise<void> {
         `  orphan handler: ${operationId} in ${HANDLERS}/${file} has no operation in the spec`,
       );
     }
+  }
+  if (outDir.startsWith('..')) {
+    console.log(
+      `note: types.ts stands alone; client.ts imports the client runtime (${join(ROOT, 'client')}) and routes.ts the route types (${join(ROOT, 'contract')}) from this repository by relative path`,
+    );
   }
   console.log(
     `done: ${result.operations.length} operation(s), ${files.size} file(s) (${stale.length} written, ${files.size - stale.length} unchanged)${report ? `, ${report.added.length} stub(s) added, ${report.orphans.length} orphan(s)` : ''} in ${seconds()}`,
