@@ -169,7 +169,11 @@ async function main(): Promise<void> {
   try {
     await waitFor(
       'npm run dev to serve',
-      async () => saves.length > 0 && (await fetch(`${base}/openapi.json`)).ok,
+      // The service prints its banner (and the first key) just after it listens.
+      async () =>
+        saves.length > 0 &&
+        lines.some((line) => line.includes('  Docs:')) &&
+        (await fetch(`${base}/openapi.json`)).ok,
       180_000,
     );
     const key = lines.join('\n').match(/sk_test_[A-Za-z0-9]+/)?.[0];

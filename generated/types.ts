@@ -606,7 +606,7 @@ export interface components {
          *         "code": "parameter_invalid",
          *         "message": "Invalid value for phone: expected an E.164 number such as +14155550123.",
          *         "param": "phone",
-         *         "doc_url": "https://docs.patientcare.example/errors#parameter_invalid",
+         *         "doc_url": "http://127.0.0.1:4010/docs/errors#parameter_invalid",
          *         "request_id": "req_01JDD4E5F6G7H8J9K0M1N2P3QR"
          *       }
          *     }
@@ -2199,7 +2199,7 @@ export interface components {
                  *         "code": "api_key_invalid",
                  *         "message": "Invalid API key.",
                  *         "param": null,
-                 *         "doc_url": "https://docs.patientcare.example/errors#api_key_invalid",
+                 *         "doc_url": "http://127.0.0.1:4010/docs/errors#api_key_invalid",
                  *         "request_id": "req_01JDD4E5F6G7H8J9K0M1N2P3QR"
                  *       }
                  *     }
@@ -2229,7 +2229,7 @@ export interface components {
                  *         "code": "insufficient_scope",
                  *         "message": "This key lacks the `patients:write` scope this request needs.",
                  *         "param": null,
-                 *         "doc_url": "https://docs.patientcare.example/errors#insufficient_scope",
+                 *         "doc_url": "http://127.0.0.1:4010/docs/errors#insufficient_scope",
                  *         "request_id": "req_01JDD4E5F6G7H8J9K0M1N2P3QR"
                  *       }
                  *     }
@@ -2258,7 +2258,7 @@ export interface components {
                  *         "code": "resource_missing",
                  *         "message": "No such patient: the id does not exist.",
                  *         "param": "id",
-                 *         "doc_url": "https://docs.patientcare.example/errors#resource_missing",
+                 *         "doc_url": "http://127.0.0.1:4010/docs/errors#resource_missing",
                  *         "request_id": "req_01JDD4E5F6G7H8J9K0M1N2P3QR"
                  *       }
                  *     }
@@ -2288,7 +2288,7 @@ export interface components {
                  *         "code": "idempotency_key_in_use",
                  *         "message": "A request with this Idempotency-Key is still being processed; retry later.",
                  *         "param": "Idempotency-Key",
-                 *         "doc_url": "https://docs.patientcare.example/errors#idempotency_key_in_use",
+                 *         "doc_url": "http://127.0.0.1:4010/docs/errors#idempotency_key_in_use",
                  *         "request_id": "req_01JDD4E5F6G7H8J9K0M1N2P3QR"
                  *       }
                  *     }
@@ -2314,7 +2314,7 @@ export interface components {
                  *         "code": "body_too_large",
                  *         "message": "The request body is larger than 1048576 bytes.",
                  *         "param": null,
-                 *         "doc_url": "https://docs.patientcare.example/errors#body_too_large",
+                 *         "doc_url": "http://127.0.0.1:4010/docs/errors#body_too_large",
                  *         "request_id": "req_01JDD4E5F6G7H8J9K0M1N2P3QR"
                  *       }
                  *     }
@@ -2340,7 +2340,7 @@ export interface components {
                  *         "code": "content_type_unsupported",
                  *         "message": "Send the body as application/json.",
                  *         "param": "Content-Type",
-                 *         "doc_url": "https://docs.patientcare.example/errors#content_type_unsupported",
+                 *         "doc_url": "http://127.0.0.1:4010/docs/errors#content_type_unsupported",
                  *         "request_id": "req_01JDD4E5F6G7H8J9K0M1N2P3QR"
                  *       }
                  *     }
@@ -2367,7 +2367,7 @@ export interface components {
                  *         "code": "rate_limited",
                  *         "message": "Too many requests for this key; retry after the Retry-After delay.",
                  *         "param": null,
-                 *         "doc_url": "https://docs.patientcare.example/errors#rate_limited",
+                 *         "doc_url": "http://127.0.0.1:4010/docs/errors#rate_limited",
                  *         "request_id": "req_01JDD4E5F6G7H8J9K0M1N2P3QR"
                  *       }
                  *     }
@@ -2393,7 +2393,7 @@ export interface components {
                  *         "code": "internal",
                  *         "message": "An internal error occurred.",
                  *         "param": null,
-                 *         "doc_url": "https://docs.patientcare.example/errors#internal",
+                 *         "doc_url": "http://127.0.0.1:4010/docs/errors#internal",
                  *         "request_id": "req_01JDD4E5F6G7H8J9K0M1N2P3QR"
                  *       }
                  *     }

@@ -10,6 +10,7 @@
  * quadratic: each edit re-walks the file).
  */
 import { createRequire } from 'node:module';
+import type { SourceFile } from 'ts-morph';
 import type * as TypeScript from 'typescript';
 import { kebabCase, literal } from './names.js';
 
@@ -172,21 +173,51 @@ function appendStubs(name: string, text: string, imported: Set<string>, stubs: s
   });
   const file = project.createSourceFile(`/handlers/${name}`, text);
   const wanted = STUB_IMPORTS.filter((entry) => !imported.has(entry.name));
-  if (wanted.length > 0) {
-    // Placed after the last existing import (ts-morph counts comments as statements, so an
-    // index would be off by the file's leading comments).
-    file.addImportDeclarations(
-      wanted.map((entry) => ({
-        namedImports: [entry.name],
-        moduleSpecifier: entry.from,
-        isTypeOnly: entry.typeOnly,
-      })),
-    );
-  }
+  for (const entry of wanted) addImportInOrder(file, entry);
   const current = file.getFullText();
   const separator = current.endsWith('\n\n') ? '' : current.endsWith('\n') ? '\n' : '\n\n';
   file.insertText(current.length, `${separator}${stubs}`);
   return file.getFullText();
+}
+
+/**
+ * Adds `entry` where Biome's organizeImports wants it, so `npm run lint:code` passes on the
+ * file: into an existing import of the same module (names sorted), else before the first
+ * `./` import that sorts after it (our stub imports are all `./`, which Biome puts after
+ * packages and `../` paths), else after the last import.
+ */
+function addImportInOrder(file: SourceFile, entry: (typeof STUB_IMPORTS)[number]): void {
+  const imports = file.getImportDeclarations();
+  const same = imports.find(
+    (declaration) =>
+      declaration.getModuleSpecifierValue() === entry.from &&
+      declaration.isTypeOnly() === entry.typeOnly &&
+      declaration.getNamespaceImport() === undefined,
+  );
+  if (same !== undefined) {
+    const names = same.getNamedImports().map((named) => named.getName());
+    const at = names.findIndex((name) => compareNames(name, entry.name) > 0);
+    same.insertNamedImport(at === -1 ? names.length : at, entry.name);
+    return;
+  }
+  const structure = {
+    namedImports: [entry.name],
+    moduleSpecifier: entry.from,
+    isTypeOnly: entry.typeOnly,
+  };
+  const next = imports.find((declaration) => {
+    const from = declaration.getModuleSpecifierValue();
+    return from.startsWith('./') && from > entry.from;
+  });
+  // Not `addImportDeclaration` with an index: ts-morph counts comments as statements.
+  if (next === undefined) file.addImportDeclaration(structure);
+  else file.insertImportDeclaration(file.getStatementsWithComments().indexOf(next), structure);
+}
+
+/** Biome's order of named imports: case-insensitive, then upper case first. */
+function compareNames(a: string, b: string): number {
+  const folded = a.toLowerCase().localeCompare(b.toLowerCase());
+  return folded !== 0 ? folded : a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** ts-morph, loaded on first use only; CommonJS, so `require` keeps this function synchronous. */

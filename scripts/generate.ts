@@ -10,7 +10,9 @@
  *
  *   npm run generate                              our spec → generated/ + handler stubs
  *   npm run generate -- --check                   exit 1 listing stale files (nothing written)
- *   npm run generate -- --spec FILE --out DIR     any OpenAPI 3.0 document → DIR (inside the repo)
+ *   npm run generate -- --spec FILE --out DIR     any OpenAPI 3.0 document → DIR (any folder; a
+ *                                                 file there that generate did not write is
+ *                                                 never overwritten)
  *
  * Errors are printed as `file:line:col  #/json/pointer  message`, never as a stack trace.
  */
@@ -55,7 +57,7 @@ const SPEC = {
   name: 'npm run generate --',
   prefix: 'generate',
   summary:
-    'Checks that spec/openapi.yaml is a well-formed OpenAPI 3.0 document, then writes generated/ (types, client, routes) and adds handler stubs to server/handlers/. With --spec and --out, generates any OpenAPI 3.0 document into a folder of the repository. The house lint rules are npm run lint:spec.',
+    'Checks that spec/openapi.yaml is a well-formed OpenAPI 3.0 document, then writes generated/ (types, client, routes) and adds handler stubs to server/handlers/. With --spec and --out, generates any OpenAPI 3.0 document into any folder (files there that it did not write are never overwritten). The house lint rules are npm run lint:spec.',
   options: {
     check: {
       type: 'boolean',
@@ -70,7 +72,8 @@ const SPEC = {
     out: {
       type: 'string',
       value: 'DIR',
-      description: 'Output folder inside the repository (with --spec).',
+      description:
+        'Output folder, anywhere (with --spec); refuses to overwrite a file it did not write.',
     },
   },
 } as const;
@@ -81,14 +84,12 @@ async function main(): Promise<void> {
   if (ours && values.out !== undefined)
     throw new UsageError('--out needs --spec: generated/ is for our spec');
   if (!ours && values.out === undefined)
-    throw new UsageError('--spec needs --out DIR (a folder inside the repository)');
+    throw new UsageError(
+      '--spec needs --out DIR (the folder to write types.ts, routes.ts and client.ts to)',
+    );
   const specFile = resolve(values.spec ?? join(ROOT, OUR_SPEC));
   const outDir = relative(ROOT, resolve(values.out ?? join(ROOT, 'generated')));
-  if (outDir.startsWith('..') || outDir === '' || resolve(outDir) === outDir) {
-    throw new UsageError(
-      `--out must be a folder inside the repository (${ROOT}); got ${values.out}`,
-    );
-  }
+  if (outDir === '') throw new UsageError('--out must be a folder, not the repository itself');
   if (!existsSync(specFile)) throw new UsageError(`--spec: no such file ${specFile}`);
   const remakeCommand = ours
     ? 'npm run generate'
@@ -134,7 +135,9 @@ async function main(): Promise<void> {
     console.log(`check: ${problems.length} structural finding(s) · ${seconds()}`);
   }
   // Loaded after the check: the generators (openapi-typescript, TypeScript) are the heavy part.
-  const { treeFiles, staleFiles, writeTree } = await import('../tooling/generate/tree.js');
+  const { foreignFiles, treeFiles, staleFiles, writeTree } = await import(
+    '../tooling/generate/tree.js'
+  );
   let tree: ReturnType<typeof treeFiles>;
   try {
     tree = treeFiles({
@@ -163,6 +166,17 @@ async function main(): Promise<void> {
     console.log(`check: ${files.size} file(s) up to date · ${seconds()}`);
     return;
   }
+  // --out may be any folder, someone else's project included: never overwrite a file this
+  // command did not write (its first line is the generated header).
+  const generatedPaths = [...files.keys()].slice(0, generated);
+  const foreign = foreignFiles(stale.filter((path) => generatedPaths.includes(path)));
+  if (foreign.length > 0) {
+    fail([
+      `generate: ${foreign.length} file(s) in the way were not written by npm run generate:`,
+      ...foreign.map((path) => `  ${path}`),
+      'Nothing was written. Choose another --out folder, or move those files away.',
+    ]);
+  }
   writeTree(files, stale);
   if (report) {
     for (const { operationId, file } of report.added) {
@@ -173,6 +187,11 @@ async function main(): Promise<void> {
         `  orphan handler: ${operationId} in ${relative(ROOT, file)} has no operation in the spec`,
       );
     }
+  }
+  if (outDir.startsWith('..')) {
+    console.log(
+      `note: types.ts stands alone; client.ts imports the client runtime (${join(ROOT, 'client')}) and routes.ts the route types (${join(ROOT, 'contract')}) from this repository by relative path`,
+    );
   }
   console.log(
     `done: ${operations.length} operation(s), ${files.size} file(s) (${stale.length} written, ${files.size - stale.length} unchanged)${report ? `, ${report.added.length} stub(s) added, ${report.orphans.length} orphan(s)` : ''} in ${seconds()}`,

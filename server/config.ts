@@ -194,7 +194,12 @@ function publicUrl(env: Env): string | undefined {
 
 function host(env: Env): string {
   const raw = env.HOST?.trim() || '127.0.0.1';
-  if (isIP(raw) === 0 && !/^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/i.test(raw)) {
+  // Digits and dots only but not an IP (999.1.1.1): no host name looks like that (a top-level
+  // domain is never numeric), and the resolver's answer would be a puzzling getaddrinfo error.
+  if (
+    isIP(raw) === 0 &&
+    (!/^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/i.test(raw) || /^[\d.]+$/.test(raw))
+  ) {
     throw new ConfigError('HOST must be an IP address or a host name, e.g. 127.0.0.1 or 0.0.0.0');
   }
   return raw;

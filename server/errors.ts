@@ -19,8 +19,19 @@ interface ErrorSpec {
   readonly message: string;
 }
 
-/** Base of every `doc_url`: the code is appended as a fragment. */
-export const ERROR_DOC_BASE = 'https://docs.patientcare.example/errors';
+/**
+ * Base of every `doc_url` (the code is appended as a fragment): the Errors section of the docs
+ * this server serves (`/docs/errors`, server/docs/plugin.ts), at the address clients reach it
+ * by. `main` sets it once listening, from PUBLIC_URL or the listening address; until then (and
+ * in tests that build an app without `main`) it names the default address. Absolute because
+ * the spec declares `doc_url` a URI.
+ */
+let errorDocBase = 'http://127.0.0.1:4010/docs/errors';
+
+/** Points `doc_url` at `<baseUrl>/docs/errors` (`baseUrl` without a trailing slash). */
+export function setErrorDocBase(baseUrl: string): void {
+  errorDocBase = `${baseUrl.replace(/\/+$/, '')}/docs/errors`;
+}
 
 const REGISTRY = {
   parameter_missing: {
@@ -229,8 +240,8 @@ export function isApiError(value: unknown): value is ApiError {
 }
 
 /** The documentation link for a code. */
-export function docUrl(code: ErrorCode): string {
-  return `${ERROR_DOC_BASE}#${code}`;
+export function docUrl(code: ErrorCode | 'not_implemented'): string {
+  return `${errorDocBase}#${code}`;
 }
 
 /**

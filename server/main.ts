@@ -14,8 +14,11 @@ import { buildApp } from './app.js';
 import { openAuditWriter } from './audit/index.js';
 import { ConfigError, loadConfig, type ServerConfig } from './config.js';
 import { DEFAULT_DATABASE_URL, openDb, sqlitePathOf } from './db/open.js';
-import { lockSqliteForServer, ServerLockError } from './db/server-lock.js';
+import { explainOpenError } from './db/open-errors.js';
+import { lockSqliteForServer, type ServerLock, ServerLockError } from './db/server-lock.js';
+import type { Db } from './db/types.js';
 import { builtSiteDir, readPreparedDocs } from './docs/prepared.js';
+import { setErrorDocBase } from './errors.js';
 import { bufferedDestination } from './http/log-destination.js';
 import { ensureInitialTestKey } from './keys/index.js';
 import { releaseAbandonedClaims } from './repos/idempotency.js';
@@ -52,18 +55,68 @@ async function listenPort(
   return typeof bound === 'object' && bound ? bound.port : address.port;
 }
 
+/** The server lock (SQLite) and the open, migrated database; a bad DATABASE_URL: ConfigError. */
+async function openDatabase(
+  databaseUrl: string,
+  sqlitePath: string | undefined,
+): Promise<{ lock: ServerLock | undefined; db: Db }> {
+  try {
+    const lock =
+      sqlitePath !== undefined && sqlitePath !== ':memory:' && sqlitePath !== ''
+        ? lockSqliteForServer(sqlitePath)
+        : undefined;
+    return { lock, db: await openDb(databaseUrl) };
+  } catch (error) {
+    const explained = explainOpenError(error, databaseUrl);
+    throw explained === undefined ? error : new ConfigError(explained);
+  }
+}
+
+/**
+ * A failed listen, in one line: an address HOST cannot take is a setting to fix (exit 2); a
+ * port in use is the machine's state (exit 1). `undefined` for other errors.
+ */
+function explainListenError(error: unknown): { message: string; exitCode: number } | undefined {
+  const { code, syscall, hostname, address, port } = (error ?? {}) as {
+    code?: string;
+    syscall?: string;
+    hostname?: string;
+    address?: string;
+    port?: number;
+  };
+  if (syscall === 'getaddrinfo') {
+    return {
+      message: `HOST ${hostname ?? ''} does not resolve to an address (${code})`,
+      exitCode: 2,
+    };
+  }
+  if (syscall !== 'listen') return undefined;
+  if (code === 'EADDRINUSE') {
+    return {
+      message: `could not listen on ${address}:${port}: the port is in use by another process (set PORT, or stop that process)`,
+      exitCode: 1,
+    };
+  }
+  if (code === 'EADDRNOTAVAIL') {
+    return { message: `HOST ${address} is not an address of this machine`, exitCode: 2 };
+  }
+  if (code === 'EACCES') {
+    return {
+      message: `PORT ${port} needs privileges this process lacks (use 1024 or above)`,
+      exitCode: 2,
+    };
+  }
+  return undefined;
+}
+
 async function main(): Promise<void> {
   const { config, background: backgroundConfig } = readSettings();
-  const sqlitePath = sqlitePathOf(config.databaseUrl ?? DEFAULT_DATABASE_URL);
-  const lock =
-    sqlitePath !== undefined && sqlitePath !== ':memory:' && sqlitePath !== ''
-      ? lockSqliteForServer(sqlitePath)
-      : undefined;
-  const db = await openDb(config.databaseUrl);
+  const databaseUrl = config.databaseUrl ?? DEFAULT_DATABASE_URL;
+  const sqlitePath = sqlitePathOf(databaseUrl);
+  const { lock, db } = await openDatabase(databaseUrl, sqlitePath);
   // One server per SQLite file (the lock above): claims still `running` belong to a process
   // that died.
   if (db.dialect === 'sqlite') await releaseAbandonedClaims(db);
-  const secret = await ensureInitialTestKey(db);
   const audit = openAuditWriter(db, {
     onError: (err) => app.log.error({ err }, 'audit batch failed; will retry'),
   });
@@ -120,6 +173,10 @@ async function main(): Promise<void> {
   const address = { host: config.host, port: config.port };
   const port = host ? await host.listen(address) : await listenPort(app, address);
   const base = baseUrl(config, port);
+  setErrorDocBase(base);
+  // Created only once listening: a start that fails (port taken, say) must not make the one
+  // key whose secret is shown only at creation and then print it nowhere.
+  const secret = await ensureInitialTestKey(db);
   const lines = [`Patient-Care API listening on ${base}`, `  Docs:     ${base}/docs`];
   if (secret !== null) {
     // Printed once: only its hash is stored, so this is the one chance to copy it.
@@ -127,6 +184,8 @@ async function main(): Promise<void> {
       `  Created the first test secret key (shown once, keep it): ${secret}`,
       `  Try it:   curl -H "Authorization: Bearer ${secret}" ${base}/v1/patients`,
     );
+  } else {
+    lines.push('  Keys:     npm run keys -- create (a new test secret key), npm run keys -- list');
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -139,6 +198,11 @@ main().catch((err: unknown) => {
   if (err instanceof ServerLockError) {
     process.stderr.write(`patient-care: ${err.message}\n`);
     process.exit(1);
+  }
+  const listen = explainListenError(err);
+  if (listen !== undefined) {
+    process.stderr.write(`patient-care: ${listen.message}\n`);
+    process.exit(listen.exitCode);
   }
   // No stack here: a driver error message can name the database URL; the log has details.
   process.stderr.write(

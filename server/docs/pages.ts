@@ -66,6 +66,9 @@ export function docsPage(ctx: PageContext): string {
  * Sans from Google; the spec's only server is this service, so requests come back here.
  * Request fields start empty: the spec's examples are illustrations, and sending all of them
  * at once (both `starting_after` and `ending_before`, say) is a request the API refuses.
+ * Schema descriptions start expanded: collapsed, RapiDoc marks each with its expand toggle,
+ * an arrow turned 45° (a stray-looking `↘` beside the text), and hides half the text. It loads
+ * the spec shaped for it (`explorer-spec.ts`).
  */
 export function explorerPage(ctx: PageContext): string {
   return layout(
@@ -89,6 +92,7 @@ export function explorerPage(ctx: PageContext): string {
   allow-spec-file-load="false"
   fetch-credentials="omit"
   schema-style="table"
+  schema-description-expanded="true"
   default-schema-tab="schema"
   show-method-in-nav-bar="as-colored-text"
   show-curl-before-try="true"

@@ -29,6 +29,7 @@ export interface DocsPluginOptions {
 
 const ASSET_PREFIX = '/docs/assets';
 const SPEC_URL = '/openapi.json';
+const EXPLORER_SPEC_URL = '/docs/explorer/openapi.json';
 
 /** Route config marking routes that need no API key; the anonymous rate limit applies. */
 const PUBLIC_ROUTE = { config: { public: true } } as const;
@@ -104,7 +105,10 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
     return {
       assets,
       spec: specDocuments(docs, options.publicUrl),
-      pages: { docs: docsPage(ctx), explorer: explorerPage(ctx) },
+      pages: {
+        docs: docsPage(ctx),
+        explorer: explorerPage({ ...ctx, specUrl: EXPLORER_SPEC_URL }),
+      },
     };
   });
   const staticBuild = once(async () => {
@@ -169,6 +173,9 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
   // The spec changes only with a deployment: clients keep it but ask again (a cheap 304).
   app.get(SPEC_URL, PUBLIC_ROUTE, async (request, reply) =>
     sendAsset(request, reply, (await prepared()).spec.json, 'no-cache'),
+  );
+  app.get(EXPLORER_SPEC_URL, PUBLIC_ROUTE, async (request, reply) =>
+    sendAsset(request, reply, (await prepared()).spec.explorer, 'no-cache'),
   );
   app.get('/openapi.yaml', PUBLIC_ROUTE, async (request, reply) =>
     sendAsset(request, reply, (await prepared()).spec.yaml, 'no-cache'),

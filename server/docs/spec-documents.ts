@@ -1,10 +1,13 @@
 import { type Asset, makeAsset } from './assets.js';
+import { explorerSpec } from './explorer-spec.js';
 import type { PreparedDocs } from './prepared.js';
 
 /** The spec as served: `/openapi.json` and `/openapi.yaml`, bytes made once. */
 export interface SpecDocuments {
   readonly json: Asset;
   readonly yaml: Asset;
+  /** What `/docs/explorer` loads: the same spec, shaped for RapiDoc (`explorer-spec.ts`). */
+  readonly explorer: Asset;
 }
 
 /**
@@ -30,8 +33,10 @@ export function specDocuments(docs: PreparedDocs, publicUrl: string | undefined)
   const server = advertisedServer(publicUrl);
   const json = JSON.stringify({ ...docs.spec, servers: [server] });
   const yaml = `${docs.specYaml.replace(/\n*$/, '\n')}servers:\n  - url: ${JSON.stringify(server.url)}\n    description: ${JSON.stringify(server.description)}\n`;
+  const explorer = JSON.stringify({ ...explorerSpec(docs.spec), servers: [server] });
   return {
     json: makeAsset('application/json; charset=utf-8', Buffer.from(json)),
+    explorer: makeAsset('application/json; charset=utf-8', Buffer.from(explorer)),
     yaml: makeAsset('application/yaml; charset=utf-8', Buffer.from(yaml)),
   };
 }

@@ -4,7 +4,7 @@
  */
 
 import type { NotImplementedReply } from '../../contract/route-types.js';
-import { ERROR_DOC_BASE } from '../errors.js';
+import { docUrl } from '../errors.js';
 
 /**
  * The 501 reply for `operationId`. The HTTP layer fills `request_id` when it sends errors.
@@ -20,7 +20,7 @@ export function notImplemented(operationId: string): NotImplementedReply {
         code: 'not_implemented',
         message: `The operation ${operationId} is not implemented yet.`,
         param: null,
-        doc_url: `${ERROR_DOC_BASE}#not_implemented`,
+        doc_url: docUrl('not_implemented'),
         request_id: null,
       },
     },

@@ -12,6 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { explorerSpec } from '../../server/docs/explorer-spec.js';
 import { externalLoads } from '../../server/docs/external-references.js';
 import { inlineScriptHashes } from '../../server/docs/inline-scripts.js';
 import { docsPlugin } from '../../server/docs/plugin.js';
@@ -68,7 +69,13 @@ describe('docs plugin', () => {
     const res = await app.inject({ url: '/docs/explorer', headers: HOST });
     expect(res.body).toContain('load-fonts="false"');
     expect(res.body).toContain('fill-request-fields-with-example="false"');
-    expect(res.body).toContain('spec-url="/openapi.json"');
+    expect(res.body).toContain('spec-url="/docs/explorer/openapi.json"');
+  });
+
+  it('gives the explorer the spec shaped for RapiDoc (explorer-spec.ts), same servers', async () => {
+    const { servers, ...served } = (await app.inject({ url: '/openapi.json' })).json();
+    const explorer = (await app.inject({ url: '/docs/explorer/openapi.json' })).json();
+    expect(explorer).toEqual({ ...explorerSpec(served), servers });
   });
 
   it('serves every page asset with its type, an immutable cache header and an ETag', async () => {

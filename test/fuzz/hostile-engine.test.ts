@@ -149,6 +149,22 @@ describe('comparing two databases', () => {
     expect(firstDifference(a.body, c.body)).toBe('/next: "pat_#1" vs "pat_#2"');
   });
 
+  it('compares an error doc_url without the answering server’s address, but not its code', () => {
+    const envelope = (origin: string, code: string) =>
+      comparable(
+        400,
+        `{"error":{"code":"${code}","doc_url":"${origin}/docs/errors#${code}"}}`,
+        times,
+      ).body;
+    const sqlite = envelope('http://127.0.0.1:40693', 'parameter_invalid');
+    expect(
+      firstDifference(sqlite, envelope('http://127.0.0.1:46025', 'parameter_invalid')),
+    ).toBeUndefined();
+    expect(firstDifference(sqlite, envelope('http://127.0.0.1:46025', 'parameter_missing'))).toBe(
+      '/error/code: "parameter_invalid" vs "parameter_missing"',
+    );
+  });
+
   it('reports a different value, a missing field and a different status', () => {
     const base = comparable(200, '{"name":{"family":"A"},"limit":10}', times).body;
     expect(

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -70,6 +71,29 @@ describe.concurrent('drift', () => {
     expect(stale.stderr).toContain(
       'npm run generate -- --spec test/fixtures/specs/clinic/openapi.yaml --out test/output/drift',
     );
+  }, 120_000);
+
+  it('writes into a folder outside the repository, and never over a file it did not write', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'pc-generate-out-'));
+    try {
+      const args = ['--spec', 'test/fixtures/specs/clinic/openapi.yaml', '--out', outside];
+      const first = await generateScript(...args);
+      expect(first.code, first.stderr).toBe(0);
+      expect(readdirSync(outside).sort()).toEqual(['client.ts', 'routes.ts', 'types.ts']);
+      // Its own files it may rewrite.
+      expect((await generateScript(...args)).code).toBe(0);
+      // Someone else's file in the way: refused, nothing written.
+      const theirs = join(outside, 'routes.ts');
+      writeFileSync(theirs, '// the integrator’s own routes\n');
+      rmSync(join(outside, 'client.ts'));
+      const refused = await generateScript(...args);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`not written by npm run generate:\n  ${theirs}\n`);
+      expect(readFileSync(theirs, 'utf8')).toBe('// the integrator’s own routes\n');
+      expect(existsSync(join(outside, 'client.ts'))).toBe(false);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it.each([

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import {
   indexText,
   reconcileHandlers,
   type StubOperation,
+  SUPPORT_FILES,
   stubText,
 } from '../../generators/handler-stubs.js';
 
@@ -107,6 +109,58 @@ describe('imports for stubs', () => {
       '',
     ]);
   });
+});
+
+describe('imports for stubs in hand-written modules', () => {
+  const folder = join(import.meta.dirname, '..', '..', 'server', 'handlers');
+  const modules = readdirSync(folder).filter(
+    (name) => name.endsWith('.ts') && !SUPPORT_FILES.has(name),
+  );
+  /** `ephemeral-keys.ts` → the tag `Ephemeral Keys` (kebab-cased back to the file). */
+  const tagOf = (name: string) =>
+    name
+      .replace(/\.ts$/, '')
+      .split('-')
+      .map((word) => word[0]!.toUpperCase() + word.slice(1))
+      .join(' ');
+
+  it('are merged into or sorted among the existing ones', () => {
+    const text = "import { z } from 'zod';\nimport type { HandlerContext } from './types.js';\n";
+    const result = reconcileHandlers([operations[1]!], new Map([['patients.ts', text]]));
+    expect(result.files.get('patients.ts')!.split('\n').slice(0, 4)).toEqual([
+      "import { z } from 'zod';",
+      "import { notImplemented } from './not-implemented.js';",
+      "import type { AppHandler, HandlerContext } from './types.js';",
+      '',
+    ]);
+  });
+
+  // Each committed module with a new operation of its tag: Biome (npm run lint:code) would
+  // change nothing in the result (before, the stub imports landed after './types.js').
+  it.each(modules)(
+    '%s with a stub added passes Biome unchanged',
+    { timeout: 60_000 },
+    async (name) => {
+      const text = readFileSync(join(folder, name), 'utf8');
+      const added: StubOperation = {
+        operationId: 'probeStubOperation',
+        method: 'get',
+        path: '/v1/probe',
+        tags: [tagOf(name)],
+      };
+      const result = reconcileHandlers([added], new Map([[name, text]]));
+      const updated = result.files.get(name);
+      expect(result.report.added).toEqual([{ operationId: 'probeStubOperation', file: name }]);
+      const biome = spawnSync(
+        join('node_modules', '.bin', 'biome'),
+        ['check', '--write', `--stdin-file-path=server/handlers/${name}`],
+        { input: updated, encoding: 'utf8' },
+      );
+      // With stdin, Biome prints the file as it would write it: the same text, nothing to fix.
+      expect(biome.status, biome.stderr).toBe(0);
+      expect(biome.stdout).toBe(updated);
+    },
+  );
 });
 
 describe('stubText', () => {

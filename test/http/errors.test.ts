@@ -56,7 +56,7 @@ describe('error registry', () => {
         code: 'parameter_missing',
         message: errorSpec('parameter_missing').message,
         param: 'name[family]',
-        doc_url: 'https://docs.patientcare.example/errors#parameter_missing',
+        doc_url: 'http://127.0.0.1:4010/docs/errors#parameter_missing',
         request_id: 'req_X',
       },
     });

@@ -30,7 +30,7 @@ const errorBody = (requestId = headers['request-id']) => ({
     code: 'route_missing',
     message: 'm',
     param: null,
-    doc_url: 'https://docs.patientcare.example/errors#route_missing',
+    doc_url: 'http://127.0.0.1:4010/docs/errors#route_missing',
     request_id: requestId,
   },
 });

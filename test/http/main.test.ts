@@ -6,11 +6,13 @@
  * is opened (exit 2, one line naming the variable).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../tooling/node/ports.js';
+import { POSTGRES_URL, postgresAvailable } from '../support/databases.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pc-main-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,7 +52,8 @@ async function start(): Promise<Started> {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      if (res.status === 200) return { child, stdout: () => out, port };
+      // The banner (and a new key) are printed just after the socket listens.
+      if (res.status === 200 && out.includes('  Docs:')) return { child, stdout: () => out, port };
     } catch {
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -93,6 +96,17 @@ describe('server/main.ts', () => {
       `patient-care: another server is already running on ${join(dir, 'service.db')} (one server per SQLite file; run several against PostgreSQL)`,
     ]);
 
+    // doc_url links to the docs this server serves, and the link works.
+    const denied = await fetch(`${base}/v1/patients`);
+    expect(denied.status).toBe(401);
+    const { error } = (await denied.json()) as { error: { doc_url: string } };
+    expect(error.doc_url).toBe(`${base}/docs/errors#api_key_missing`);
+    // (the docs page itself needs a build; test/browser/docs.test.ts renders it)
+    const page = await fetch(error.doc_url, { redirect: 'manual' });
+    expect(page.status).toBe(302);
+    expect(page.headers.get('location')).toBe('/docs#/section/errors');
+    await page.text();
+
     const res = await fetch(`http://127.0.0.1:${first.port}/v1/patients`, {
       headers: { authorization: `Bearer ${key}` },
     });
@@ -110,8 +124,103 @@ describe('server/main.ts', () => {
     expect(again.status).not.toBe(401);
     await again.text();
     expect(second.stdout()).not.toContain('sk_test_');
+    // A start that shows no key says how to get one.
+    expect(second.stdout()).toContain('Keys:     npm run keys -- create');
     second.child.kill('SIGINT');
     expect(await exited(second.child)).toBe(0);
+  });
+});
+
+describe('a start that fails', () => {
+  it('on a port in use says so in one line and keeps the first key for the next start', {
+    timeout: 90_000,
+  }, async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const taken = (holder.address() as AddressInfo).port;
+    const database = join(dir, 'port-taken.db');
+    try {
+      const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+        env: serverEnv(taken, { DATABASE_URL: `sqlite:${database}` }),
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(res.status).toBe(1);
+      expect(res.stderr.trim().split('\n')).toEqual([
+        `patient-care: could not listen on 127.0.0.1:${taken}: the port is in use by another process (set PORT, or stop that process)`,
+      ]);
+      expect(res.stdout).not.toContain('sk_test_');
+    } finally {
+      holder.close();
+    }
+    // The next start on that database creates and shows the first key.
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      env: serverEnv(port, { DATABASE_URL: `sqlite:${database}` }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    for (let i = 0; i < 600 && !out.includes('  Docs:') && child.exitCode === null; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    child.kill('SIGTERM');
+    await exited(child);
+    expect(out).toMatch(/Created the first test secret key \(shown once, keep it\): sk_test_/);
+  });
+
+  it.each([
+    ['HOST', { HOST: '999.1.1.1' }, /^patient-care: HOST must be an IP address or a host name/],
+    [
+      'HOST',
+      { HOST: 'no-such-host.invalid' },
+      /^patient-care: HOST no-such-host\.invalid does not resolve/,
+    ],
+    [
+      'DATABASE_URL',
+      { DATABASE_URL: 'sqlite:FILE/inside/x.db' },
+      /^patient-care: DATABASE_URL names the SQLite file .*x\.db, which cannot be created or opened: a part of its folder is a file, not a folder$/,
+    ],
+  ])('%s %o: one line naming it, exit 2', { timeout: 60_000 }, async (_name, extra, want) => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'not a folder');
+    const env = Object.fromEntries(
+      Object.entries(extra).map(([key, value]) => [key, value.replace('FILE', file)]),
+    );
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      env: serverEnv(await freePort(), {
+        DATABASE_URL: `sqlite:${join(dir, 'bad-host.db')}`,
+        ...env,
+      }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(res.status, res.stderr).toBe(2);
+    const lines = res.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(want);
+  });
+
+  it('a PostgreSQL search_path schema that does not exist is named, exit 2', {
+    timeout: 60_000,
+  }, async (context) => {
+    if (!(await postgresAvailable())) {
+      console.warn('main.test: no PostgreSQL at 127.0.0.1:5432; the search_path case is skipped');
+      context.skip();
+    }
+    const schema = `missing_${process.pid}_${Date.now()}`;
+    const url = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      env: serverEnv(await freePort(), { DATABASE_URL: url }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(res.status, res.stderr).toBe(2);
+    expect(res.stderr.trim().split('\n')).toEqual([
+      `patient-care: DATABASE_URL selects the schema "${schema}" (search_path), which does not exist: create it (CREATE SCHEMA "${schema}") or name another`,
+    ]);
   });
 });
 

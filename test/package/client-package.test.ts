@@ -4,7 +4,7 @@
  * package's declarations (`tsc`, strict) and runs it against the service listening on
  * 127.0.0.1. The browser entry's import graph must not reach a Node built-in.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,11 +12,13 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signWebhookPayload } from '../../contract/webhook-signature.js';
 import { buildApp } from '../../server/app.js';
 import { openDb } from '../../server/db/open.js';
 import type { Db } from '../../server/db/types.js';
 import { createKey } from '../../server/keys/store.js';
 import { importGraph, isNodeBuiltin, packageVersion } from '../../tooling/build/client-package.js';
+import { freePort } from '../../tooling/node/ports.js';
 import { type BuiltPackage, buildPackageForTest } from './support/build.js';
 
 const run = promisify(execFile);
@@ -164,6 +166,85 @@ describe('the client package', () => {
     // Without the @ts-expect-error line, the wrong parameter is the one compile error.
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/broken\.ts\(\d+,\d+\): error TS\d+: .*'patient'/);
+  });
+
+  describe('README snippets, run as written', () => {
+    /** The fenced `js` blocks of a README. */
+    const jsBlocks = (markdown: string) =>
+      [...markdown.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+    let blocks: string[];
+    beforeAll(async () => {
+      const installed = join(project, 'node_modules', '@patient-care', 'client', 'README.md');
+      blocks = jsBlocks(await readFile(installed, 'utf8'));
+      await writeFile(join(project, 'readme-call.mjs'), blocks[0] ?? '');
+      await writeFile(join(project, 'readme-webhooks.mjs'), blocks[1] ?? '');
+    });
+
+    it('the package README shows the path from build to install', async () => {
+      const text = await readFile(join(built.dir, 'README.md'), 'utf8');
+      expect(text).toContain('npm run build:client');
+      expect(text).toContain('npm pack ./build/client');
+      expect(text).toContain(`npm install /path/to/patient-care-client-${built.version}.tgz`);
+      expect(blocks).toHaveLength(2);
+    });
+
+    it('the server-side call with a secret key runs against the service', async () => {
+      const { stdout } = await run(process.execPath, ['readme-call.mjs'], {
+        cwd: project,
+        env: { ...process.env, PATIENT_CARE_API_KEY: secret, PATIENT_CARE_URL: baseUrl },
+      });
+      expect(stdout.trim()).toMatch(
+        /^created pat_[0-9A-HJKMNP-TV-Z]{26} · patients on the first page: [1-9]\d*$/,
+      );
+    }, 60_000);
+
+    it('the webhook receiver (also the repository README’s) accepts a signed delivery and refuses a forged one', async () => {
+      // The repository README shows the same receiver, with the package imported the same way.
+      const repositoryReadme = jsBlocks(await readFile('README.md', 'utf8'));
+      expect(repositoryReadme).toContain(blocks[1]);
+      const port = await freePort();
+      const receiver = spawn(process.execPath, ['readme-webhooks.mjs'], {
+        cwd: project,
+        env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: 'whsec_readme' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      receiver.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      receiver.stderr.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      try {
+        const body = JSON.stringify({ id: 'evt_readme', type: 'patient.created' });
+        const post = (signature: string) =>
+          fetch(`http://127.0.0.1:${port}/`, {
+            method: 'POST',
+            headers: { 'patientcare-signature': signature },
+            body,
+          });
+        const signed = signWebhookPayload(body, 'whsec_readme', Math.floor(Date.now() / 1000));
+        let accepted: Response | undefined;
+        for (let i = 0; i < 200 && accepted === undefined; i++) {
+          if (receiver.exitCode !== null) throw new Error(`receiver exited:\n${out}`);
+          accepted = await post(signed).catch(async () => {
+            await new Promise((r) => setTimeout(r, 100));
+            return undefined;
+          });
+        }
+        expect(accepted?.status, out).toBe(200);
+        const forged = await post(
+          signWebhookPayload(body, 'whsec_other', Math.floor(Date.now() / 1000)),
+        );
+        expect(forged.status).toBe(400);
+        for (let i = 0; i < 50 && !out.includes('evt_readme'); i++) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(out.trim()).toBe('patient.created evt_readme');
+      } finally {
+        receiver.kill();
+      }
+    }, 60_000);
   });
 
   it('runs against the local service', async () => {

@@ -169,6 +169,7 @@ describe('the registered routes', () => {
       'GET /docs/assets/:version/:name',
       'GET /docs/errors',
       'GET /docs/explorer',
+      'GET /docs/explorer/openapi.json',
       'GET /docs/static',
       'GET /openapi.json',
       'GET /openapi.yaml',

@@ -44,7 +44,7 @@ const notFound = {
     code: 'resource_missing',
     message: 'No such patient.',
     param: 'id',
-    doc_url: 'https://docs.patientcare.example/errors#resource_missing',
+    doc_url: 'http://127.0.0.1:4010/docs/errors#resource_missing',
     request_id: 'req_01JD0000000000000000000000',
   },
 } as const;
@@ -71,7 +71,7 @@ describe('handlers', () => {
           code: 'not_implemented',
           message: 'Not implemented.',
           param: null,
-          doc_url: 'https://docs.patientcare.example/errors#not_implemented',
+          doc_url: 'http://127.0.0.1:4010/docs/errors#not_implemented',
           request_id: null,
         },
       },

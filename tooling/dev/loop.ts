@@ -49,15 +49,20 @@ export function startDevLoop(options: DevOptions): DevLoop {
   const service = new ServiceProcess({
     env: options.env,
     firstRun,
-    onCrash: (code, signal) => {
+    onCrash: (code, signal, wasListening) => {
       if (closing) return;
+      const how = signal ?? `exit code ${code}`;
       reporter.error(
-        `✗ the service stopped (${signal ?? `exit code ${code}`}); fix the code and save to restart it`,
+        wasListening
+          ? `✗ the service stopped (${how}); fix the code and save to restart it`
+          : `✗ the service could not start (${how}; its reason is printed above) · not serving; fix that, then save a file under ${restartDirs()} to start it again`,
       );
     },
   });
   const saves = new SaveRunner(options, toolchain, service, writer, reporter);
   const show = (file: string) => displayPath(options.root, file);
+  const restartDirs = () =>
+    options.codeDirs.map((dir) => `${show(dir)}/`).join(' or ') || 'server/';
 
   // Saves run one at a time; events during a run are gathered into the next one.
   let running: Promise<void> | null = null;
@@ -87,6 +92,7 @@ export function startDevLoop(options: DevOptions): DevLoop {
     await toolchain.reloadConfig().catch(reportConfigError);
     await saves.run(at);
     signalFirstRun();
+    saves.announceServing(await service.whenStarted());
   })();
 
   const specDir = dirname(options.specFile);

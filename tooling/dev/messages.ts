@@ -33,5 +33,7 @@ export type ToService =
 
 export type FromService =
   | { type: 'hello' }
+  /** The service's socket is listening: only now does the loop say it serves. */
+  | { type: 'listening'; port: number }
   | { type: 'swapped'; id: string }
   | { type: 'build-failed'; id: string; message: string };

@@ -32,6 +32,7 @@ export interface SaveResult {
 
 export class SaveRunner {
   private lastProblem = false;
+  private firstServing: (() => void) | undefined;
 
   constructor(
     private readonly paths: SavePaths,
@@ -56,6 +57,12 @@ export class SaveRunner {
       this.reporter.refused(problem, ms);
       return { outcome: 'refused', ms };
     }
+  }
+
+  /** The first save's `✓ serving …` line, printed only when the service did start. */
+  announceServing(started: boolean): void {
+    if (started) this.firstServing?.();
+    this.firstServing = undefined;
   }
 
   private async attempt(at: number, recheck: boolean): Promise<SaveResult> {
@@ -110,10 +117,12 @@ export class SaveRunner {
     if (process.env.DEV_PHASES === '1') this.reporter.note(`  ${phases}`);
     if (before === null) {
       const schemas = (document.components as { schemas?: object } | undefined)?.schemas ?? {};
-      this.reporter.serving(contract.routes.length, Object.keys(schemas).length, {
-        files: written.length,
-        ms,
-      });
+      // Said by the loop once the service listens (`announceServing`), never before.
+      this.firstServing = () =>
+        this.reporter.serving(contract.routes.length, Object.keys(schemas).length, {
+          files: written.length,
+          ms,
+        });
     } else {
       const added = stubs.map((stub) => `${stub.operationId} in ${displayPath(root, stub.file)}`);
       this.reporter.saved(diffContracts(before, contract), {

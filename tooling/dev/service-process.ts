@@ -22,14 +22,19 @@ export class ServiceProcess {
   private served: ContractPayload | null = null;
   private problem: ProblemPayload | null = null;
   private readonly pending = new Map<string, Pending>();
+  private listening = false;
+  private startWaiters: ((listening: boolean) => void)[] = [];
 
   constructor(
     private readonly options: {
       env: NodeJS.ProcessEnv;
       /** Resolves once the first save has run, so a new service starts on its contract. */
       firstRun: Promise<void>;
-      /** The service exited without being asked to (a code error): the loop says so. */
-      onCrash: (code: number | null, signal: string | null) => void;
+      /**
+       * The service exited without being asked to: before it listened (it could not start: a
+       * setting, the port, the database) or after (a code error). The loop says which.
+       */
+      onCrash: (code: number | null, signal: string | null, wasListening: boolean) => void;
     },
   ) {}
 
@@ -46,14 +51,33 @@ export class ServiceProcess {
     });
     this.child = child;
     this.connected = false;
-    child.on('message', (message: FromService) => void this.receive(message));
+    this.listening = false;
+    child.on('message', (message: FromService) => {
+      if (this.child === child) void this.receive(message);
+    });
     child.once('exit', (code, signal) => {
       const expected = this.child !== child;
+      const wasListening = this.listening;
       if (this.child === child) this.child = undefined;
       this.connected = false;
+      this.listening = false;
       this.settleAll();
-      if (!expected) this.options.onCrash(code, signal);
+      this.settleStart(false);
+      if (!expected) this.options.onCrash(code, signal, wasListening);
     });
+  }
+
+  /** Resolves true once the running service listens, false if it exits first (or none runs). */
+  whenStarted(): Promise<boolean> {
+    if (this.listening) return Promise.resolve(true);
+    if (this.child === undefined) return Promise.resolve(false);
+    return new Promise((resolve) => this.startWaiters.push(resolve));
+  }
+
+  private settleStart(listening: boolean): void {
+    const waiters = this.startWaiters;
+    this.startWaiters = [];
+    for (const resolve of waiters) resolve(listening);
   }
 
   /** Stops the service (gracefully, then forcibly) and starts a new one. */
@@ -105,6 +129,9 @@ export class ServiceProcess {
       await this.options.firstRun;
       this.connected = true;
       this.send({ type: 'state', contract: this.served, problem: this.problem });
+    } else if (message.type === 'listening') {
+      this.listening = true;
+      this.settleStart(true);
     } else if (message.type === 'swapped') {
       this.pending.get(message.id)?.resolve();
       this.pending.delete(message.id);

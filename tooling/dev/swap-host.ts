@@ -73,7 +73,9 @@ export class SwapHost implements ServiceHost {
       });
     });
     const bound = server.address();
-    return typeof bound === 'object' && bound ? bound.port : address.port;
+    const port = typeof bound === 'object' && bound ? bound.port : address.port;
+    this.send({ type: 'listening', port });
+    return port;
   }
 
   /** Builds `contract` beside the serving app; `commit` swaps it in. */

@@ -5,13 +5,17 @@
  * - ids (`pat_01…`, `req_01…`, inside any string too) become `pat_#1`, `pat_#2`, … in order
  *   of first appearance, so "the same object twice" still shows, but not its random id;
  * - timestamps (properties whose schema is the spec's `Timestamp`) become `<time>`;
- * - secrets the service makes at random (`whsec_…`, `ek_test_…`) become `<secret>`.
+ * - secrets the service makes at random (`whsec_…`, `ek_test_…`) become `<secret>`;
+ * - an error's `doc_url` keeps only its path and fragment: it names the answering server's
+ *   own address (server/errors.ts), which differs between the two services.
  */
 import type { Schema } from './schema-registry.js';
 
 const ID = /\b([a-z]+)_[0-9A-HJKMNP-TV-Z]{26}\b/g;
 const SECRET =
   /\b(whsec|ek_test|ek_live|sk_test|sk_live|rk_test|rk_live|pk_test|pk_live)_[A-Za-z0-9]+/g;
+
+const ORIGIN = /^https?:\/\/[^/]+/;
 
 // Unix seconds the spec writes as a plain nullable integer rather than a `Timestamp`.
 const UNTYPED_TIMES = ['next_attempt', 'cancelled_at'];
@@ -61,6 +65,7 @@ export function comparable(
     return { status, body: rewrite(text) };
   }
   const walk = (value: unknown, key?: string): unknown => {
+    if (typeof value === 'string' && key === 'doc_url') return rewrite(value.replace(ORIGIN, ''));
     if (typeof value === 'string') return rewrite(value);
     if (typeof value === 'number')
       return key !== undefined && timestamps.has(key) ? '<time>' : value;

@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { reconcileHandlers, type StubReport } from '../../generators/handler-stubs.js';
+import { headerLine } from '../../generators/header.js';
 import { generate } from '../../generators/index.js';
 import type { OperationModel } from '../openapi/operations.js';
 
@@ -93,4 +94,17 @@ export function writeTree(files: ReadonlyMap<string, string>, paths: readonly st
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
   }
+}
+
+/** How every generated file begins: the header up to its remake command. */
+const GENERATED_MARK = headerLine('').split(';')[0] ?? '';
+
+/**
+ * The paths among `paths` that exist and were not written by the generators (no generated
+ * header): an `--out` folder may be someone else's project, whose files are never overwritten.
+ */
+export function foreignFiles(paths: readonly string[]): string[] {
+  return paths.filter(
+    (path) => existsSync(path) && !readFileSync(path, 'utf8').startsWith(GENERATED_MARK),
+  );
 }

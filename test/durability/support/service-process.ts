@@ -87,6 +87,8 @@ export async function startService(options: StartOptions): Promise<ServiceProces
     }
     try {
       await fetch(`${baseUrl}/v1/patients`, { signal: AbortSignal.timeout(2000) });
+      // The banner (with a fresh database's key) follows the socket's listen by a moment.
+      if (!out.includes('  Docs:')) throw new Error('listening, banner not printed yet');
       break;
     } catch {
       if (Date.now() > deadline) {

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,34 @@ describe('spec:check steps', () => {
     expect(driftStep(root)).toMatchObject({ status: 'skip' });
     expect(typesStep(root)).toMatchObject({ status: 'skip' });
   });
+
+  it('types compiles the project, so hand-written code broken by a spec change fails it', () => {
+    const root = mkdtempSync(join(tmpdir(), 'spec-gate-types-'));
+    temps.push(root);
+    mkdirSync(join(root, 'generated'));
+    mkdirSync(join(root, 'server'));
+    writeFileSync(
+      join(root, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: 'NodeNext', target: 'ES2022', types: [] },
+        include: ['generated', 'server'],
+      }),
+    );
+    // The spec renamed `family` to `surname`; the generated type compiles on its own.
+    writeFileSync(join(root, 'generated/types.ts'), 'export type Name = { surname: string };\n');
+    writeFileSync(
+      join(root, 'server/handler.ts'),
+      "import type { Name } from '../generated/types.js';\nexport const name: Name = { family: 'x' };\n",
+    );
+    const broken = typesStep(root);
+    expect(broken.status).toBe('fail');
+    expect(broken.details.join('\n')).toMatch(/server\/handler\.ts.*'family'/);
+    writeFileSync(
+      join(root, 'server/handler.ts'),
+      "import type { Name } from '../generated/types.js';\nexport const name: Name = { surname: 'x' };\n",
+    );
+    expect(typesStep(root)).toMatchObject({ status: 'pass' });
+  }, 60_000);
 
   it('prints one table and the details of failed steps; a crashing step fails alone', async () => {
     const root = tempRoot();
