@@ -118,7 +118,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 
   const address = { host: config.host, port: config.port };
-  const port = host ? await host.listen(address) : await listenPort(app, address);
+  const port = host ? await host.listen(address, config) : await listenPort(app, address);
   const base = baseUrl(config, port);
   const lines = [`Patient-Care API listening on ${base}`, `  Docs:     ${base}/docs`];
   if (secret !== null) {
