@@ -171,7 +171,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 
   const address = { host: config.host, port: config.port };
-  const port = host ? await host.listen(address) : await listenPort(app, address);
+  const port = host ? await host.listen(address, config) : await listenPort(app, address);
   const base = baseUrl(config, port);
   setErrorDocBase(base);
   // Created only once listening: a start that fails (port taken, say) must not make the one

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppOptions } from './app.js';
 import type { DocsPluginOptions } from './docs/plugin.js';
+import type { NodeServerSettings } from './http/node-server.js';
 
 /** Options replacing those `main.ts` uses; `docs` is merged field by field. */
 export type AppOverrides = Omit<Partial<AppOptions>, 'docs'> & {
@@ -21,9 +22,10 @@ export interface ServiceHost {
   start(build: AppBuilder): Promise<FastifyInstance>;
   /**
    * Accepts connections on `address` and hands each request to the current app; answers the
-   * bound port (for the first-run lines `main.ts` prints).
+   * bound port (for the first-run lines `main.ts` prints). Its server applies `settings` as
+   * `buildApp` does (`http/node-server.ts`).
    */
-  listen(address: { host: string; port: number }): Promise<number>;
+  listen(address: { host: string; port: number }, settings: NodeServerSettings): Promise<number>;
   /** Stops accepting, lets in-flight requests finish, closes every app. */
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@
  * clock, a logger, and `write`, the one way to change data.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { DbError } from '../db/errors.js';
 import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
 import type { AuthenticatedKey } from './auth.js';
@@ -44,6 +45,8 @@ export interface HandlerContext {
    * Runs `fn` in one write transaction and returns its reply. The idempotency record's response
    * and the audit rows of `audit()` calls made inside `fn` are written in the same transaction,
    * so a committed change always has both. Call it once per request and return its reply.
+   * When PostgreSQL aborts the transaction for a deadlock or serialization failure, `fn` runs
+   * again in a new one (at most three times in all), so it must do nothing outside `tx`.
    *
    * @example
    * return ctx.write(async (tx) => {
@@ -119,27 +122,31 @@ export function createContext(init: ContextInit): HandlerContext {
         throw new Error(`ctx.write called twice in ${init.operationId}`);
       }
       writeStarted = true;
-      const pending: AuditEntry[] = [];
-      const reply = await init.db.transaction(async (tx) => {
-        inWrite = pending;
-        let result: R;
-        try {
-          result = await fn(tx);
-        } finally {
-          inWrite = null;
-        }
-        const status = Number(result.status);
-        init.checkStatus(status);
-        for (const row of pending) await init.store.recordAudit(tx, row);
-        if (init.idempotency !== null) {
-          await init.store.completeIdempotent(tx, {
-            ...init.idempotency.args,
-            status,
-            body: result.body ?? null,
-          });
-        }
-        return result;
-      });
+      const once = () => {
+        // A fresh list per attempt: a rolled-back attempt's audit rows were never written.
+        const pending: AuditEntry[] = [];
+        return init.db.transaction(async (tx) => {
+          inWrite = pending;
+          let result: R;
+          try {
+            result = await fn(tx);
+          } finally {
+            inWrite = null;
+          }
+          const status = Number(result.status);
+          init.checkStatus(status);
+          for (const row of pending) await init.store.recordAudit(tx, row);
+          if (init.idempotency !== null) {
+            await init.store.completeIdempotent(tx, {
+              ...init.idempotency.args,
+              status,
+              body: result.body ?? null,
+            });
+          }
+          return result;
+        });
+      };
+      const reply = await retryingConflicts(once);
       if (init.idempotency !== null) init.idempotency.completed = true;
       return reply;
     },
@@ -203,4 +210,26 @@ export function publicContext(init: {
     audit: () => keyless('audit trail'),
     assertPatient: () => keyless('patient'),
   };
+}
+
+/** Whole attempts of one write transaction when PostgreSQL aborts it for a lock conflict. */
+const WRITE_ATTEMPTS = 3;
+
+/**
+ * Runs `once` again, whole, when PostgreSQL aborted it with a deadlock (40P01) or a
+ * serialization failure (40001); nothing of an aborted attempt was committed, so the request
+ * is simply decided again. Lock order rules out the deadlocks known (endpoint before
+ * deliveries: `repos/webhooks.ts` `lockWebhook`); the worker's batched settlements still lock
+ * several deliveries in the order the plan visits them, which a concurrent endpoint delete
+ * can cross. Bounded: a third abort in a row is an error like any other.
+ */
+async function retryingConflicts<T>(once: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await once();
+    } catch (err) {
+      const conflict = err instanceof DbError && err.code === 'serialization_failure';
+      if (!conflict || attempt >= WRITE_ATTEMPTS) throw err;
+    }
+  }
 }

@@ -51,10 +51,15 @@ export async function insertEvent<T extends EventDoc>(
       JSON.stringify(stored),
     ],
   );
+  // Only while the endpoint exists: one being deleted concurrently was read above, and a
+  // plain INSERT would wait for that delete and then fail its foreign key (a 500 for the
+  // request raising the event). `FOR KEY SHARE` waits the same way, then finds no row.
+  const keyShare = tx.dialect === 'postgres' ? ' FOR KEY SHARE' : '';
   for (const webhookId of webhookIds) {
     await tx.run(
       `INSERT INTO webhook_deliveries (id, event_id, webhook_id, livemode, status, attempts,
-        next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, 'pending', 0, $5, $5, $5)`,
+        next_attempt_at, created_at, updated_at)
+        SELECT $1, $2, id, $4, 'pending', 0, $5, $5, $5 FROM webhooks WHERE id = $3${keyShare}`,
       [newId('whd', nowMs), event.id, webhookId, event.livemode, nowMs],
     );
   }

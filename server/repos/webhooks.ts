@@ -101,6 +101,22 @@ export async function deleteWebhook(tx: Db, id: string, livemode: boolean): Prom
   return result.changes > 0;
 }
 
+/**
+ * Locks an endpoint's row until `tx` ends and returns its mode, or `undefined` when there is
+ * none. Background work that changes an endpoint and its deliveries takes this first: the
+ * endpoint, then its deliveries, is the order `deleteWebhook` takes them in (the row, then
+ * the deliveries' cascade), so on PostgreSQL the two wait for each other instead of
+ * deadlocking. `NO KEY` as in `modifyDoc`; SQLite's single writer needs no clause.
+ */
+export async function lockWebhook(tx: Db, id: string): Promise<boolean | undefined> {
+  const lock = tx.dialect === 'postgres' ? ' FOR NO KEY UPDATE' : '';
+  const row = await tx.get<{ livemode: unknown }>(
+    `SELECT livemode FROM webhooks WHERE id = $1${lock}`,
+    [id],
+  );
+  return row === undefined ? undefined : Number(row.livemode) === 1 || row.livemode === true;
+}
+
 /** The stored endpoint, without its secret. */
 export async function getWebhook<T = WebhookDoc>(
   db: Db,

@@ -6,8 +6,31 @@
 import type { Db } from '../db/types.js';
 import { type EventObject, emitEvent } from '../domain/events.js';
 import { toSeconds } from '../repos/rows.js';
-import { failPendingDeliveries } from '../repos/webhook-deliveries.js';
-import { modifyWebhook, type WebhookDoc } from '../repos/webhooks.js';
+import {
+  failPendingDeliveries,
+  type Settlement,
+  settleDelivery,
+} from '../repos/webhook-deliveries.js';
+import { lockWebhook, modifyWebhook, type WebhookDoc } from '../repos/webhooks.js';
+
+/**
+ * Records a delivery's last attempt (`retryAt: null`) and disables its endpoint, in one
+ * transaction. The endpoint's row is locked before the delivery's: deleting an endpoint takes
+ * its row and then its deliveries, and the reverse order here let PostgreSQL abort one side
+ * with a deadlock (40P01), answering the DELETE with a 500.
+ */
+export async function settleFinalFailure(
+  db: Db,
+  settlement: Settlement,
+  webhookId: string,
+  now: () => number,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    // Gone (deleted meanwhile): its deliveries went with it, so there is nothing to settle.
+    if ((await lockWebhook(tx, webhookId)) === undefined) return;
+    if (await settleDelivery(tx, settlement)) await disableEndpoint(tx, webhookId, now());
+  });
+}
 
 /**
  * Disables `webhookId` if it is still enabled and emits `webhook.disabled`; returns whether it
@@ -16,11 +39,9 @@ import { modifyWebhook, type WebhookDoc } from '../repos/webhooks.js';
  * it and emits the event, and a concurrent API update of the endpoint is kept, not undone.
  */
 export async function disableEndpoint(tx: Db, webhookId: string, nowMs: number): Promise<boolean> {
-  const row = await tx.get<{ livemode: unknown }>('SELECT livemode FROM webhooks WHERE id = $1', [
-    webhookId,
-  ]);
-  if (!row) return false;
-  const livemode = Number(row.livemode) === 1 || row.livemode === true;
+  // Locked first: its deliveries are changed below (see `settleFinalFailure`).
+  const livemode = await lockWebhook(tx, webhookId);
+  if (livemode === undefined) return false;
   type Stored = WebhookDoc & Record<string, unknown>;
   const done = await modifyWebhook<Stored>(tx, webhookId, livemode, (current) =>
     current.status === 'enabled'

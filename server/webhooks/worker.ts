@@ -20,10 +20,9 @@ import {
   type LeasedDelivery,
   leaseDueDeliveries,
   releaseLeases,
-  settleDelivery,
 } from '../repos/webhook-deliveries.js';
 import { attemptDelivery, DELIVERY_TIMEOUT_MS, deliveryBody } from './attempt.js';
-import { disableEndpoint } from './disable-endpoint.js';
+import { settleFinalFailure } from './disable-endpoint.js';
 import { type Bindings, bindingVerdict, loadBindings } from './key-binding.js';
 import { DEFAULT_SCHEDULE, nextRetryAt, type RetrySchedule } from './schedule.js';
 import { SettleQueue } from './settle-queue.js';
@@ -167,15 +166,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     });
 
   async function finalFailure(delivery: LeasedDelivery, attempt: DeliveryAttempt): Promise<void> {
-    await db.transaction(async (tx) => {
-      const settled = await settleDelivery(tx, {
-        deliveryId: delivery.id,
-        workerId,
-        attempt,
-        retryAt: null,
-      });
-      if (settled) await disableEndpoint(tx, delivery.webhookId, clock());
-    });
+    const settlement = { deliveryId: delivery.id, workerId, attempt, retryAt: null };
+    await settleFinalFailure(db, settlement, delivery.webhookId, clock);
   }
 
   /**

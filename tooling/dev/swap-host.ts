@@ -5,11 +5,12 @@
  * finished: requests already routed finish on the contract they started on, new ones see the
  * new contract, none is dropped.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDefinition } from '../../contract/route-types.js';
 import { handlerEntries } from '../../server/app.js';
 import { notImplemented } from '../../server/handlers/not-implemented.js';
+import { createNodeServer, type NodeServerSettings } from '../../server/http/node-server.js';
 import type { HandlerTable } from '../../server/http/register-routes.js';
 import type { AppBuilder, AppOverrides, ServiceHost } from '../../server/service-host.js';
 import { LiveReload, liveReloadScript } from './live-reload.js';
@@ -60,10 +61,16 @@ export class SwapHost implements ServiceHost {
     return app;
   }
 
-  async listen(address: { host: string; port: number }): Promise<number> {
-    const server = createServer((request, response) => this.dispatch(request, response));
-    // As Fastify sets on its own server: longer than common proxies' idle timeouts.
-    server.keepAliveTimeout = 72_000;
+  async listen(
+    address: { host: string; port: number },
+    settings: NodeServerSettings,
+  ): Promise<number> {
+    // The timeouts and parser refusals of the service's own server (`buildApp`).
+    const server = createNodeServer(
+      settings,
+      (request, response) => this.dispatch(request, response),
+      () => this.current?.app,
+    );
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
