@@ -4,7 +4,7 @@
  * Sent as raw bytes, since no HTTP client will write these requests.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorSpec } from '../../server/errors.js';
+import { docUrl, errorSpec } from '../../server/errors.js';
 import { type FixtureApp, fixtureApp } from '../fixtures/http/app.js';
 import { type RawAnswer, rawExchange } from './support/raw-http.js';
 
@@ -31,7 +31,7 @@ function expectEnvelope(answer: RawAnswer, code: Parameters<typeof errorSpec>[0]
     code,
     message: errorSpec(code).message,
     param: null,
-    doc_url: `https://docs.patientcare.example/errors#${code}`,
+    doc_url: docUrl(code),
     request_id: answer.headers['request-id'],
   });
 }
