@@ -11,6 +11,8 @@
  *   npm run generate                              our spec → generated/ + handler stubs
  *   npm run generate -- --check                   exit 1 listing stale files (nothing written)
  *   npm run generate -- --spec FILE --out DIR     any OpenAPI 3.0 document → DIR (inside the repo)
+ *   npm run generate -- --version DATE            our spec as of an older dated version (derived
+ *                                                 by spec/versions/) → generated/versions/DATE/
  *
  * Errors are printed as `file:line:col  #/json/pointer  message`, never as a stack trace.
  */
@@ -73,6 +75,12 @@ const SPEC = {
       value: 'DIR',
       description: 'Output folder inside the repository (with --spec).',
     },
+    version: {
+      type: 'string',
+      value: 'DATE',
+      description:
+        'A supported dated API version of our spec: types and a client pinned to it, in generated/versions/DATE/ (the latest is generated/).',
+    },
   },
 } as const;
 
@@ -83,17 +91,27 @@ async function main(): Promise<void> {
     throw new UsageError('--out needs --spec: generated/ is for our spec');
   if (!ours && values.out === undefined)
     throw new UsageError('--spec needs --out DIR (a folder inside the repository)');
+  const version = values.version === undefined ? undefined : await olderVersion(values.version);
+  if (version !== undefined && !ours) throw new UsageError('--version is for our spec, not --spec');
   const specFile = resolve(values.spec ?? join(ROOT, OUR_SPEC));
-  const outDir = relative(ROOT, resolve(values.out ?? join(ROOT, 'generated')));
+  const outDir = relative(
+    ROOT,
+    resolve(
+      values.out ??
+        join(ROOT, version === undefined ? 'generated' : `generated/versions/${version}`),
+    ),
+  );
   if (outDir.startsWith('..') || outDir === '' || resolve(outDir) === outDir) {
     throw new UsageError(
       `--out must be a folder inside the repository (${ROOT}); got ${values.out}`,
     );
   }
   if (!existsSync(specFile)) throw new UsageError(`--spec: no such file ${specFile}`);
-  const remakeCommand = ours
-    ? 'npm run generate'
-    : `npm run generate -- --spec ${values.spec} --out ${values.out}`;
+  const remakeCommand = !ours
+    ? `npm run generate -- --spec ${values.spec} --out ${values.out}`
+    : version !== undefined
+      ? `npm run generate -- --version ${version}`
+      : 'npm run generate';
   const shown = relative(ROOT, specFile).startsWith('..') ? specFile : relative(ROOT, specFile);
 
   console.log(`generate: ${shown} → ${outDir}/${values.check ? ' (check only)' : ''}`);
@@ -137,8 +155,14 @@ async function main(): Promise<void> {
   const { generate } = await import('../generators/index.js');
   const { reconcileHandlers } = await import('../generators/handler-stubs.js');
   let result: ReturnType<typeof generate> | DocumentError;
+  let document: unknown = loaded.bundled;
+  if (version !== undefined) {
+    const { deriveDocument, versions } = await import('../server/versioning/index.js');
+    document = deriveDocument(loaded.bundled, versions, version);
+    console.log(`version: ${version}, derived from ${versions.latest} by spec/versions/`);
+  }
   try {
-    result = generate(loaded.bundled, { outDir, remakeCommand });
+    result = generate(document, { outDir, remakeCommand });
   } catch (error) {
     if (!(error instanceof DocumentError)) throw error;
     result = error;
@@ -152,7 +176,8 @@ async function main(): Promise<void> {
   );
 
   let report: StubReport | null = null;
-  if (ours) {
+  // Handler stubs follow the latest version only: handlers never see an older one.
+  if (ours && version === undefined) {
     const existing = new Map<string, string>();
     const folder = join(ROOT, HANDLERS);
     if (existsSync(folder)) {
@@ -201,6 +226,18 @@ async function main(): Promise<void> {
   console.log(
     `done: ${result.operations.length} operation(s), ${files.size} file(s) (${stale.length} written, ${files.size - stale.length} unchanged)${report ? `, ${report.added.length} stub(s) added, ${report.orphans.length} orphan(s)` : ''} in ${seconds()}`,
   );
+}
+
+/** `--version`: a supported date older than the latest (the latest is plain `generate`). */
+async function olderVersion(value: string): Promise<string | undefined> {
+  const { versions } = await import('../server/versioning/index.js');
+  if (value === versions.latest) return undefined;
+  if (!versions.supported.includes(value)) {
+    throw new UsageError(
+      `--version ${value} is not a supported version; supported: ${versions.supported.join(', ')}`,
+    );
+  }
+  return value;
 }
 
 main().catch((error: unknown) => {

@@ -4,6 +4,8 @@
  * accepts (exit 2), never a stack trace.
  */
 import { isIP } from 'node:net';
+import type { components } from '../generated/types.js';
+import { versions } from './versioning/index.js';
 import { isLoopback } from './webhooks/ip-ranges.js';
 
 /** Token-bucket rates per key, in requests per second (docs/design.md#rate-limits). */
@@ -52,8 +54,8 @@ export interface ServerConfig extends HttpConfig {
   publicUrl: string | undefined;
 }
 
-/** The dated API version this build implements (`info.version` in the spec). */
-export const CURRENT_API_VERSION = '2026-11-01';
+/** The dated API version handlers speak: the newest of `spec/versions/` (`info.version`). */
+export const CURRENT_API_VERSION = versions.latest as components['schemas']['ApiVersion'];
 
 /** Defaults for everything `buildApp` takes. */
 export const DEFAULT_HTTP_CONFIG: HttpConfig = {
@@ -61,7 +63,7 @@ export const DEFAULT_HTTP_CONFIG: HttpConfig = {
   trustProxy: false,
   bodyLimit: 1024 * 1024,
   logLevel: 'info',
-  apiVersions: [CURRENT_API_VERSION],
+  apiVersions: versions.supported,
   allowPrivateWebhookTargets: false,
 };
 

@@ -4,6 +4,7 @@
  * records the appointment and patient ids it touched in the audit trail.
  */
 import { buildAppointment } from '../domain/appointment-build.js';
+import { appointmentOut, timesIn } from '../domain/appointment-times.js';
 import { type Appointment, planAppointmentUpdate } from '../domain/appointment-update.js';
 import { emitEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';
@@ -46,14 +47,15 @@ export const listAppointments: AppHandler<'listAppointments'> = async (request, 
   const ids = auditIds(page.data);
   if (only !== undefined && !ids.includes(only)) ids.push(only);
   ctx.audit(ids);
-  return { status: 200, body: listEnvelope('/v1/appointments', page) };
+  const out = { ...page, data: page.data.map(appointmentOut) };
+  return { status: 200, body: listEnvelope('/v1/appointments', out) };
 };
 
 /** POST /v1/appointments */
 export const createAppointment: AppHandler<'createAppointment'> = async (request, ctx) => {
   const body = request.body;
   assertOwnPatient(ctx, body.patient);
-  const appointment = buildAppointment(body, {
+  const appointment = buildAppointment(timesIn(body), {
     id: newId('appt', ctx.now()),
     livemode: ctx.livemode,
     nowSeconds: nowSeconds(ctx),
@@ -66,7 +68,7 @@ export const createAppointment: AppHandler<'createAppointment'> = async (request
     await repo.insertAppointment(tx, appointment);
     await emitEvent(tx, ctx, { type: 'appointment.created', object: appointment });
     ctx.audit([appointment.id, appointment.patient]);
-    return { status: 200, body: appointment };
+    return { status: 200, body: appointmentOut(appointment) };
   });
 };
 
@@ -80,7 +82,7 @@ export const retrieveAppointment: AppHandler<'retrieveAppointment'> = async (req
   }
   assertOwnPatient(ctx, appointment.patient, [id]);
   ctx.audit([id, appointment.patient]);
-  return { status: 200, body: appointment };
+  return { status: 200, body: appointmentOut(appointment) };
 };
 
 /** POST /v1/appointments/{id} */
@@ -89,7 +91,7 @@ export const updateAppointment: AppHandler<'updateAppointment'> = async (request
   return ctx.write(async (tx) => {
     const stored = await repo.getAppointment<Appointment>(tx, id, ctx.livemode);
     if (stored === undefined) throw resourceMissing('appointment');
-    const plan = planAppointmentUpdate(stored, request.body, nowSeconds(ctx));
+    const plan = planAppointmentUpdate(stored, timesIn(request.body), nowSeconds(ctx));
     if (plan.eventType !== null) {
       await repo.updateAppointment(tx, plan.appointment);
       await emitEvent(tx, ctx, {
@@ -99,6 +101,6 @@ export const updateAppointment: AppHandler<'updateAppointment'> = async (request
       });
     }
     ctx.audit([id, stored.patient]);
-    return { status: 200, body: plan.appointment };
+    return { status: 200, body: appointmentOut(plan.appointment) };
   });
 };

@@ -20,6 +20,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated key, set by the authentication hook; null on public routes. */
     apiKey: AuthenticatedKey | null;
+    /** The dated version this request is served in (`routeGuard`); null before it ran. */
+    apiVersion: string | null;
   }
 }
 
@@ -136,7 +138,12 @@ export function routeGuard(route: RouteDefinition, deps: HookDeps) {
       auditDenied(deps, request, key);
       throw error;
     }
-    const version = negotiateVersion(request.headers['patientcare-version'], deps.apiVersions);
+    const version = negotiateVersion(
+      request.headers['patientcare-version'],
+      deps.apiVersions,
+      key.pinnedVersion ?? null,
+    );
+    request.apiVersion = version;
     reply.header('PatientCare-Version', version);
     done();
   };

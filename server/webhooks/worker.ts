@@ -16,6 +16,8 @@ import {
   leaseDueDeliveries,
   settleDelivery,
 } from '../repos/webhook-deliveries.js';
+import { versions } from '../versioning/index.js';
+import { renderEventJson } from '../versioning/render-event.js';
 import { attemptDelivery, deliveryBody } from './attempt.js';
 import { disableEndpoint } from './disable-endpoint.js';
 import { DEFAULT_SCHEDULE, nextRetryAt, type RetrySchedule } from './schedule.js';
@@ -66,6 +68,8 @@ export interface DeliveryWorker {
 /** Where each leased delivery's endpoint stands, and its event's pending count. */
 interface BatchFacts {
   enabled: Set<string>;
+  /** Each enabled endpoint's `api_version`: its deliveries are rendered in it. */
+  versions: Map<string, string>;
   pending: Map<string, number>;
 }
 
@@ -73,8 +77,8 @@ async function batchFacts(db: Db, leased: readonly LeasedDelivery[]): Promise<Ba
   const webhookIds = [...new Set(leased.map((d) => d.webhookId))];
   const eventIds = [...new Set(leased.map((d) => d.eventId))];
   const list = (n: number) => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
-  const hooks = await db.all<{ id: string }>(
-    `SELECT id FROM webhooks WHERE status = 'enabled' AND id IN (${list(webhookIds.length)})`,
+  const hooks = await db.all<{ id: string; data: string }>(
+    `SELECT id, data FROM webhooks WHERE status = 'enabled' AND id IN (${list(webhookIds.length)})`,
     webhookIds,
   );
   const counts = await db.all<{ event_id: string; n: unknown }>(
@@ -84,6 +88,7 @@ async function batchFacts(db: Db, leased: readonly LeasedDelivery[]): Promise<Ba
   );
   return {
     enabled: new Set(hooks.map((h) => h.id)),
+    versions: new Map(hooks.map((h) => [h.id, String(JSON.parse(h.data).api_version)])),
     pending: new Map(counts.map((c) => [c.event_id, Number(c.n)])),
   };
 }
@@ -162,7 +167,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       await settler.settle({ deliveryId: delivery.id, workerId, attempt, retryAt: null });
       return;
     }
-    const body = deliveryBody(delivery.eventJson, facts.pending.get(delivery.eventId));
+    const rendered = renderEventJson(
+      versions,
+      delivery.eventJson,
+      facts.versions.get(delivery.webhookId),
+    );
+    const body = deliveryBody(rendered, facts.pending.get(delivery.eventId));
     const attempt = await attemptDelivery(delivery, body, deps);
     if (attempt.succeeded) {
       await settler.settle({ deliveryId: delivery.id, workerId, attempt, retryAt: null });

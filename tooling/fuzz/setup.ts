@@ -16,11 +16,20 @@ function next(service: Service): number {
   return n;
 }
 
+/** The `PatientCare-Version` header of a run pinned to a version; none otherwise. */
+export function versionHeader(service: Service): Record<string, string> {
+  return service.apiVersion === undefined ? {} : { 'PatientCare-Version': service.apiVersion };
+}
+
 async function post(service: Service, path: string, body: unknown, key = service.secret) {
   const res = await send(service.baseUrl, {
     method: 'POST',
     url: path,
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    headers: {
+      Authorization: `Bearer ${key}`,
+      'Content-Type': 'application/json',
+      ...versionHeader(service),
+    },
     body: JSON.stringify(body),
   });
   const id = (res.body as { id?: unknown } | undefined)?.id;
@@ -75,7 +84,7 @@ export async function buildWorld(service: Service): Promise<World> {
   const events = await send(service.baseUrl, {
     method: 'GET',
     url: '/v1/events?limit=5',
-    headers: { Authorization: `Bearer ${service.secret}` },
+    headers: { Authorization: `Bearer ${service.secret}`, ...versionHeader(service) },
   });
   for (const event of (events.body as { data?: { id: string }[] }).data ?? []) {
     world.events.push(event.id);

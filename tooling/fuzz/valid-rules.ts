@@ -90,10 +90,11 @@ function createPatient(body: Obj, _world: World, picks: Picks): Ruled {
 }
 
 /**
- * Integers above 2^53 are int64 but not exact in JSON parsers like JavaScript's (Prism refuses
- * them too), so valid times stay at or below it.
+ * Valid times stay at or below 9999-12-31T23:59:59Z: since 2026-12-01 times are RFC 3339
+ * date-times, whose four-digit year ends there, and a 2026-11-01 request is migrated up to
+ * one, so a later unix time is refused (400) in every version (spec/CHANGELOG.md 2026-12-01).
  */
-const MAX_TIME = Number.MAX_SAFE_INTEGER;
+const MAX_TIME = 253_402_300_799;
 
 function timeSpan(body: Obj, picks: Picks): void {
   const hasStart = body.start !== undefined;
@@ -109,8 +110,8 @@ function timeSpan(body: Obj, picks: Picks): void {
     }
   }
   if (body.start !== undefined && body.end !== undefined) {
-    let start = Number(body.start);
-    let end = Number(body.end);
+    let start = Math.min(Number(body.start), MAX_TIME - 1);
+    let end = Math.min(Number(body.end), MAX_TIME);
     if (end === start) {
       if (start === 0) end = 1;
       else start -= 1;
