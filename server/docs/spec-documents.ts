@@ -1,3 +1,4 @@
+import { deriveDocument, versions } from '../versioning/index.js';
 import { type Asset, makeAsset } from './assets.js';
 import type { PreparedDocs } from './prepared.js';
 
@@ -33,5 +34,22 @@ export function specDocuments(docs: PreparedDocs, publicUrl: string | undefined)
   return {
     json: makeAsset('application/json; charset=utf-8', Buffer.from(json)),
     yaml: makeAsset('application/yaml; charset=utf-8', Buffer.from(yaml)),
+  };
+}
+
+/**
+ * An older version's documents, derived from the prepared latest one. The YAML is the JSON
+ * text: JSON is YAML 1.2 (flow style), and the service carries no YAML library at run time.
+ */
+export function versionedDocuments(
+  docs: PreparedDocs,
+  version: string,
+  publicUrl: string | undefined,
+): SpecDocuments {
+  const derived = deriveDocument(docs.spec, versions, version);
+  const json = JSON.stringify({ ...derived, servers: [advertisedServer(publicUrl)] });
+  return {
+    json: makeAsset('application/json; charset=utf-8', Buffer.from(json)),
+    yaml: makeAsset('application/yaml; charset=utf-8', Buffer.from(`${json}\n`)),
   };
 }
