@@ -25,8 +25,6 @@ export interface AuthenticatedKey {
   readonly allowedIps: readonly string[];
   /** Browser origins a publishable or ephemeral key may be used from; empty = any. */
   readonly allowedOrigins: readonly string[];
-  /** The API version the key's account is pinned to (used without a version header). */
-  readonly pinnedVersion?: string | null;
 }
 
 /** Kinds allowed when the spec does not say: normal operations. */

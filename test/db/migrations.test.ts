@@ -71,7 +71,7 @@ await describeEachDatabase('migrations', (dialect) => {
     await record('key_rk1', 'k-2', 'completed', 4);
     await record('key_pk1', 'k-1', 'completed', 3);
     await record('key_ek1', 'k-1', 'completed', 3);
-    expect(await migrate(ctx.db)).toEqual([3]);
+    expect(await migrate(ctx.db, migrations.slice(0, 3))).toEqual([3]);
     const rows = await ctx.db.all<{
       namespace: string;
       idempotency_key: string;

@@ -1,7 +1,13 @@
 import { initial } from './0001-initial.js';
 import { auditBatches } from './0002-audit-batches.js';
 import { idempotencyNamespace } from './0003-idempotency-namespace.js';
+import { accountApiVersion } from './0004-account-api-version.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. Append new ones; never reorder or edit applied ones. */
-export const migrations: readonly Migration[] = [initial, auditBatches, idempotencyNamespace];
+export const migrations: readonly Migration[] = [
+  initial,
+  auditBatches,
+  idempotencyNamespace,
+  accountApiVersion,
+];
