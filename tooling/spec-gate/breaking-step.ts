@@ -81,7 +81,16 @@ export async function runBreakingCheck(opts: BreakingOptions): Promise<StepOutco
     show: (c) => shown.get(c) ?? c.pointer,
   });
   const breaking = changes.filter((c) => c.breaking);
-  const modules = opts.versionChanges ?? (await loadVersionChanges(opts.root));
+  let modules: readonly VersionChange[] | undefined;
+  try {
+    modules = opts.versionChanges ?? (await loadVersionChanges(opts.root));
+  } catch (err) {
+    return {
+      status: 'fail',
+      summary: 'cannot load spec/versions/',
+      details: [(err as Error).message],
+    };
+  }
   const coverage =
     modules === undefined
       ? []
