@@ -53,6 +53,18 @@ export function statusListed(route: RouteDefinition, status: number): boolean {
   );
 }
 
+const sameBody = (body: unknown): unknown => body;
+
+/** A body (a value, or JSON text as replays and spliced lists are) migrated down to `version`. */
+function downgrader(version: string): (body: unknown) => unknown {
+  return (body) =>
+    body === undefined
+      ? body
+      : typeof body === 'string'
+        ? downgradeText(versions, version, body)
+        : downgradeBody(versions, version, body as Json);
+}
+
 /** Sends a JSON reply; `body` is a value, or already-serialised JSON text (replays). */
 function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   reply.code(status);
@@ -144,12 +156,7 @@ function registerRoute(
       headers: request.headers as Record<string, unknown>,
     };
     validate(parts);
-    const out = (body: unknown): unknown =>
-      !old || body === undefined
-        ? body
-        : typeof body === 'string'
-          ? downgradeText(versions, version, body)
-          : downgradeBody(versions, version, body as Json);
+    const out = old ? downgrader(version) : sameBody;
 
     const idempotencyKey =
       route.method === 'POST' ? readIdempotencyKey(request.headers['idempotency-key']) : undefined;

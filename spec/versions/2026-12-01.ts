@@ -84,6 +84,7 @@ export const change: VersionChange = {
   changelog: [
     'Breaking: appointment `start` and `end` are RFC 3339 date-times with an offset (`2026-11-04T10:00:00+01:00`) instead of unix seconds, in `/components/schemas/Appointment` (responses, and `data.object` of events and webhooks), `/components/schemas/AppointmentCreateParams` and `/components/schemas/AppointmentUpdateParams`; responses give them in UTC (`Z`); the `previous_attributes` of `appointment.updated` and `appointment.cancelled` events follow. Clients pinned to 2026-11-01 keep sending and receiving seconds. To move: send and parse date-times, then send `PatientCare-Version: 2026-12-01`.',
     'Added (compatible): `/components/schemas/DateTime`, and `2026-12-01` in `/components/schemas/ApiVersion` and the `PatientCare-Version` header.',
+    'Why this change: a unix time carries no offset and cannot be read by a person, so every client converted it and scheduling across time zones (a clinic in one, a patient in another, summer time) was left to guesswork; FHIR `Appointment.start`, iCalendar and calendar APIs all exchange RFC 3339 date-times with an offset, so appointments now map one to one onto them. Instants before 1970 or after 9999-12-31T23:59:59Z are refused in every version (a 2026-11-01 request is migrated up to a date-time, which cannot write a later year).',
   ],
   document: [
     { at: '/components/schemas/DateTime', didNotExist: true },
