@@ -158,3 +158,21 @@ describe('2026-12-01 converters', () => {
     expect(downgradeBody(versions, '2026-11-01', error)).toEqual(error);
   });
 });
+
+describe('error converters', () => {
+  it('a change with an errors converter rewrites error envelopes on the way down only', () => {
+    const [first, latest] = versionChanges;
+    const renamed = createRegistry([
+      first!,
+      {
+        ...latest!,
+        errors: (body) => ({ ...body, error: { ...(body.error as object), param: 'old_name' } }),
+      },
+    ]);
+    const envelope = { error: { code: 'parameter_invalid', param: 'new_name' } };
+    expect(downgradeBody(renamed, '2026-11-01', envelope)).toEqual({
+      error: { code: 'parameter_invalid', param: 'old_name' },
+    });
+    expect(downgradeBody(renamed, '2026-12-01', envelope)).toBe(envelope);
+  });
+});
