@@ -96,8 +96,10 @@ export async function sendError(
 }
 
 /** The envelope in the request's version (a version change may alter error shapes). */
-function errorIn(version: string | null, envelope: object): unknown {
-  if (version === null || version === versions.latest) return envelope;
+function errorIn(version: string | null | undefined, envelope: object): unknown {
+  // Router errors arrive before any hook: no version was chosen, the latest answers.
+  if (typeof version !== 'string' || version === versions.latest) return envelope;
+  if (!versions.supported.includes(version)) return envelope;
   return downgradeBody(versions, version, envelope as Json);
 }
 
