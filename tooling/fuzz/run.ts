@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import * as generated from '../../generated/routes.js';
 import type { Dialect } from '../../server/db/types.js';
+import { versions } from '../../server/versioning/index.js';
 import type { FuzzCase } from './case-types.js';
 import { checkAnswer } from './checks.js';
 import { comparable, firstDifference, timestampProperties } from './compare.js';
@@ -151,9 +152,24 @@ async function wire(c: FuzzCase, target: Target): Promise<WireRequest> {
   return {
     method: c.method,
     url: query === '' ? path : `${path}?${query}`,
-    headers: { Authorization: `Bearer ${key}`, ...versionHeader(service), ...c.headers },
+    headers: {
+      Authorization: `Bearer ${key}`,
+      ...versionHeader(service),
+      ...runVersion(c.headers, service),
+    },
     ...(body === undefined ? {} : { body }),
   };
+}
+
+/**
+ * A case's headers with a supported `PatientCare-Version` set to the run's version: the case's
+ * body has the shape of the run's document, so a valid case must not ask for another version.
+ * Unsupported values (the invalid cases) are sent as they are.
+ */
+function runVersion(headers: Record<string, string>, service: Service): Record<string, string> {
+  const name = Object.keys(headers).find((h) => h.toLowerCase() === 'patientcare-version');
+  if (name === undefined || !versions.supported.includes(headers[name]!)) return headers;
+  return { ...headers, [name]: service.apiVersion ?? versions.latest };
 }
 
 function noAnswer(error: Error): WireResponse {

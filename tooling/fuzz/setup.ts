@@ -40,9 +40,15 @@ async function post(service: Service, path: string, body: unknown, key = service
 }
 
 /** A time span a day from now, in unix seconds. */
-function span(): { start: number; end: number } {
+/**
+ * Tomorrow, half an hour: unix seconds for a run pinned to 2026-11-01, date-times for the
+ * latest (2026-12-01 made appointment times RFC 3339).
+ */
+function span(service: Service): { start: number | string; end: number | string } {
   const start = Math.floor(Date.now() / 1000) + 86_400;
-  return { start, end: start + 1800 };
+  if (service.apiVersion === '2026-11-01') return { start, end: start + 1800 };
+  const text = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+  return { start: text(start), end: text(start + 1800) };
 }
 
 /** Creates the shared objects: 3 patients, an appointment each, 2 claims, 2 webhooks. */
@@ -52,7 +58,11 @@ export async function buildWorld(service: Service): Promise<World> {
     const patient = await post(service, '/v1/patients', setupPatient(next(service)));
     world.patients.push(patient);
     world.appointments.push(
-      await post(service, '/v1/appointments', { patient, practitioner: 'Dr Fuzz', ...span() }),
+      await post(service, '/v1/appointments', {
+        patient,
+        practitioner: 'Dr Fuzz',
+        ...span(service),
+      }),
     );
   }
   for (let n = 0; n < 2; n++) {
@@ -99,13 +109,17 @@ export async function makeFresh(service: Service, world: World, kind: FreshKind)
     case 'patient':
       return post(service, '/v1/patients', setupPatient(next(service)));
     case 'appointment-pending':
-      return post(service, '/v1/appointments', { patient, practitioner: 'Dr Fuzz', ...span() });
+      return post(service, '/v1/appointments', {
+        patient,
+        practitioner: 'Dr Fuzz',
+        ...span(service),
+      });
     case 'appointment-booked':
       return post(service, '/v1/appointments', {
         patient,
         practitioner: 'Dr Fuzz',
         confirm: true,
-        ...span(),
+        ...span(service),
       });
     case 'webhook':
       return post(service, '/v1/webhooks', { url: SETUP_HOOK_URL, enabled_events: ['*'] });

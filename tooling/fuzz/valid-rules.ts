@@ -96,7 +96,34 @@ function createPatient(body: Obj, _world: World, picks: Picks): Ruled {
  */
 const MAX_TIME = 253_402_300_799;
 
+/** `2026-11-04T09:00:00Z` for unix seconds: the latest version's time (2026-12-01 on). */
+function dateTimeText(seconds: number): string {
+  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * The span rules on unix seconds whatever the version speaks: date-times (2026-12-01 on) are
+ * read into whole seconds within 1970..9999 first and written back without fractions, which
+ * the spec's pattern refuses.
+ */
 function timeSpan(body: Obj, picks: Picks): void {
+  const text = typeof body.start === 'string' || typeof body.end === 'string';
+  if (text) {
+    for (const field of ['start', 'end'] as const) {
+      if (body[field] === undefined) continue;
+      const seconds = Math.floor(Date.parse(String(body[field])) / 1000);
+      body[field] = Number.isFinite(seconds) ? Math.min(Math.max(seconds, 0), MAX_TIME) : 0;
+    }
+  }
+  secondsSpan(body, picks);
+  if (text) {
+    for (const field of ['start', 'end'] as const) {
+      if (body[field] !== undefined) body[field] = dateTimeText(Number(body[field]));
+    }
+  }
+}
+
+function secondsSpan(body: Obj, picks: Picks): void {
   const hasStart = body.start !== undefined;
   const hasEnd = body.end !== undefined;
   if (hasStart !== hasEnd) {
