@@ -3,7 +3,7 @@ import type { paths } from './types.js';
 import { type ClientOptions, createOperationClient, type OperationClient } from '../client/index.js';
 
 /** `info.version` of the document, sent as `PatientCare-Version` unless overridden. */
-export const apiVersion: string | undefined = '2026-11-01';
+export const apiVersion: string | undefined = '2026-12-01';
 
 /** The request header that selects the API version, from the document; `null` for none. */
 export const versionHeader: string | null = 'PatientCare-Version';

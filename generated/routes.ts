@@ -24,7 +24,7 @@ const addressSchema: JsonSchema = {
 const apiVersionSchema: JsonSchema = {
   $id: 'urn:openapi:schema:ApiVersion',
   type: 'string',
-  enum: ['2026-11-01'],
+  enum: ['2026-11-01', '2026-12-01'],
 };
 
 const appointmentRequestSchema: JsonSchema = {
@@ -34,8 +34,26 @@ const appointmentRequestSchema: JsonSchema = {
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
-    start: { anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }] },
-    end: { anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }] },
+    start: {
+      anyOf: [
+        {
+          type: 'string',
+          pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(Z|[+-]\\d{2}:\\d{2})$',
+          format: 'date-time',
+        },
+        { type: 'null' },
+      ],
+    },
+    end: {
+      anyOf: [
+        {
+          type: 'string',
+          pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(Z|[+-]\\d{2}:\\d{2})$',
+          format: 'date-time',
+        },
+        { type: 'null' },
+      ],
+    },
     appointment_type: {
       anyOf: [
         { type: 'string', enum: ['routine', 'walkin', 'checkup', 'followup', 'emergency', null] },
@@ -74,8 +92,26 @@ const appointmentResponseSchema: JsonSchema = {
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
-    start: { anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }] },
-    end: { anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }] },
+    start: {
+      anyOf: [
+        {
+          type: 'string',
+          pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(Z|[+-]\\d{2}:\\d{2})$',
+          format: 'date-time',
+        },
+        { type: 'null' },
+      ],
+    },
+    end: {
+      anyOf: [
+        {
+          type: 'string',
+          pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(Z|[+-]\\d{2}:\\d{2})$',
+          format: 'date-time',
+        },
+        { type: 'null' },
+      ],
+    },
     appointment_type: {
       anyOf: [
         { type: 'string', enum: ['routine', 'walkin', 'checkup', 'followup', 'emergency', null] },
@@ -115,8 +151,8 @@ const appointmentCreateParamsRequestSchema: JsonSchema = {
   properties: {
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
-    start: { $ref: 'urn:openapi:schema:Timestamp' },
-    end: { $ref: 'urn:openapi:schema:Timestamp' },
+    start: { $ref: 'urn:openapi:schema:DateTime' },
+    end: { $ref: 'urn:openapi:schema:DateTime' },
     appointment_type: { $ref: 'urn:openapi:schema:AppointmentType' },
     reason: { type: 'string', maxLength: 500 },
     location: { type: 'string', maxLength: 200 },
@@ -133,8 +169,8 @@ const appointmentCreateParamsResponseSchema: JsonSchema = {
   properties: {
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
-    start: { $ref: 'urn:openapi:schema:Timestamp' },
-    end: { $ref: 'urn:openapi:schema:Timestamp' },
+    start: { $ref: 'urn:openapi:schema:DateTime' },
+    end: { $ref: 'urn:openapi:schema:DateTime' },
     appointment_type: { $ref: 'urn:openapi:schema:AppointmentType' },
     reason: { type: 'string', maxLength: 500 },
     location: { type: 'string', maxLength: 200 },
@@ -247,8 +283,8 @@ const appointmentUpdateParamsSchema: JsonSchema = {
   type: 'object',
   properties: {
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
-    start: { $ref: 'urn:openapi:schema:Timestamp' },
-    end: { $ref: 'urn:openapi:schema:Timestamp' },
+    start: { $ref: 'urn:openapi:schema:DateTime' },
+    end: { $ref: 'urn:openapi:schema:DateTime' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
     appointment_type: {
       anyOf: [
@@ -675,6 +711,13 @@ const currencySchema: JsonSchema = {
   $id: 'urn:openapi:schema:Currency',
   type: 'string',
   pattern: '^[a-z]{3}$',
+};
+
+const dateTimeSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:DateTime',
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(Z|[+-]\\d{2}:\\d{2})$',
+  format: 'date-time',
 };
 
 const deletedWebhookRequestSchema: JsonSchema = {
@@ -1688,6 +1731,7 @@ export const componentSchemas: readonly JsonSchema[] = [
   claimTypeSchema,
   createdFilterSchema,
   currencySchema,
+  dateTimeSchema,
   deletedWebhookRequestSchema,
   deletedWebhookResponseSchema,
   emailSchema,
@@ -1789,7 +1833,7 @@ const listPatientsRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:PatientList' },
@@ -1823,7 +1867,7 @@ const createPatientRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
-        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -1873,7 +1917,7 @@ const searchPatientsRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
-        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -1922,7 +1966,7 @@ const retrievePatientRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Patient' },
@@ -1962,7 +2006,7 @@ const updatePatientRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
-        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2023,7 +2067,7 @@ const listAppointmentsRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:AppointmentList' },
@@ -2057,7 +2101,7 @@ const createAppointmentRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
-        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2106,7 +2150,7 @@ const retrieveAppointmentRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Appointment' },
@@ -2146,7 +2190,7 @@ const updateAppointmentRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
-        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2207,7 +2251,7 @@ const listClaimsRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:ClaimList' },
@@ -2241,7 +2285,7 @@ const submitClaimRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
-        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2290,7 +2334,7 @@ const retrieveClaimRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Claim' },
@@ -2336,7 +2380,7 @@ const listWebhooksRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:WebhookList' },
@@ -2370,7 +2414,7 @@ const createWebhookRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
-        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2419,7 +2463,7 @@ const retrieveWebhookRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Webhook' },
@@ -2459,7 +2503,7 @@ const updateWebhookRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
-        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2508,7 +2552,7 @@ const deleteWebhookRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:DeletedWebhook' },
@@ -2558,7 +2602,7 @@ const listWebhookDeliveriesRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
     },
     response: {
       '200': { $ref: 'urn:openapi:schema:WebhookDeliveryList' },
@@ -2606,7 +2650,7 @@ const listEventsRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:EventList' },
@@ -2644,7 +2688,7 @@ const retrieveEventRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Event' },
@@ -2678,7 +2722,7 @@ const createTokenRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
-        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2723,7 +2767,7 @@ const createEphemeralKeyRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
-        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,

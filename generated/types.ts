@@ -553,6 +553,13 @@ export interface components {
          */
         RequestId: string;
         /**
+         * Format: date-time
+         * @description An instant as an RFC 3339 date-time with its offset (`Z` or `±hh:mm`) and whole
+         *     seconds, e.g. `2026-11-04T10:00:00+01:00`. Returned in UTC (`Z`).
+         * @example 2026-11-04T09:00:00Z
+         */
+        DateTime: string;
+        /**
          * Format: int64
          * @description Unix time in seconds (UTC).
          * @example 1793577600
@@ -940,8 +947,8 @@ export interface components {
          *       "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
          *       "practitioner": "Dr. Lee (family medicine)",
          *       "status": "cancelled",
-         *       "start": 1793782800,
-         *       "end": 1793784600,
+         *       "start": "2026-11-04T09:00:00Z",
+         *       "end": "2026-11-04T09:30:00Z",
          *       "appointment_type": "followup",
          *       "reason": "Blood pressure review",
          *       "location": "Room 4",
@@ -965,15 +972,15 @@ export interface components {
             practitioner: string;
             status: components["schemas"]["AppointmentStatus"];
             /**
-             * Format: int64
-             * @description Start time; `null` only while `proposed` (or when cancelled before a time was set).
+             * Format: date-time
+             * @description Start time (RFC 3339, in UTC); `null` only while `proposed` (or when cancelled before a time was set).
              */
-            start: number | null;
+            start: string | null;
             /**
-             * Format: int64
-             * @description End time, after `start`; `null` exactly when `start` is.
+             * Format: date-time
+             * @description End time (RFC 3339, in UTC), after `start`; `null` exactly when `start` is.
              */
-            end: number | null;
+            end: string | null;
             /** @enum {string|null} */
             appointment_type: "routine" | "walkin" | "checkup" | "followup" | "emergency" | null;
             /** @description Why the visit is booked, in words. */
@@ -994,16 +1001,16 @@ export interface components {
          * @example {
          *       "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
          *       "practitioner": "Dr. Lee (family medicine)",
-         *       "start": 1793782800,
-         *       "end": 1793784600,
+         *       "start": "2026-11-04T09:00:00Z",
+         *       "end": "2026-11-04T09:30:00Z",
          *       "confirm": true
          *     }
          */
         AppointmentCreateParams: {
             patient: components["schemas"]["PatientId"];
             practitioner: string;
-            start?: components["schemas"]["Timestamp"];
-            end?: components["schemas"]["Timestamp"];
+            start?: components["schemas"]["DateTime"];
+            end?: components["schemas"]["DateTime"];
             appointment_type?: components["schemas"]["AppointmentType"];
             reason?: string;
             location?: string;
@@ -1029,8 +1036,8 @@ export interface components {
          */
         AppointmentUpdateParams: {
             status?: components["schemas"]["AppointmentStatus"];
-            start?: components["schemas"]["Timestamp"];
-            end?: components["schemas"]["Timestamp"];
+            start?: components["schemas"]["DateTime"];
+            end?: components["schemas"]["DateTime"];
             practitioner?: string;
             /** @enum {string|null} */
             appointment_type?: "routine" | "walkin" | "checkup" | "followup" | "emergency" | null;
@@ -1370,7 +1377,7 @@ export interface components {
          * @example 2026-11-01
          * @enum {string}
          */
-        ApiVersion: "2026-11-01";
+        ApiVersion: "2026-11-01" | "2026-12-01";
         /**
          * @description `disabled` by you, or by the server after a delivery exhausted its retries or the key the endpoint is bound to was revoked or expired.
          * @example enabled
@@ -1596,8 +1603,8 @@ export interface components {
          *       "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
          *       "practitioner": "Dr. Lee (family medicine)",
          *       "status": "pending",
-         *       "start": 1793782800,
-         *       "end": 1793784600,
+         *       "start": "2026-11-04T09:00:00Z",
+         *       "end": "2026-11-04T09:30:00Z",
          *       "appointment_type": null,
          *       "reason": null,
          *       "location": null,
@@ -1619,8 +1626,8 @@ export interface components {
          *         "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
          *         "practitioner": "Dr. Lee (family medicine)",
          *         "status": "booked",
-         *         "start": 1793782800,
-         *         "end": 1793784600,
+         *         "start": "2026-11-04T09:00:00Z",
+         *         "end": "2026-11-04T09:30:00Z",
          *         "appointment_type": null,
          *         "reason": null,
          *         "location": null,
@@ -1674,8 +1681,8 @@ export interface components {
          *           "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
          *           "practitioner": "Dr. Lee (family medicine)",
          *           "status": "booked",
-         *           "start": 1793782800,
-         *           "end": 1793784600,
+         *           "start": "2026-11-04T09:00:00Z",
+         *           "end": "2026-11-04T09:30:00Z",
          *           "appointment_type": null,
          *           "reason": null,
          *           "location": null,
@@ -1898,8 +1905,8 @@ export interface components {
          *           "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
          *           "practitioner": "Dr. Lee (family medicine)",
          *           "status": "cancelled",
-         *           "start": 1793782800,
-         *           "end": 1793784600,
+         *           "start": "2026-11-04T09:00:00Z",
+         *           "end": "2026-11-04T09:30:00Z",
          *           "appointment_type": "followup",
          *           "reason": "Blood pressure review",
          *           "location": "Room 4",
@@ -2149,8 +2156,8 @@ export interface components {
                  *       "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
                  *       "practitioner": "Dr. Lee (family medicine)",
                  *       "status": "booked",
-                 *       "start": 1793782800,
-                 *       "end": 1793784600,
+                 *       "start": "2026-11-04T09:00:00Z",
+                 *       "end": "2026-11-04T09:30:00Z",
                  *       "appointment_type": "followup",
                  *       "reason": "Blood pressure review",
                  *       "location": "Room 4",
@@ -2408,7 +2415,7 @@ export interface components {
          *     response. An unknown version is `400 parameter_invalid`.
          * @example 2026-11-01
          */
-        PatientCareVersion: "2026-11-01";
+        PatientCareVersion: "2026-11-01" | "2026-12-01";
         /**
          * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
          *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -2567,7 +2574,7 @@ export interface components {
          * @description The API version used for this response.
          * @example 2026-11-01
          */
-        "PatientCare-Version": "2026-11-01";
+        "PatientCare-Version": "2026-11-01" | "2026-12-01";
     };
     pathItems: never;
 }
@@ -3029,8 +3036,8 @@ export interface operations {
                      *           "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
                      *           "practitioner": "Dr. Lee (family medicine)",
                      *           "status": "booked",
-                     *           "start": 1793782800,
-                     *           "end": 1793784600,
+                     *           "start": "2026-11-04T09:00:00Z",
+                     *           "end": "2026-11-04T09:30:00Z",
                      *           "appointment_type": "followup",
                      *           "reason": "Blood pressure review",
                      *           "location": "Room 4",
@@ -3081,8 +3088,8 @@ export interface operations {
                  * @example {
                  *       "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
                  *       "practitioner": "Dr. Lee (family medicine)",
-                 *       "start": 1793782800,
-                 *       "end": 1793784600,
+                 *       "start": "2026-11-04T09:00:00Z",
+                 *       "end": "2026-11-04T09:30:00Z",
                  *       "appointment_type": "followup",
                  *       "reason": "Blood pressure review",
                  *       "location": "Room 4",
@@ -3148,8 +3155,8 @@ export interface operations {
                      *       "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
                      *       "practitioner": "Dr. Lee (family medicine)",
                      *       "status": "booked",
-                     *       "start": 1793782800,
-                     *       "end": 1793784600,
+                     *       "start": "2026-11-04T09:00:00Z",
+                     *       "end": "2026-11-04T09:30:00Z",
                      *       "appointment_type": "followup",
                      *       "reason": "Blood pressure review",
                      *       "location": "Room 4",

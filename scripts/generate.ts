@@ -13,6 +13,8 @@
  *   npm run generate -- --spec FILE --out DIR     any OpenAPI 3.0 document → DIR (any folder; a
  *                                                 file there that generate did not write is
  *                                                 never overwritten)
+ *   npm run generate -- --version DATE            our spec as of an older dated version (derived
+ *                                                 by spec/versions/) → generated/versions/DATE/
  *
  * Errors are printed as `file:line:col  #/json/pointer  message`, never as a stack trace.
  */
@@ -75,6 +77,12 @@ const SPEC = {
       description:
         'Output folder, anywhere (with --spec); refuses to overwrite a file it did not write.',
     },
+    version: {
+      type: 'string',
+      value: 'DATE',
+      description:
+        'A supported dated API version of our spec: types and a client pinned to it, in generated/versions/DATE/ (the latest is generated/).',
+    },
   },
 } as const;
 
@@ -87,13 +95,18 @@ async function main(): Promise<void> {
     throw new UsageError(
       '--spec needs --out DIR (the folder to write types.ts, routes.ts and client.ts to)',
     );
+  const version = values.version === undefined ? undefined : await olderVersion(values.version);
+  if (version !== undefined && !ours) throw new UsageError('--version is for our spec, not --spec');
   const specFile = resolve(values.spec ?? join(ROOT, OUR_SPEC));
-  const outDir = relative(ROOT, resolve(values.out ?? join(ROOT, 'generated')));
+  const defaultOut = version === undefined ? 'generated' : `generated/versions/${version}`;
+  const outDir = relative(ROOT, resolve(values.out ?? join(ROOT, defaultOut)));
   if (outDir === '') throw new UsageError('--out must be a folder, not the repository itself');
   if (!existsSync(specFile)) throw new UsageError(`--spec: no such file ${specFile}`);
-  const remakeCommand = ours
-    ? 'npm run generate'
-    : `npm run generate -- --spec ${values.spec} --out ${values.out}`;
+  const remakeCommand = !ours
+    ? `npm run generate -- --spec ${values.spec} --out ${values.out}`
+    : version !== undefined
+      ? `npm run generate -- --version ${version}`
+      : 'npm run generate';
   const shown = relative(ROOT, specFile).startsWith('..') ? specFile : relative(ROOT, specFile);
 
   console.log(`generate: ${shown} → ${outDir}/${values.check ? ' (check only)' : ''}`);
@@ -138,14 +151,21 @@ async function main(): Promise<void> {
   const { foreignFiles, treeFiles, staleFiles, writeTree } = await import(
     '../tooling/generate/tree.js'
   );
+  let document: unknown = loaded.bundled;
+  if (version !== undefined) {
+    const { deriveDocument, versions } = await import('../server/versioning/index.js');
+    document = deriveDocument(loaded.bundled, versions, version);
+    console.log(`version: ${version}, derived from ${versions.latest} by spec/versions/`);
+  }
   let tree: ReturnType<typeof treeFiles>;
   try {
     tree = treeFiles({
       root: ROOT,
-      document: loaded.bundled,
+      document,
       outDir,
       remakeCommand,
-      handlersDir: ours ? join(ROOT, HANDLERS) : null,
+      // Handler stubs follow the latest version only: handlers never see an older one.
+      handlersDir: ours && version === undefined ? join(ROOT, HANDLERS) : null,
     });
   } catch (error) {
     if (!(error instanceof DocumentError)) throw error;
@@ -196,6 +216,18 @@ async function main(): Promise<void> {
   console.log(
     `done: ${operations.length} operation(s), ${files.size} file(s) (${stale.length} written, ${files.size - stale.length} unchanged)${report ? `, ${report.added.length} stub(s) added, ${report.orphans.length} orphan(s)` : ''} in ${seconds()}`,
   );
+}
+
+/** `--version`: a supported date older than the latest (the latest is plain `generate`). */
+async function olderVersion(value: string): Promise<string | undefined> {
+  const { versions } = await import('../server/versioning/index.js');
+  if (value === versions.latest) return undefined;
+  if (!versions.supported.includes(value)) {
+    throw new UsageError(
+      `--version ${value} is not a supported version; supported: ${versions.supported.join(', ')}`,
+    );
+  }
+  return value;
 }
 
 main().catch((error: unknown) => {

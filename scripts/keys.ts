@@ -1,4 +1,4 @@
-/** `npm run keys -- create|list|revoke`: manage API keys in the database of `DATABASE_URL`. */
+/** `npm run keys -- create|list|revoke|version`: API keys and the account's pinned API version in the database of `DATABASE_URL`. */
 import { openDb } from '../server/db/open.js';
 import { KEYS_USAGE, parseKeysCommand, runKeysCommand } from '../server/keys/cli.js';
 import { KeyOptionsError } from '../server/keys/store.js';
@@ -10,9 +10,10 @@ await runCommand(
   {
     name: 'npm run keys --',
     prefix: 'keys',
-    summary: 'Creates, lists and revokes API keys in the database of DATABASE_URL.',
+    summary:
+      "Creates, lists and revokes API keys, and shows or changes the account's pinned API version, in the database of DATABASE_URL.",
     options: {},
-    positionals: '<create|list|revoke> …',
+    positionals: '<create|list|revoke|version> …',
     passThrough: true,
     notes: ['Commands:', ...KEYS_USAGE.split('\n').slice(1)],
   },

@@ -4,6 +4,8 @@
  * accepts (exit 2), never a stack trace.
  */
 import { isIP } from 'node:net';
+import type { components } from '../generated/types.js';
+import { versions } from './versioning/index.js';
 import { isLoopback } from './webhooks/ip-ranges.js';
 
 /** Token-bucket rates per key, in requests per second (docs/design.md#rate-limits). */
@@ -88,9 +90,8 @@ export const DEFAULT_RETENTION_CONFIG: RetentionConfig = {
   intervalMs: 5 * 60_000,
   bucketIdleMs: 60 * 60_000,
 };
-
-/** The dated API version this build implements (`info.version` in the spec). */
-export const CURRENT_API_VERSION = '2026-11-01';
+/** The dated API version handlers speak: the newest of `spec/versions/` (`info.version`). */
+export const CURRENT_API_VERSION = versions.latest as components['schemas']['ApiVersion'];
 
 /** Defaults for everything `buildApp` takes. */
 export const DEFAULT_HTTP_CONFIG: HttpConfig = {
@@ -98,7 +99,7 @@ export const DEFAULT_HTTP_CONFIG: HttpConfig = {
   trustProxy: false,
   bodyLimit: 1024 * 1024,
   logLevel: 'info',
-  apiVersions: [CURRENT_API_VERSION],
+  apiVersions: versions.supported,
   allowPrivateWebhookTargets: false,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,

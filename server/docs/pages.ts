@@ -8,6 +8,24 @@ export interface PageContext {
   readonly title: string;
   /** One more same-origin script for both pages (`npm run dev`'s live reload). */
   readonly extraScript?: string;
+  /**
+   * The version picker: the supported dated versions (newest first) and the one this page
+   * shows. Without it the page shows the latest and no picker.
+   */
+  readonly versions?: { readonly supported: readonly string[]; readonly shown: string };
+}
+
+/** Links to each version's reference and documents; the one shown is marked current. */
+function versionPicker(ctx: PageContext): string {
+  if (ctx.versions === undefined) return '';
+  const [latest] = ctx.versions.supported;
+  const links = ctx.versions.supported.map((version) => {
+    const href = version === latest ? '/docs' : `/docs?version=${encodeURIComponent(version)}`;
+    const label = version === latest ? `${version} (latest)` : version;
+    const current = version === ctx.versions?.shown ? ' aria-current="page"' : '';
+    return `<a href="${escapeHtml(href)}"${current}>${escapeHtml(label)}</a>`;
+  });
+  return `\n<span class="pc-versions" aria-label="API version">Version: ${links.join(' ')}</span>`;
 }
 
 /** Escapes text for an HTML element body or a double-quoted attribute value. */
@@ -18,6 +36,15 @@ export function escapeHtml(text: string): string {
     .replaceAll('>', '&gt;')
     .replaceAll('"', '&quot;')
     .replaceAll("'", '&#39;');
+}
+
+/** The served document of the version the page shows. */
+function documentUrl(ctx: PageContext, kind: 'json' | 'yaml'): string {
+  const shown = ctx.versions?.shown;
+  const latest = ctx.versions?.supported[0];
+  return shown === undefined || shown === latest
+    ? `/openapi.${kind}`
+    : `/openapi.${kind}?version=${encodeURIComponent(shown)}`;
 }
 
 function layout(ctx: PageContext, heading: string, head: string, body: string): string {
@@ -37,8 +64,8 @@ ${head}${ctx.extraScript === undefined ? '' : `\n<script type="module" src="${es
 <strong>${escapeHtml(ctx.title)}</strong>
 <a href="/docs">Reference</a>
 <a href="/docs/explorer">Explorer</a>
-<a href="/openapi.yaml">openapi.yaml</a>
-<a href="/openapi.json">openapi.json</a>
+<a href="${escapeHtml(documentUrl(ctx, 'yaml'))}">openapi.yaml</a>
+<a href="${escapeHtml(documentUrl(ctx, 'json'))}">openapi.json</a>${versionPicker(ctx)}
 </nav>
 ${body}
 </body>

@@ -1,13 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { docUrl, type ErrorCode, errorSpec, isApiError } from '../errors.js';
+import { ApiError, docUrl, type ErrorCode, errorSpec, isApiError } from '../errors.js';
+import { versions } from '../versioning/index.js';
 import { type Asset, assetManifest } from './assets.js';
 import { inlineScriptHashes } from './inline-scripts.js';
 import { docsPage, explorerPage } from './pages.js';
 import type { PreparedDocs } from './prepared.js';
 import { contentSecurityPolicy, securityHeaders } from './security-headers.js';
-import { specDocuments } from './spec-documents.js';
+import { type SpecDocuments, specDocuments, versionedDocuments } from './spec-documents.js';
 
 /** Options of {@link docsPlugin}. */
 export interface DocsPluginOptions {
@@ -67,6 +68,17 @@ function sendAsset(
   return reply.send(asset.body);
 }
 
+/** The `version` query parameter: a supported date, else the latest; anything else is a 400. */
+function askedVersion(request: FastifyRequest): string {
+  const asked = (request.query as { version?: unknown } | undefined)?.version;
+  if (asked === undefined || asked === '') return versions.latest;
+  if (typeof asked === 'string' && versions.supported.includes(asked)) return asked;
+  throw new ApiError('parameter_invalid', {
+    param: 'version',
+    message: `Unknown version; supported versions: ${versions.supported.join(', ')}.`,
+  });
+}
+
 function once<T>(load: () => Promise<T>): () => Promise<T> {
   let pending: Promise<T> | undefined;
   return () => {
@@ -102,13 +114,36 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
       title: typeof info.title === 'string' ? info.title : 'API',
       ...(options.liveReloadScript === undefined ? {} : { extraScript: options.liveReloadScript }),
     };
+    const latest = specDocuments(docs, options.publicUrl);
+    // Older versions' documents are derived on first request, then kept (a few hundred kB).
+    const older = new Map<string, SpecDocuments>();
+    const pages = new Map<string, string>();
     return {
       assets,
-      spec: specDocuments(docs, options.publicUrl),
-      pages: {
-        docs: docsPage(ctx),
-        explorer: explorerPage({ ...ctx, specUrl: EXPLORER_SPEC_URL }),
+      spec: latest,
+      specOf(version: string): SpecDocuments {
+        if (version === versions.latest) return latest;
+        let documents = older.get(version);
+        if (documents === undefined) {
+          documents = versionedDocuments(docs, version, options.publicUrl);
+          older.set(version, documents);
+        }
+        return documents;
       },
+      docsPageOf(version: string): string {
+        let page = pages.get(version);
+        if (page === undefined) {
+          const specUrl = version === versions.latest ? SPEC_URL : `${SPEC_URL}?version=${version}`;
+          page = docsPage({
+            ...ctx,
+            specUrl,
+            versions: { supported: versions.supported, shown: version },
+          });
+          pages.set(version, page);
+        }
+        return page;
+      },
+      pages: { explorer: explorerPage({ ...ctx, specUrl: EXPLORER_SPEC_URL }) },
     };
   });
   const staticBuild = once(async () => {
@@ -136,8 +171,8 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
   const html = (reply: FastifyReply, body: string) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(body);
 
-  app.get('/docs', PUBLIC_ROUTE, async (_request, reply) =>
-    html(reply, (await prepared()).pages.docs),
+  app.get('/docs', PUBLIC_ROUTE, async (request, reply) =>
+    html(reply, (await prepared()).docsPageOf(askedVersion(request))),
   );
   app.get('/docs/', PUBLIC_ROUTE, async (_request, reply) => reply.redirect('/docs', 301));
   // Error envelopes link to `<base>/docs/errors#<code>` (server/errors.ts): land on the
@@ -171,13 +206,14 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
   );
 
   // The spec changes only with a deployment: clients keep it but ask again (a cheap 304).
+  // `?version=YYYY-MM-DD`: that version's document, derived from the latest (spec/versions/).
   app.get(SPEC_URL, PUBLIC_ROUTE, async (request, reply) =>
-    sendAsset(request, reply, (await prepared()).spec.json, 'no-cache'),
+    sendAsset(request, reply, (await prepared()).specOf(askedVersion(request)).json, 'no-cache'),
   );
   app.get(EXPLORER_SPEC_URL, PUBLIC_ROUTE, async (request, reply) =>
     sendAsset(request, reply, (await prepared()).spec.explorer, 'no-cache'),
   );
   app.get('/openapi.yaml', PUBLIC_ROUTE, async (request, reply) =>
-    sendAsset(request, reply, (await prepared()).spec.yaml, 'no-cache'),
+    sendAsset(request, reply, (await prepared()).specOf(askedVersion(request)).yaml, 'no-cache'),
   );
 };

@@ -1,3 +1,4 @@
+import { deriveDocument, versions } from '../versioning/index.js';
 import { type Asset, makeAsset } from './assets.js';
 import { explorerSpec } from './explorer-spec.js';
 import type { PreparedDocs } from './prepared.js';
@@ -38,5 +39,25 @@ export function specDocuments(docs: PreparedDocs, publicUrl: string | undefined)
     json: makeAsset('application/json; charset=utf-8', Buffer.from(json)),
     explorer: makeAsset('application/json; charset=utf-8', Buffer.from(explorer)),
     yaml: makeAsset('application/yaml; charset=utf-8', Buffer.from(yaml)),
+  };
+}
+
+/**
+ * An older version's documents, derived from the prepared latest one. The YAML is the JSON
+ * text: JSON is YAML 1.2 (flow style), and the service carries no YAML library at run time.
+ */
+export function versionedDocuments(
+  docs: PreparedDocs,
+  version: string,
+  publicUrl: string | undefined,
+): SpecDocuments {
+  const derived = deriveDocument(docs.spec, versions, version);
+  const server = advertisedServer(publicUrl);
+  const json = JSON.stringify({ ...derived, servers: [server] });
+  const explorer = JSON.stringify({ ...explorerSpec(derived), servers: [server] });
+  return {
+    json: makeAsset('application/json; charset=utf-8', Buffer.from(json)),
+    explorer: makeAsset('application/json; charset=utf-8', Buffer.from(explorer)),
+    yaml: makeAsset('application/yaml; charset=utf-8', Buffer.from(`${json}\n`)),
   };
 }

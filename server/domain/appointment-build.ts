@@ -4,11 +4,14 @@
  */
 import type { components, Writable } from '../../generated/types.js';
 import { initialStatus } from './appointment-status.js';
+import type { WithStoredTimes } from './appointment-times.js';
 import type { Appointment } from './appointment-update.js';
 import { checkMetadata } from './serialize.js';
 
-/** The body of `createAppointment` (schema `AppointmentCreateParams`). */
-export type AppointmentCreateParams = Writable<components['schemas']['AppointmentCreateParams']>;
+/** The body of `createAppointment` (schema `AppointmentCreateParams`), times in seconds. */
+export type AppointmentCreateParams = WithStoredTimes<
+  Writable<components['schemas']['AppointmentCreateParams']>
+>;
 
 /** What the server adds: identity, mode and clock. */
 export interface NewObjectInfo {

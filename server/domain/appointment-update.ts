@@ -3,7 +3,7 @@
  * reschedule rules, `cancelled_at`, the metadata merge and which event (if any) to emit. Pure, so
  * every rule of the Appointments tag is a given/want row in a table test.
  */
-import type { components, Readable } from '../../generated/types.js';
+import type { components } from '../../generated/types.js';
 import { ApiError } from '../errors.js';
 import {
   type AppointmentStatus,
@@ -13,14 +13,17 @@ import {
   isTerminal,
   needsTime,
 } from './appointment-status.js';
+import type { StoredAppointment, WithStoredTimes } from './appointment-times.js';
 import { previousAttributes } from './events.js';
 import { mergeMetadata } from './serialize.js';
 
-/** An appointment as stored and returned (schema `Appointment`). */
-export type Appointment = Readable<components['schemas']['Appointment']>;
+/** An appointment as stored (times in unix seconds; `appointment-times.ts`). */
+export type Appointment = StoredAppointment;
 
-/** The body of `updateAppointment` (schema `AppointmentUpdateParams`). */
-export type AppointmentUpdateParams = components['schemas']['AppointmentUpdateParams'];
+/** The body of `updateAppointment` (schema `AppointmentUpdateParams`), times in seconds. */
+export type AppointmentUpdateParams = WithStoredTimes<
+  components['schemas']['AppointmentUpdateParams']
+>;
 
 /** The outcome of an update. */
 export interface AppointmentUpdatePlan {

@@ -9,15 +9,27 @@ import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
 import { insertEvent } from '../repos/events.js';
 import { toSeconds } from '../repos/rows.js';
+import { appointmentOut, type StoredAppointment } from './appointment-times.js';
+import { storedTimeOut } from './date-time.js';
 
 /** An event as the API returns it (schema `Event`). */
 export type ApiEvent = Readable<components['schemas']['Event']>;
 
+/** The object an event is about, as stored (an appointment's times in unix seconds). */
+export type StoredEventObject =
+  | Exclude<ApiEvent['data']['object'], { object: 'appointment' }>
+  | StoredAppointment;
+
+/** An event as stored in the outbox: `data.object` and `previous_attributes` as stored. */
+export type StoredEvent = Omit<ApiEvent, 'data'> & {
+  data: { object: StoredEventObject; previous_attributes?: Record<string, unknown> };
+};
+
 /** The event types of the spec (`EventType`). */
 export type EventType = components['schemas']['EventType'];
 
-/** The object an event is about, as the API returns it (`data.object`). */
-export type EventObject = ApiEvent['data']['object'];
+/** The object an event is about, as stored (`data.object`; `eventOut` renders it). */
+export type EventObject = StoredEventObject;
 
 /**
  * What an event needs to know about its cause. A `HandlerContext` satisfies it; a background
@@ -33,8 +45,8 @@ export interface EventSource {
 /** What changed. */
 export interface EmitEventInput {
   type: EventType;
-  /** The object after the change, exactly as the API returns it. */
-  object: EventObject;
+  /** The object after the change, as stored (rendered for the API by `eventOut`). */
+  object: StoredEventObject;
   /**
    * The previous values of the top-level fields that changed (`*.updated`,
    * `appointment.cancelled`, claim status moves); leave out for creations.
@@ -58,13 +70,13 @@ export async function emitEvent(
   tx: Db,
   source: EventSource,
   input: EmitEventInput,
-): Promise<ApiEvent> {
+): Promise<StoredEvent> {
   const nowMs = source.now();
-  const data: ApiEvent['data'] =
+  const data: StoredEvent['data'] =
     input.previousAttributes === undefined
       ? { object: input.object }
       : { object: input.object, previous_attributes: input.previousAttributes };
-  const event: ApiEvent = {
+  const event: StoredEvent = {
     id: newId('evt', nowMs),
     object: 'event',
     type: input.type,
@@ -95,4 +107,25 @@ export function previousAttributes(
     }
   }
   return out;
+}
+
+/**
+ * A stored event as the latest version returns it: an appointment's times (in `data.object`
+ * and `previous_attributes`) become date-times, and `api_version` names the latest version.
+ * Events of other objects are stored in their API shape already.
+ */
+export function eventOut(stored: StoredEvent): ApiEvent {
+  const { object, previous_attributes: previous } = stored.data;
+  if (object.object !== 'appointment') {
+    return { ...stored, api_version: CURRENT_API_VERSION } as ApiEvent;
+  }
+  const data: ApiEvent['data'] = { object: appointmentOut(object) };
+  if (previous !== undefined) {
+    const times: Record<string, unknown> = { ...previous };
+    for (const field of ['start', 'end'] as const) {
+      if (typeof times[field] === 'number') times[field] = storedTimeOut(times[field] as number);
+    }
+    data.previous_attributes = times;
+  }
+  return { ...stored, api_version: CURRENT_API_VERSION, data };
 }

@@ -4,6 +4,7 @@
  * records the appointment and patient ids it touched in the audit trail.
  */
 import { buildAppointment } from '../domain/appointment-build.js';
+import { appointmentOut, timesIn } from '../domain/appointment-times.js';
 import {
   type Appointment,
   type AppointmentUpdatePlan,
@@ -50,14 +51,15 @@ export const listAppointments: AppHandler<'listAppointments'> = async (request, 
   const ids = auditIds(page.data);
   if (only !== undefined && !ids.includes(only)) ids.push(only);
   ctx.audit(ids);
-  return { status: 200, body: listEnvelope('/v1/appointments', page) };
+  const out = { ...page, data: page.data.map(appointmentOut) };
+  return { status: 200, body: listEnvelope('/v1/appointments', out) };
 };
 
 /** POST /v1/appointments */
 export const createAppointment: AppHandler<'createAppointment'> = async (request, ctx) => {
   const body = request.body;
   assertOwnPatient(ctx, body.patient);
-  const appointment = buildAppointment(body, {
+  const appointment = buildAppointment(timesIn(body), {
     id: newId('appt', ctx.now()),
     livemode: ctx.livemode,
     nowSeconds: nowSeconds(ctx),
@@ -70,7 +72,7 @@ export const createAppointment: AppHandler<'createAppointment'> = async (request
     await repo.insertAppointment(tx, appointment);
     await emitEvent(tx, ctx, { type: 'appointment.created', object: appointment });
     ctx.audit([appointment.id, appointment.patient]);
-    return { status: 200, body: appointment };
+    return { status: 200, body: appointmentOut(appointment) };
   });
 };
 
@@ -84,7 +86,7 @@ export const retrieveAppointment: AppHandler<'retrieveAppointment'> = async (req
   }
   assertOwnPatient(ctx, appointment.patient, [id]);
   ctx.audit([id, appointment.patient]);
-  return { status: 200, body: appointment };
+  return { status: 200, body: appointmentOut(appointment) };
 };
 
 /** POST /v1/appointments/{id} */
@@ -95,7 +97,7 @@ export const updateAppointment: AppHandler<'updateAppointment'> = async (request
     // writes it: of two racing moves the second sees the first's result, as if sent after it.
     let plan: AppointmentUpdatePlan | undefined;
     const done = await repo.modifyAppointment<Appointment>(tx, id, ctx.livemode, (stored) => {
-      plan = planAppointmentUpdate(stored, request.body, nowSeconds(ctx));
+      plan = planAppointmentUpdate(stored, timesIn(request.body), nowSeconds(ctx));
       return plan.appointment;
     });
     if (done === undefined || plan === undefined) throw resourceMissing('appointment');
@@ -107,6 +109,6 @@ export const updateAppointment: AppHandler<'updateAppointment'> = async (request
       });
     }
     ctx.audit([id, done.current.patient]);
-    return { status: 200, body: plan.appointment };
+    return { status: 200, body: appointmentOut(plan.appointment) };
   });
 };

@@ -10,7 +10,7 @@ import {
   eventFamilyScope,
   readableEventFamilies,
 } from '../domain/event-visibility.js';
-import type { ApiEvent } from '../domain/events.js';
+import { eventOut, type StoredEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';
 import { nowSeconds, resourceMissing } from '../domain/serialize.js';
 import { ApiError } from '../errors.js';
@@ -56,7 +56,7 @@ export const listEvents: AppHandler<'listEvents'> = async (request, ctx) => {
       : type === undefined && readable !== 'all'
         ? readable.map((family) => `${family}.`)
         : undefined;
-  const page = await repo.listEvents<ApiEvent>(ctx.db, {
+  const page = await repo.listEvents<StoredEvent>(ctx.db, {
     ...list,
     livemode: ctx.livemode,
     ...(type === undefined || wildcard !== undefined ? {} : { type }),
@@ -66,12 +66,15 @@ export const listEvents: AppHandler<'listEvents'> = async (request, ctx) => {
   // An audit row holds at most 100 ids; a page of 100 events may name up to 200.
   for (let i = 0; i < ids.length; i += 100) ctx.audit(ids.slice(i, i + 100));
   if (ids.length === 0) ctx.audit([]);
-  return { status: 200, body: listEnvelope('/v1/events', page) };
+  return {
+    status: 200,
+    body: listEnvelope('/v1/events', { ...page, data: page.data.map(eventOut) }),
+  };
 };
 
 /** GET /v1/events/{id} */
 export const retrieveEvent: AppHandler<'retrieveEvent'> = async (request, ctx) => {
-  const event = await repo.getEvent<ApiEvent>(ctx.db, request.params.id, ctx.livemode);
+  const event = await repo.getEvent<StoredEvent>(ctx.db, request.params.id, ctx.livemode);
   if (event === undefined || event.created < nowSeconds(ctx) - EVENT_RETENTION_SECONDS) {
     throw resourceMissing('event');
   }
@@ -81,14 +84,14 @@ export const retrieveEvent: AppHandler<'retrieveEvent'> = async (request, ctx) =
     throw refuseFamily(family, null);
   }
   ctx.audit(auditIds([event]));
-  return { status: 200, body: event };
+  return { status: 200, body: eventOut(event) };
 };
 
 /**
  * Events carry whole patients (and appointments and claims naming one), so reading them is a
  * PHI read: the audit row names each event and the patient it is about.
  */
-function auditIds(events: readonly ApiEvent[]): string[] {
+function auditIds(events: readonly StoredEvent[]): string[] {
   const ids = new Set<string>();
   for (const event of events) {
     ids.add(event.id);

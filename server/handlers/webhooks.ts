@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { components, Readable } from '../../generated/types.js';
-import { CURRENT_API_VERSION } from '../config.js';
+import type { CURRENT_API_VERSION } from '../config.js';
 import { listEnvelope, listParams } from '../domain/list.js';
 import { checkMetadata, nowSeconds, resourceMissing } from '../domain/serialize.js';
 import { applyWebhookUpdate } from '../domain/webhook-update.js';
@@ -85,7 +85,8 @@ export const createWebhook: AppHandler<'createWebhook'> = async (request, ctx) =
       enabled_events: enabledEvents,
       description: body.description ?? null,
       status: 'enabled',
-      api_version: body.api_version ?? CURRENT_API_VERSION,
+      // The version the request speaks, as an account's first key pins the latest.
+      api_version: body.api_version ?? (ctx.apiVersion as typeof CURRENT_API_VERSION),
       metadata: { ...metadata },
     };
     const secret = newSecret();

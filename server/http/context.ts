@@ -3,7 +3,9 @@
  * (its mode decides which data the handler may see), request facts for events and audit, a
  * clock, a logger, and `write`, the one way to change data.
  */
+
 import type { FastifyBaseLogger } from 'fastify';
+import { CURRENT_API_VERSION } from '../config.js';
 import { DbError } from '../db/errors.js';
 import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
@@ -39,6 +41,11 @@ export interface HandlerContext {
    * (`WEBHOOK_ALLOW_PRIVATE_TARGETS`, see `server/config.ts`).
    */
   readonly allowPrivateWebhookTargets: boolean;
+  /**
+   * The dated version the request is served in. Handlers speak the latest shape whatever it
+   * is; it only decides defaults that name a version (a new webhook endpoint's `api_version`).
+   */
+  readonly apiVersion: string;
   /** The current time in epoch milliseconds (a fixed clock in tests). */
   now(): number;
   /**
@@ -86,6 +93,8 @@ export interface ContextInit {
   /** Throws when a status is not one the route lists (a handler bug). */
   checkStatus(status: number): void;
   allowPrivateWebhookTargets: boolean;
+  /** Default: the latest version. */
+  apiVersion?: string;
 }
 
 /** Builds the context of one request. */
@@ -113,6 +122,7 @@ export function createContext(init: ContextInit): HandlerContext {
     operationId: init.operationId,
     log: init.log,
     allowPrivateWebhookTargets: init.allowPrivateWebhookTargets,
+    apiVersion: init.apiVersion ?? CURRENT_API_VERSION,
     now: init.clock,
 
     async write<R extends ReplyLike>(fn: (tx: Db) => Promise<R>): Promise<R> {
@@ -206,6 +216,8 @@ export function publicContext(init: {
     now: init.clock,
     // Public handlers register no webhook endpoints; the strict answer costs nothing.
     allowPrivateWebhookTargets: false,
+    // Public operations are outside `/v1` and its versions.
+    apiVersion: CURRENT_API_VERSION,
     write: () => keyless('write access'),
     audit: () => keyless('audit trail'),
     assertPatient: () => keyless('patient'),

@@ -3,10 +3,13 @@
  * it to the registry and writes the spec's envelope with the headers every response carries.
  * Bad input never becomes a 500; unexpected errors become `internal` with only the request id.
  */
+
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitConfig } from '../config.js';
 import type { Db } from '../db/types.js';
 import { ApiError, errorEnvelope, isApiError } from '../errors.js';
+import { downgradeBody, versions } from '../versioning/index.js';
+import type { Json } from '../versioning/version-change.js';
 import { anonymousBucket, hasRateLimitHeaders, takeRequestToken } from './rate-limit.js';
 import type { HttpStore } from './store.js';
 
@@ -89,7 +92,15 @@ export async function sendError(
   return reply
     .code(api.statusCode)
     .header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify(errorEnvelope(api, request.id)));
+    .send(JSON.stringify(errorIn(request.apiVersion, errorEnvelope(api, request.id))));
+}
+
+/** The envelope in the request's version (a version change may alter error shapes). */
+function errorIn(version: string | null | undefined, envelope: object): unknown {
+  // Router errors arrive before any hook: no version was chosen, the latest answers.
+  if (typeof version !== 'string' || version === versions.latest) return envelope;
+  if (!versions.supported.includes(version)) return envelope;
+  return downgradeBody(versions, version, envelope as Json);
 }
 
 /** Installs the error handler and the unknown-route handler. */

@@ -9,6 +9,8 @@ import type { RouteDefinition } from '../../contract/route-types.js';
 import type { RateLimitConfig } from '../config.js';
 import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
+import { cachedAccountApiVersion } from '../keys/account.js';
+import { keyCacheNow } from '../keys/cache.js';
 import { ipAllowed } from '../keys/index.js';
 import { type AuthenticatedKey, authorize, identifyKey } from './auth.js';
 import { answerPreflight, checkOrigin } from './cors.js';
@@ -20,6 +22,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated key, set by the authentication hook; null on public routes. */
     apiKey: AuthenticatedKey | null;
+    /** The dated version this request is served in (`routeGuard`); null before it ran. */
+    apiVersion: string | null;
+    /** The account's pinned API version (authentication hook); null when not pinned. */
+    pinnedVersion: string | null;
   }
 }
 
@@ -94,6 +100,9 @@ export function authenticationHook(deps: HookDeps) {
     reply.header('X-Content-Type-Options', 'nosniff');
     if (answerPreflight(request, reply)) return reply.send();
     const key = await identifyKey(deps.db, deps.store, request.headers.authorization, deps.clock());
+    // The account's pinned version (served without a version header); cached for a second.
+    const pinned = cachedAccountApiVersion(deps.db, keyCacheNow());
+    request.pinnedVersion = pinned instanceof Promise ? await pinned : pinned;
     if (
       (key.kind === 'secret' || key.kind === 'restricted') &&
       !ipAllowed(key.allowedIps, request.ip)
@@ -136,7 +145,12 @@ export function routeGuard(route: RouteDefinition, deps: HookDeps) {
       auditDenied(deps, request, key);
       throw error;
     }
-    const version = negotiateVersion(request.headers['patientcare-version'], deps.apiVersions);
+    const version = negotiateVersion(
+      request.headers['patientcare-version'],
+      deps.apiVersions,
+      request.pinnedVersion,
+    );
+    request.apiVersion = version;
     reply.header('PatientCare-Version', version);
     done();
   };

@@ -7,6 +7,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HandlerRequest, RouteDefinition } from '../../contract/route-types.js';
 import { ApiError } from '../errors.js';
+import { downgradeBody, downgradeText, upgradeRequest, versions } from '../versioning/index.js';
+import type { Json } from '../versioning/version-change.js';
 import { createContext, type HandlerContext, publicContext, type ReplyLike } from './context.js';
 import { type HookDeps, routeGuard } from './hooks.js';
 import {
@@ -49,6 +51,18 @@ export function statusListed(route: RouteDefinition, status: number): boolean {
   return Object.keys(route.schemas.response).some(
     (s) => s === text || s.toUpperCase() === `${text[0]}XX` || s === 'default',
   );
+}
+
+const sameBody = (body: unknown): unknown => body;
+
+/** A body (a value, or JSON text as replays and spliced lists are) migrated down to `version`. */
+function downgrader(version: string): (body: unknown) => unknown {
+  return (body) =>
+    body === undefined
+      ? body
+      : typeof body === 'string'
+        ? downgradeText(versions, version, body)
+        : downgradeBody(versions, version, body as Json);
 }
 
 /** Sends a JSON reply; `body` is a value, or already-serialised JSON text (replays). */
@@ -125,13 +139,24 @@ function registerRoute(
         message: 'This operation takes a JSON object body; send {} when there is nothing to send.',
       });
     }
+    // Handlers speak the latest version only: an older request is migrated up first, and
+    // its response down on the way out. The latest version skips both.
+    const version = request.apiVersion ?? versions.latest;
+    const old = version !== versions.latest;
+    const given = old
+      ? upgradeRequest(versions, version, route.operationId, {
+          query: request.query,
+          body: request.body,
+        })
+      : request;
     const parts = {
       params: request.params,
-      query: request.query,
-      body: request.body,
+      query: given.query,
+      body: given.body,
       headers: request.headers as Record<string, unknown>,
     };
     validate(parts);
+    const out = old ? downgrader(version) : sameBody;
 
     const idempotencyKey =
       route.method === 'POST' ? readIdempotencyKey(request.headers['idempotency-key']) : undefined;
@@ -152,7 +177,8 @@ function registerRoute(
       );
       if (start.kind === 'replay') {
         reply.header('Idempotent-Replayed', 'true');
-        return sendJson(reply, start.status, start.bodyText);
+        // Stored in the latest shape; answered in the version asked for now.
+        return sendJson(reply, start.status, out(start.bodyText));
       }
       record = start.record;
     }
@@ -172,6 +198,7 @@ function registerRoute(
       idempotency: record,
       checkStatus: check,
       allowPrivateWebhookTargets: deps.allowPrivateWebhookTargets,
+      apiVersion: version,
     });
 
     let result: ReplyLike;
@@ -182,7 +209,7 @@ function registerRoute(
       if (record !== null) await release(request, record);
     }
     for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
-    return sendJson(reply, Number(result.status), withRequestId(result.body, request.id));
+    return sendJson(reply, Number(result.status), out(withRequestId(result.body, request.id)));
   };
 
   if (route.public === true) {

@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Db } from '../db/types.js';
+import { versions } from '../versioning/index.js';
+import { accountApiVersion, setAccountApiVersion } from './account.js';
 import { parseDuration } from './duration.js';
 import type { KeyKind } from './format.js';
 import { type ApiKeyRecord, keyState } from './record.js';
@@ -16,13 +18,15 @@ export const KEYS_USAGE = `npm run keys -- <command>
          [--scopes a:read,b:write] [--allow-ip CIDR]... [--origin URL]...
          [--expires-in 30d] [--rate-limit N] [--description TEXT]
   list   [--all]            (--all includes ephemeral keys)
-  revoke key_…`;
+  revoke key_…
+  version [DATE]            the account's pinned API version; with DATE, pin it to DATE`;
 
 /** A parsed `keys` command line. */
 export type KeysCommand =
   | { readonly command: 'create'; readonly options: CreateKeyOptions }
   | { readonly command: 'list'; readonly all: boolean }
-  | { readonly command: 'revoke'; readonly id: string };
+  | { readonly command: 'revoke'; readonly id: string }
+  | { readonly command: 'version'; readonly set: string | null };
 
 type CreateKeyOptions = Parameters<typeof createKey>[1];
 
@@ -52,6 +56,22 @@ export function parseKeysCommand(argv: readonly string[]): KeysCommand {
       if (positionals.length !== 1) throw new KeyOptionsError('revoke takes one key id');
       return { command, id: positionals[0] ?? '' };
     }
+    if (command === 'version') {
+      const { positionals } = parseArgs({
+        args: rest,
+        strict: true,
+        allowPositionals: true,
+        options: {},
+      });
+      if (positionals.length > 1) throw new KeyOptionsError('version takes at most one date');
+      const set = positionals[0] ?? null;
+      if (set !== null && !versions.supported.includes(set)) {
+        throw new KeyOptionsError(
+          `unknown version ${set}; supported versions: ${versions.supported.join(', ')}`,
+        );
+      }
+      return { command, set };
+    }
   } catch (err) {
     if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       throw new KeyOptionsError((err as Error).message);
@@ -60,8 +80,8 @@ export function parseKeysCommand(argv: readonly string[]): KeysCommand {
   }
   throw new KeyOptionsError(
     command === undefined
-      ? 'name a command: create, list or revoke'
-      : `unknown command "${command}"; commands: create, list, revoke`,
+      ? 'name a command: create, list, revoke or version'
+      : `unknown command "${command}"; commands: create, list, revoke, version`,
   );
 }
 
@@ -73,7 +93,27 @@ export function parseKeysCommand(argv: readonly string[]): KeysCommand {
 export async function runKeysCommand(db: Db, parsed: KeysCommand, io: CliIo): Promise<number> {
   if (parsed.command === 'create') return create(db, parsed.options, io);
   if (parsed.command === 'list') return list(db, parsed.all, io);
+  if (parsed.command === 'version') return version(db, parsed.set, io);
   return revoke(db, parsed.id, io);
+}
+
+/** Shows the account's pinned version, or pins it to `set`. */
+async function version(db: Db, set: string | null, io: CliIo): Promise<number> {
+  if (set !== null) {
+    const before = await accountApiVersion(db);
+    await setAccountApiVersion(db, set, Date.now());
+    io.out(`API version: ${set} (was ${before ?? 'not pinned'})`);
+    io.out('Requests without a PatientCare-Version header are now served in it.');
+    return 0;
+  }
+  const pinned = await accountApiVersion(db);
+  io.out(
+    pinned === null
+      ? `API version: not pinned yet (the first key pins it to ${versions.latest})`
+      : `API version: ${pinned}`,
+  );
+  io.out(`Supported: ${versions.supported.join(', ')} (latest ${versions.latest})`);
+  return 0;
 }
 
 function parseCreate(argv: string[]): CreateKeyOptions {

@@ -1,6 +1,8 @@
 import { EPHEMERAL_SCOPES, isScope } from '../../contract/scopes.js';
+import { CURRENT_API_VERSION } from '../config.js';
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
+import { pinAccountIfUnpinned } from './account.js';
 import { validateAllowlist } from './allowlist.js';
 import { cachedKeyLookup, forgetCachedKeys, keyCacheNow } from './cache.js';
 import { generateSecret, type KeyKind, parseSecret, secretHint } from './format.js';
@@ -69,6 +71,8 @@ export async function createKey(
       expiresAt,
     ],
   );
+  // The account's first key pins it to the version current now (docs/design.md#versioning).
+  await pinAccountIfUnpinned(db, CURRENT_API_VERSION, nowMs);
   const key = await getKey(db, id);
   if (!key) throw new Error('created key not found');
   return { key, secret };

@@ -21,6 +21,8 @@ import {
   leaseDueDeliveries,
   releaseLeases,
 } from '../repos/webhook-deliveries.js';
+import { versions } from '../versioning/index.js';
+import { renderEventJson } from '../versioning/render-event.js';
 import { attemptDelivery, DELIVERY_TIMEOUT_MS, deliveryBody } from './attempt.js';
 import { settleFinalFailure } from './disable-endpoint.js';
 import { type Bindings, bindingVerdict, loadBindings } from './key-binding.js';
@@ -74,6 +76,8 @@ export interface DeliveryWorker {
 /** Where each leased delivery's endpoint stands, its bound key, and its event's pending count. */
 interface BatchFacts {
   enabled: Set<string>;
+  /** Each enabled endpoint's `api_version`: its deliveries are rendered in it. */
+  versions: Map<string, string>;
   pending: Map<string, number>;
   bindings: Bindings;
 }
@@ -82,8 +86,8 @@ async function batchFacts(db: Db, leased: readonly LeasedDelivery[]): Promise<Ba
   const webhookIds = [...new Set(leased.map((d) => d.webhookId))];
   const eventIds = [...new Set(leased.map((d) => d.eventId))];
   const list = (n: number) => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
-  const hooks = await db.all<{ id: string }>(
-    `SELECT id FROM webhooks WHERE status = 'enabled' AND id IN (${list(webhookIds.length)})`,
+  const hooks = await db.all<{ id: string; data: string }>(
+    `SELECT id, data FROM webhooks WHERE status = 'enabled' AND id IN (${list(webhookIds.length)})`,
     webhookIds,
   );
   const counts = await db.all<{ event_id: string; n: unknown }>(
@@ -93,6 +97,7 @@ async function batchFacts(db: Db, leased: readonly LeasedDelivery[]): Promise<Ba
   );
   return {
     enabled: new Set(hooks.map((h) => h.id)),
+    versions: new Map(hooks.map((h) => [h.id, String(JSON.parse(h.data).api_version)])),
     pending: new Map(counts.map((c) => [c.event_id, Number(c.n)])),
     bindings: await loadBindings(db, webhookIds),
   };
@@ -204,7 +209,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         return;
       }
     }
-    const body = deliveryBody(delivery.eventJson, facts.pending.get(delivery.eventId));
+    const rendered = renderEventJson(
+      versions,
+      delivery.eventJson,
+      facts.versions.get(delivery.webhookId),
+    );
+    const body = deliveryBody(rendered, facts.pending.get(delivery.eventId));
     const attempt = await attemptDelivery(delivery, body, deps);
     attempted();
     if (attempt.succeeded) {

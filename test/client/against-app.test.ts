@@ -1,10 +1,15 @@
 /**
  * The generated client driving the real service in memory: `buildApp()` answers through
- * `app.inject()`, wrapped as the client's injected `fetch`, on SQLite in memory.
+ * `app.inject()`, wrapped as the client's injected `fetch`, on SQLite in memory. Written for
+ * 2026-11-01, it drives the client generated from 2026-11-01 (which pins and sends that
+ * version); `test/versions/` drives the latest one.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createPatientCareClient, type PatientCareClient } from '../../generated/client.js';
+import {
+  createPatientCareClient,
+  type PatientCareClient,
+} from '../../generated/versions/2026-11-01/client.js';
 import { buildApp } from '../../server/app.js';
 import { openDb } from '../../server/db/open.js';
 import type { Db } from '../../server/db/types.js';

@@ -3,10 +3,13 @@
  * cases each (default 15), fixed seed, against the real service started as `npm start` would,
  * each answer checked by our own contract checks. Prism's second opinion is left to the full
  * run of the integration tier (contract-fuzz.test.ts): loading the spec into Prism alone took
- * 7-8 s of this file's 15-19 s.
+ * 7-8 s of this file's 15-19 s. Written for 2026-11-01, it runs pinned to it (every request
+ * sends the version, every answer is checked against the 2026-11-01 document).
  */
+const routes = pinned.routes;
+
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../generated/routes.js';
+import * as pinned from '../../generated/versions/2026-11-01/routes.js';
 import { formatReport } from '../../tooling/fuzz/report.js';
 import { runFuzz } from '../../tooling/fuzz/run.js';
 
@@ -15,7 +18,13 @@ const seed = Number(process.env.FUZZ_SEED ?? 20261101);
 
 describe('contract fuzz (small run)', () => {
   it(`sends ${runs} cases per operation and every answer keeps the contract`, async () => {
-    const report = await runFuzz({ root: process.cwd(), seed, runs, prism: false });
+    const report = await runFuzz({
+      root: process.cwd(),
+      seed,
+      runs,
+      prism: false,
+      version: { date: '2026-11-01', table: pinned },
+    });
     console.log(formatReport(report, 20));
     expect(report.operations.map((o) => o.operationId)).toEqual(routes.map((r) => r.operationId));
     for (const figure of report.operations) {

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { componentSchemas, routes } from '../../generated/routes.js';
+import { componentSchemas, routes } from '../../generated/versions/2026-11-01/routes.js';
 import type { FuzzCase } from '../../tooling/fuzz/case-types.js';
 import { acceptableForValid, checkAnswer } from '../../tooling/fuzz/checks.js';
 import { luhnDigit } from '../../tooling/fuzz/luhn.js';

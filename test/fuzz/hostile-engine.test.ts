@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { componentSchemas, routes } from '../../generated/routes.js';
+import { componentSchemas, routes } from '../../generated/versions/2026-11-01/routes.js';
 import { comparable, firstDifference, timestampProperties } from '../../tooling/fuzz/compare.js';
 import {
   HOSTILE_TEXT_KINDS,

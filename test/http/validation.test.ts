@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { versions } from '../../server/versioning/index.js';
 import { type FixtureApp, fixtureApp } from '../fixtures/http/app.js';
 
 let t: FixtureApp;
@@ -167,7 +168,8 @@ describe('headers', () => {
       code: 'parameter_invalid',
       param: 'PatientCare-Version',
     });
-    expect(bad.headers['patientcare-version']).toBe('2026-11-01');
+    // Refused before a version was chosen: the answer is in the latest.
+    expect(bad.headers['patientcare-version']).toBe(versions.latest);
   });
 
   it('checks the version only after the key kind and scope (spec order)', async () => {

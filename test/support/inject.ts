@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { HttpMethod } from '../../contract/route-types.js';
+import { versions } from '../../server/versioning/index.js';
 import { ResponseChecker, type RouteTable } from '../../tooling/fuzz/response-checker.js';
 
 export type { RouteTable };
@@ -54,6 +55,33 @@ export function generatedTable(): Promise<RouteTable> {
   return generated;
 }
 
+/**
+ * The version the suites written for it send by default: they were written against
+ * 2026-11-01 and keep passing pinned to it, beside the suites of newer versions
+ * (`test/versions/`), which send their version in `headers`.
+ */
+export const DEFAULT_TEST_VERSION = '2026-11-01';
+
+const versionTables = new Map<string, Promise<RouteTable>>();
+
+/**
+ * The route table of one dated version: the latest's is `generated/`, an older one's is
+ * `generated/versions/DATE/` (`npm run generate -- --version DATE`).
+ */
+export function versionTable(version: string): Promise<RouteTable> {
+  if (version === versions.latest) return generatedTable();
+  let table = versionTables.get(version);
+  if (table === undefined) {
+    const path = `../../generated/versions/${version}/routes.js`;
+    table = import(/* @vite-ignore */ path).then((m: RouteTable) => ({
+      routes: m.routes,
+      componentSchemas: m.componentSchemas,
+    }));
+    versionTables.set(version, table);
+  }
+  return table;
+}
+
 /** A request function bound to `app` that checks every response against `table`. */
 // biome-ignore lint/suspicious/noExplicitAny: as for `CheckedResponse`.
 export type Inject = <Body = any>(request: InjectRequest) => Promise<CheckedResponse<Body>>;
@@ -63,9 +91,21 @@ export type Inject = <Body = any>(request: InjectRequest) => Promise<CheckedResp
  * the one the app was built with when it is a test's own.
  */
 export async function createInjector(app: FastifyInstance, table?: RouteTable): Promise<Inject> {
-  const checker = new ResponseChecker(table ?? (await generatedTable()));
+  const checkers = new Map<string, ResponseChecker>();
+  const own = table === undefined ? undefined : new ResponseChecker(table);
+  const checkerFor = async (version: string): Promise<ResponseChecker> => {
+    if (own !== undefined) return own;
+    let checker = checkers.get(version);
+    if (checker === undefined) {
+      checker = new ResponseChecker(await versionTable(version));
+      checkers.set(version, checker);
+    }
+    return checker;
+  };
   return async <Body>(request: InjectRequest): Promise<CheckedResponse<Body>> => {
     const headers: Record<string, string> = { ...request.headers };
+    const sent = Object.keys(headers).find((name) => name.toLowerCase() === 'patientcare-version');
+    if (sent === undefined) headers['patientcare-version'] = DEFAULT_TEST_VERSION;
     if (request.key !== undefined) headers.authorization = `Bearer ${request.key}`;
     if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
     let payload = request.payload;
@@ -87,6 +127,13 @@ export async function createInjector(app: FastifyInstance, table?: RouteTable): 
       throw new Error(`Response is not JSON (${request.method} ${request.url}): ${res.body}`);
     }
     const response = { status: res.statusCode, headers: res.headers, body, text: res.body };
+    // Checked against the document of the version the server says it answered in.
+    const answered = res.headers['patientcare-version'];
+    const checker = await checkerFor(
+      typeof answered === 'string' && versions.supported.includes(answered)
+        ? answered
+        : versions.latest,
+    );
     checker.check(request.method, request.url, response);
     return {
       ...response,

@@ -10,18 +10,19 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { componentSchemas, routes } from '../../generated/routes.js';
+import * as generated from '../../generated/routes.js';
 import type { Dialect } from '../../server/db/types.js';
+import { versions } from '../../server/versioning/index.js';
 import type { FuzzCase } from './case-types.js';
 import { checkAnswer } from './checks.js';
 import { comparable, firstDifference, timestampProperties } from './compare.js';
 import { curlCommand, send, type WireRequest, type WireResponse } from './http.js';
 import { operationCases } from './operation-cases.js';
 import { type Prism, type PrismRequest, startPrism } from './prism.js';
-import { ResponseChecker } from './response-checker.js';
+import { ResponseChecker, type RouteTable } from './response-checker.js';
 import { SchemaRegistry } from './schema-registry.js';
 import { type Service, startService } from './service.js';
-import { buildWorld, makeFresh } from './setup.js';
+import { buildWorld, makeFresh, versionHeader } from './setup.js';
 import { FRESH, unknownId, type World } from './world.js';
 
 /** How to run. */
@@ -43,6 +44,12 @@ export interface FuzzOptions {
   databases?: readonly Dialect[];
   /** PostgreSQL database in which a fresh schema is made; default the local `test`. */
   postgresUrl?: string;
+  /**
+   * Pin the run to an older dated version: every request sends it as `PatientCare-Version`,
+   * and cases and checks come from that version's route table
+   * (`generated/versions/DATE/routes.ts`). Default: the latest, `generated/routes.ts`.
+   */
+  version?: { date: string; table: RouteTable };
 }
 
 /** One failed case on one database, with what reproduces it. */
@@ -145,9 +152,24 @@ async function wire(c: FuzzCase, target: Target): Promise<WireRequest> {
   return {
     method: c.method,
     url: query === '' ? path : `${path}?${query}`,
-    headers: { Authorization: `Bearer ${key}`, ...c.headers },
+    headers: {
+      Authorization: `Bearer ${key}`,
+      ...versionHeader(service),
+      ...runVersion(c.headers, service),
+    },
     ...(body === undefined ? {} : { body }),
   };
+}
+
+/**
+ * A case's headers with a supported `PatientCare-Version` set to the run's version: the case's
+ * body has the shape of the run's document, so a valid case must not ask for another version.
+ * Unsupported values (the invalid cases) are sent as they are.
+ */
+function runVersion(headers: Record<string, string>, service: Service): Record<string, string> {
+  const name = Object.keys(headers).find((h) => h.toLowerCase() === 'patientcare-version');
+  if (name === undefined || !versions.supported.includes(headers[name]!)) return headers;
+  return { ...headers, [name]: service.apiVersion ?? versions.latest };
 }
 
 function noAnswer(error: Error): WireResponse {
@@ -165,6 +187,10 @@ function noAnswer(error: Error): WireResponse {
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const started = Date.now();
   const log = options.log ?? (() => {});
+  if (options.version !== undefined && options.prism) {
+    throw new Error('a run pinned to a version checks with our checker only (prism: false)');
+  }
+  const { routes, componentSchemas } = options.version?.table ?? generated;
   const registry = new SchemaRegistry(Object.values(componentSchemas));
   const checker = new ResponseChecker({ routes, componentSchemas });
   const timestamps = timestampProperties(Object.values(componentSchemas));
@@ -183,12 +209,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   let mismatches = 0;
   try {
     for (const dialect of dialects) {
-      services.push(
-        await startService(options.root, {
-          dialect,
-          ...(options.postgresUrl ? { postgresUrl: options.postgresUrl } : {}),
-        }),
-      );
+      const service = await startService(options.root, {
+        dialect,
+        ...(options.postgresUrl ? { postgresUrl: options.postgresUrl } : {}),
+      });
+      if (options.version !== undefined) service.apiVersion = options.version.date;
+      services.push(service);
     }
     const primary = services[0];
     if (primary === undefined) throw new Error('no database to fuzz');

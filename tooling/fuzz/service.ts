@@ -29,6 +29,8 @@ export interface Service {
   port: number;
   secret: string;
   publishable: string;
+  /** Sent as `PatientCare-Version` on every request when set (a run pinned to a version). */
+  apiVersion?: string;
   /** Everything the process printed so far. */
   output(): string;
   /** Whether the process has exited (a crash, if before `stop`). */

@@ -16,11 +16,20 @@ function next(service: Service): number {
   return n;
 }
 
+/** The `PatientCare-Version` header of a run pinned to a version; none otherwise. */
+export function versionHeader(service: Service): Record<string, string> {
+  return service.apiVersion === undefined ? {} : { 'PatientCare-Version': service.apiVersion };
+}
+
 async function post(service: Service, path: string, body: unknown, key = service.secret) {
   const res = await send(service.baseUrl, {
     method: 'POST',
     url: path,
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    headers: {
+      Authorization: `Bearer ${key}`,
+      'Content-Type': 'application/json',
+      ...versionHeader(service),
+    },
     body: JSON.stringify(body),
   });
   const id = (res.body as { id?: unknown } | undefined)?.id;
@@ -31,9 +40,15 @@ async function post(service: Service, path: string, body: unknown, key = service
 }
 
 /** A time span a day from now, in unix seconds. */
-function span(): { start: number; end: number } {
+/**
+ * Tomorrow, half an hour: unix seconds for a run pinned to 2026-11-01, date-times for the
+ * latest (2026-12-01 made appointment times RFC 3339).
+ */
+function span(service: Service): { start: number | string; end: number | string } {
   const start = Math.floor(Date.now() / 1000) + 86_400;
-  return { start, end: start + 1800 };
+  if (service.apiVersion === '2026-11-01') return { start, end: start + 1800 };
+  const text = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+  return { start: text(start), end: text(start + 1800) };
 }
 
 /** Creates the shared objects: 3 patients, an appointment each, 2 claims, 2 webhooks. */
@@ -43,7 +58,11 @@ export async function buildWorld(service: Service): Promise<World> {
     const patient = await post(service, '/v1/patients', setupPatient(next(service)));
     world.patients.push(patient);
     world.appointments.push(
-      await post(service, '/v1/appointments', { patient, practitioner: 'Dr Fuzz', ...span() }),
+      await post(service, '/v1/appointments', {
+        patient,
+        practitioner: 'Dr Fuzz',
+        ...span(service),
+      }),
     );
   }
   for (let n = 0; n < 2; n++) {
@@ -75,7 +94,7 @@ export async function buildWorld(service: Service): Promise<World> {
   const events = await send(service.baseUrl, {
     method: 'GET',
     url: '/v1/events?limit=5',
-    headers: { Authorization: `Bearer ${service.secret}` },
+    headers: { Authorization: `Bearer ${service.secret}`, ...versionHeader(service) },
   });
   for (const event of (events.body as { data?: { id: string }[] }).data ?? []) {
     world.events.push(event.id);
@@ -90,13 +109,17 @@ export async function makeFresh(service: Service, world: World, kind: FreshKind)
     case 'patient':
       return post(service, '/v1/patients', setupPatient(next(service)));
     case 'appointment-pending':
-      return post(service, '/v1/appointments', { patient, practitioner: 'Dr Fuzz', ...span() });
+      return post(service, '/v1/appointments', {
+        patient,
+        practitioner: 'Dr Fuzz',
+        ...span(service),
+      });
     case 'appointment-booked':
       return post(service, '/v1/appointments', {
         patient,
         practitioner: 'Dr Fuzz',
         confirm: true,
-        ...span(),
+        ...span(service),
       });
     case 'webhook':
       return post(service, '/v1/webhooks', { url: SETUP_HOOK_URL, enabled_events: ['*'] });

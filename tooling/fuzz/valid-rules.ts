@@ -92,12 +92,40 @@ function createPatient(body: Obj, _world: World, picks: Picks): Ruled {
 }
 
 /**
- * Integers above 2^53 are int64 but not exact in JSON parsers like JavaScript's (Prism refuses
- * them too), so valid times stay at or below it.
+ * Valid times stay at or below 9999-12-31T23:59:59Z: since 2026-12-01 times are RFC 3339
+ * date-times, whose four-digit year ends there, and a 2026-11-01 request is migrated up to
+ * one, so a later unix time is refused (400) in every version (spec/CHANGELOG.md 2026-12-01).
  */
-const MAX_TIME = Number.MAX_SAFE_INTEGER;
+const MAX_TIME = 253_402_300_799;
 
+/** `2026-11-04T09:00:00Z` for unix seconds: the latest version's time (2026-12-01 on). */
+function dateTimeText(seconds: number): string {
+  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * The span rules on unix seconds whatever the version speaks: date-times (2026-12-01 on) are
+ * read into whole seconds within 1970..9999 first and written back without fractions, which
+ * the spec's pattern refuses.
+ */
 function timeSpan(body: Obj, picks: Picks): void {
+  const text = typeof body.start === 'string' || typeof body.end === 'string';
+  if (text) {
+    for (const field of ['start', 'end'] as const) {
+      if (body[field] === undefined) continue;
+      const seconds = Math.floor(Date.parse(String(body[field])) / 1000);
+      body[field] = Number.isFinite(seconds) ? Math.min(Math.max(seconds, 0), MAX_TIME) : 0;
+    }
+  }
+  secondsSpan(body, picks);
+  if (text) {
+    for (const field of ['start', 'end'] as const) {
+      if (body[field] !== undefined) body[field] = dateTimeText(Number(body[field]));
+    }
+  }
+}
+
+function secondsSpan(body: Obj, picks: Picks): void {
   const hasStart = body.start !== undefined;
   const hasEnd = body.end !== undefined;
   if (hasStart !== hasEnd) {
@@ -111,8 +139,8 @@ function timeSpan(body: Obj, picks: Picks): void {
     }
   }
   if (body.start !== undefined && body.end !== undefined) {
-    let start = Number(body.start);
-    let end = Number(body.end);
+    let start = Math.min(Number(body.start), MAX_TIME - 1);
+    let end = Math.min(Number(body.end), MAX_TIME);
     if (end === start) {
       if (start === 0) end = 1;
       else start -= 1;

@@ -1,9 +1,11 @@
 import { basename, dirname, isAbsolute, join } from 'node:path';
+import type { VersionChange } from '../../server/versioning/version-change.js';
 import { diffSpecs } from '../breaking/diff-specs.js';
 import type { Change } from '../breaking/types.js';
 import { gitReader, resolveBaseRevision, worktreeReader } from './git-base.js';
 import { type LoadedSpec, loadSpec, showPointer } from './load-spec.js';
 import type { StepOutcome } from './step-types.js';
+import { checkVersionCoverage, loadVersionChanges } from './version-coverage.js';
 import { evaluateGate } from './version-policy.js';
 
 export interface BreakingOptions {
@@ -19,6 +21,11 @@ export interface BreakingOptions {
   baseRef?: string;
   /** Also list non-breaking changes. */
   verbose?: boolean;
+  /**
+   * The version-change modules to check coverage with; default those of `root`
+   * (`spec/versions/index.ts`), none when it has none (the rule is then skipped).
+   */
+  versionChanges?: readonly VersionChange[];
 }
 
 async function loadBase(opts: BreakingOptions): Promise<{ spec?: LoadedSpec; note: string }> {
@@ -74,6 +81,28 @@ export async function runBreakingCheck(opts: BreakingOptions): Promise<StepOutco
     show: (c) => shown.get(c) ?? c.pointer,
   });
   const breaking = changes.filter((c) => c.breaking);
+  let modules: readonly VersionChange[] | undefined;
+  try {
+    modules = opts.versionChanges ?? (await loadVersionChanges(opts.root));
+  } catch (err) {
+    return {
+      status: 'fail',
+      summary: 'cannot load spec/versions/',
+      details: [(err as Error).message],
+    };
+  }
+  const coverage =
+    modules === undefined
+      ? []
+      : checkVersionCoverage({
+          changes: modules,
+          baseDocument: baseSpec.document,
+          headDocument: head.document,
+          baseVersion,
+          headVersion,
+          changelog: worktreeReader(opts.root)(opts.changelog),
+        });
+  const ok = gate.ok && coverage.length === 0;
   const details = [
     `base: ${base.note}; info.version ${String(baseVersion)} → ${String(headVersion)}`,
     ...breaking.map((c) =>
@@ -87,7 +116,9 @@ export async function runBreakingCheck(opts: BreakingOptions): Promise<StepOutco
       ? changes.filter((c) => !c.breaking).map((c) => line(c, shown.get(c) ?? c.pointer, 'ok'))
       : []),
     ...gate.problems.map((p) => `FAIL ${p}`),
+    ...coverage.map((p) => (p.startsWith('  ') ? p : `FAIL ${p}`)),
+    ...(modules === undefined ? [] : [`version changes: ${modules.length} module(s) checked`]),
   ];
   const summary = `${breaking.length} breaking, ${changes.length - breaking.length} compatible change(s) vs ${base.note}`;
-  return { status: gate.ok ? 'pass' : 'fail', summary, details };
+  return { status: ok ? 'pass' : 'fail', summary, details };
 }

@@ -2,6 +2,7 @@ import { initial } from './0001-initial.js';
 import { auditBatches } from './0002-audit-batches.js';
 import { idempotencyNamespace } from './0003-idempotency-namespace.js';
 import { keyBindings } from './0004-key-bindings.js';
+import { accountApiVersion } from './0005-account-api-version.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. Append new ones; never reorder or edit applied ones. */
@@ -10,4 +11,5 @@ export const migrations: readonly Migration[] = [
   auditBatches,
   idempotencyNamespace,
   keyBindings,
+  accountApiVersion,
 ];

@@ -1,0 +1,55 @@
+/**
+ * The account's pinned API version (docs/design.md#versioning): what a request without a
+ * `PatientCare-Version` header is served in. Pinned to the latest when the first key is made;
+ * changed only on purpose (`npm run keys -- version DATE`), as an upgrade of the account.
+ */
+import type { Db } from '../db/types.js';
+
+/** Pins the account to `version` unless it is pinned already (the first key's creation). */
+export async function pinAccountIfUnpinned(db: Db, version: string, nowMs: number): Promise<void> {
+  await db.run(
+    `INSERT INTO account (id, api_version, pinned_at) VALUES (1, $1, $2)
+      ON CONFLICT (id) DO NOTHING`,
+    [version, Math.floor(nowMs / 1000)],
+  );
+  cached.delete(db);
+}
+
+/** The pinned version, or null before the first key. */
+export async function accountApiVersion(db: Db): Promise<string | null> {
+  const row = await db.get<{ api_version: string }>('SELECT api_version FROM account WHERE id = 1');
+  return row === undefined ? null : String(row.api_version);
+}
+
+/** Pins read in the last second, per database (a request must not pay a read for it). */
+const cached = new WeakMap<Db, { version: string | null; readAtMs: number }>();
+const PIN_CACHE_TTL_MS = 1000;
+
+/**
+ * The pinned version for a request: at once from this process's cache when read less than a
+ * second ago (another process's change is seen within that time, this process's at once),
+ * else a promise of one read.
+ */
+export function cachedAccountApiVersion(
+  db: Db,
+  nowMs: number,
+): string | null | Promise<string | null> {
+  const hit = cached.get(db);
+  if (hit !== undefined && nowMs - hit.readAtMs >= 0 && nowMs - hit.readAtMs < PIN_CACHE_TTL_MS) {
+    return hit.version;
+  }
+  return accountApiVersion(db).then((version) => {
+    cached.set(db, { version, readAtMs: nowMs });
+    return version;
+  });
+}
+
+/** Moves the pin; keys read from now on (and within a second, cached ones) use it. */
+export async function setAccountApiVersion(db: Db, version: string, nowMs: number): Promise<void> {
+  await db.run(
+    `INSERT INTO account (id, api_version, pinned_at) VALUES (1, $1, $2)
+      ON CONFLICT (id) DO UPDATE SET api_version = $1, pinned_at = $2`,
+    [version, Math.floor(nowMs / 1000)],
+  );
+  cached.delete(db);
+}

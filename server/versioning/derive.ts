@@ -1,0 +1,111 @@
+/**
+ * Deriving an older version's OpenAPI document from the latest one: each change newer than the
+ * target undoes its edits, newest first; `info.version` becomes the target, and the enums of
+ * dated versions (`ApiVersion`, the `PatientCare-Version` header) list only the dates up to it.
+ * Pure: document in, new document out.
+ */
+import { parsePointer } from '../../contract/pointer.js';
+import type { VersionRegistry } from './registry.js';
+import type { DocumentEdit, Json, JsonObject } from './version-change.js';
+
+/** Where the document lists dated versions (an enum each). */
+const VERSION_ENUMS = [
+  '/components/schemas/ApiVersion/enum',
+  '/components/parameters/PatientCareVersion/schema/enum',
+  '/components/headers/PatientCare-Version/schema/enum',
+];
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The parent container of a pointer and the last token; throws on a path that is not there. */
+function parentOf(
+  document: JsonObject,
+  pointer: string,
+): { parent: JsonObject | Json[]; key: string } {
+  const tokens = parsePointer(pointer);
+  const key = tokens.pop();
+  if (key === undefined) throw new Error(`cannot edit the document root (${pointer})`);
+  let node: Json = document;
+  for (const token of tokens) {
+    const next: Json | undefined = Array.isArray(node)
+      ? node[Number(token)]
+      : isObject(node)
+        ? node[token]
+        : undefined;
+    if (next === undefined) throw new Error(`version edit: ${pointer} does not exist`);
+    node = next;
+  }
+  if (!isObject(node) && !Array.isArray(node))
+    throw new Error(`version edit: ${pointer} has no parent object`);
+  return { parent: node, key };
+}
+
+function rewriteExamples(node: Json, rewrite: (value: Json) => Json): Json {
+  if (Array.isArray(node)) return node.map((item) => rewriteExamples(item, rewrite));
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(node)) {
+    if (key === 'example') out[key] = rewrite(child);
+    else if (key === 'examples' && isObject(child)) {
+      const examples: JsonObject = {};
+      for (const [name, entry] of Object.entries(child)) {
+        examples[name] =
+          isObject(entry) && 'value' in entry
+            ? { ...entry, value: rewrite(entry.value as Json) }
+            : rewriteExamples(entry, rewrite);
+      }
+      out[key] = examples;
+    } else out[key] = rewriteExamples(child, rewrite);
+  }
+  return out;
+}
+
+/** Applies one edit to `document` in place (examples: returns the rewritten document). */
+function applyEdit(document: JsonObject, edit: DocumentEdit): JsonObject {
+  if ('examples' in edit) return rewriteExamples(document, edit.examples) as JsonObject;
+  const { parent, key } = parentOf(document, edit.at);
+  if ('textNow' in edit) {
+    const text = (parent as JsonObject)[key];
+    if (typeof text !== 'string' || !text.includes(edit.textNow)) {
+      throw new Error(`version edit: the text at ${edit.at} no longer holds what the edit names`);
+    }
+    (parent as JsonObject)[key] = text.replace(edit.textNow, edit.textWas);
+    return document;
+  }
+  if (Array.isArray(parent)) {
+    const index = Number(key);
+    if ('didNotExist' in edit) parent.splice(index, 1);
+    else parent[index] = structuredClone(edit.was);
+    return document;
+  }
+  if ('didNotExist' in edit) {
+    if (!(key in parent)) throw new Error(`version edit: ${edit.at} does not exist`);
+    delete parent[key];
+  } else parent[key] = structuredClone(edit.was);
+  return document;
+}
+
+/**
+ * The document of `version`, derived from `latest` (which is not modified).
+ *
+ * @example deriveDocument(spec, registry, '2026-11-01').info.version // '2026-11-01'
+ */
+export function deriveDocument(
+  latest: unknown,
+  registry: VersionRegistry,
+  version: string,
+): JsonObject {
+  let document = structuredClone(latest) as JsonObject;
+  for (const change of registry.changesAbove(version)) {
+    for (const edit of change.document) document = applyEdit(document, edit);
+  }
+  (document.info as JsonObject).version = version;
+  const dates = registry.supported.filter((date) => date <= version).reverse();
+  for (const pointer of VERSION_ENUMS) {
+    const { parent, key } = parentOf(document, pointer);
+    if (isObject(parent) && Array.isArray(parent[key])) parent[key] = [...dates];
+  }
+  return document;
+}

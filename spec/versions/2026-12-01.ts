@@ -1,0 +1,132 @@
+/**
+ * 2026-12-01: appointment `start`/`end` are RFC 3339 date-times with an offset instead of unix
+ * seconds, in request bodies, responses, events and webhooks. Before this date they were
+ * integers (unix seconds); this module says so, and converts between the two.
+ */
+import { MAX_DATE_TIME_SECONDS, secondsToDateTime } from '../../server/domain/date-time.js';
+import { ApiError } from '../../server/errors.js';
+import type {
+  Json,
+  JsonObject,
+  RequestParts,
+  VersionChange,
+} from '../../server/versioning/version-change.js';
+
+const TIMES = ['start', 'end'] as const;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})$/;
+
+/** An RFC 3339 date-time → unix seconds (what 2026-11-01 returned). */
+function toSeconds(value: Json): Json {
+  return typeof value === 'string' && DATE_TIME.test(value) ? Date.parse(value) / 1000 : value;
+}
+
+/** The times of an object (an appointment, or `previous_attributes`) as unix seconds. */
+function timesDown(object: JsonObject): JsonObject {
+  const out = { ...object };
+  for (const field of TIMES) if (field in out) out[field] = toSeconds(out[field]!);
+  return out;
+}
+
+/** A 2026-11-01 time (unix seconds, an integer ≥ 0) as a date-time, or the 400 it earned. */
+function timeUp(value: unknown, param: string): unknown {
+  if (value === undefined) return value;
+  const refuse = (rule: string) =>
+    new ApiError('parameter_invalid', { param, message: `${param} must be ${rule}.` });
+  if (typeof value !== 'number') throw refuse('a unix time in seconds (an integer)');
+  if (!Number.isSafeInteger(value)) {
+    throw refuse(`an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`);
+  }
+  if (value < 0) throw refuse('at least 0');
+  if (value > MAX_DATE_TIME_SECONDS)
+    throw refuse(`at most ${MAX_DATE_TIME_SECONDS} (9999-12-31T23:59:59Z)`);
+  return secondsToDateTime(value);
+}
+
+function bodyTimesUp(parts: RequestParts): RequestParts {
+  const body = parts.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return parts;
+  const out: Record<string, unknown> = { ...body };
+  for (const field of TIMES) if (field in out) out[field] = timeUp(out[field], field);
+  return { ...parts, body: out };
+}
+
+/** Any `start`/`end` date-time in an example, as the seconds 2026-11-01's examples showed. */
+function exampleTimesDown(value: Json): Json {
+  if (Array.isArray(value)) return value.map(exampleTimesDown);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    out[key] =
+      (key === 'start' || key === 'end') && typeof child === 'string'
+        ? toSeconds(child)
+        : exampleTimesDown(child);
+  }
+  return out;
+}
+
+const TIMESTAMP_REF: Json = { $ref: '#/components/schemas/Timestamp' };
+
+function storedTimeSchema(description: string): Json {
+  return { type: 'integer', format: 'int64', minimum: 0, nullable: true, description };
+}
+
+const eventTimesDown = (event: JsonObject): JsonObject => {
+  const data = event.data as JsonObject | undefined;
+  const previous = data?.previous_attributes;
+  if (typeof previous !== 'object' || previous === null || Array.isArray(previous)) return event;
+  return { ...event, data: { ...data, previous_attributes: timesDown(previous) } };
+};
+
+export const change: VersionChange = {
+  date: '2026-12-01',
+  description:
+    'Appointment times are RFC 3339 date-times with an offset (what FHIR, iCalendar and calendar APIs use) instead of unix seconds.',
+  changelog: [
+    'Breaking: appointment `start` and `end` are RFC 3339 date-times with an offset (`2026-11-04T10:00:00+01:00`) instead of unix seconds, in `/components/schemas/Appointment` (responses, and `data.object` of events and webhooks), `/components/schemas/AppointmentCreateParams` and `/components/schemas/AppointmentUpdateParams`; responses give them in UTC (`Z`); the `previous_attributes` of `appointment.updated` and `appointment.cancelled` events follow. Clients pinned to 2026-11-01 keep sending and receiving seconds. To move: send and parse date-times, then send `PatientCare-Version: 2026-12-01`.',
+    'Added (compatible): `/components/schemas/DateTime`, and `2026-12-01` in `/components/schemas/ApiVersion` and the `PatientCare-Version` header.',
+    'Why this change: a unix time carries no offset and cannot be read by a person, so every client converted it and scheduling across time zones (a clinic in one, a patient in another, summer time) was left to guesswork; FHIR `Appointment.start`, iCalendar and calendar APIs all exchange RFC 3339 date-times with an offset, so appointments now map one to one onto them. Instants before 1970 or after 9999-12-31T23:59:59Z are refused in every version (a 2026-11-01 request is migrated up to a date-time, which cannot write a later year).',
+  ],
+  document: [
+    { at: '/components/schemas/DateTime', didNotExist: true },
+    {
+      at: '/components/schemas/Appointment/properties/start',
+      was: storedTimeSchema(
+        'Start time; `null` only while `proposed` (or when cancelled before a time was set).',
+      ),
+    },
+    {
+      at: '/components/schemas/Appointment/properties/end',
+      was: storedTimeSchema('End time, after `start`; `null` exactly when `start` is.'),
+    },
+    { at: '/components/schemas/AppointmentCreateParams/properties/start', was: TIMESTAMP_REF },
+    { at: '/components/schemas/AppointmentCreateParams/properties/end', was: TIMESTAMP_REF },
+    { at: '/components/schemas/AppointmentUpdateParams/properties/start', was: TIMESTAMP_REF },
+    { at: '/components/schemas/AppointmentUpdateParams/properties/end', was: TIMESTAMP_REF },
+    {
+      at: '/info/description',
+      textNow: [
+        'selects the shape of requests, responses and events; the current version is',
+        '`2026-12-01`, the `info.version` of this document, and `2026-11-01` is still served.',
+        'Without the header, the version your account is pinned to is used (the current one when',
+        'its first key was created), else the current one; an unknown version is',
+        '`400 parameter_invalid` (`param`: `PatientCare-Version`; the message lists the supported',
+        'ones). The document of an older version is served at `/openapi.json?version=YYYY-MM-DD`.',
+      ].join('\n'),
+      textWas: [
+        'selects the shape of requests, responses and events; the current (and only) version is',
+        '`2026-11-01`, the `info.version` of this document. Without the header, the current version',
+        'is used; an unknown version is `400 parameter_invalid` (`param`: `PatientCare-Version`).',
+      ].join('\n'),
+    },
+    { examples: exampleTimesDown },
+  ],
+  requests: {
+    createAppointment: bodyTimesUp,
+    updateAppointment: bodyTimesUp,
+  },
+  objects: { appointment: timesDown },
+  events: {
+    'appointment.updated': eventTimesDown,
+    'appointment.cancelled': eventTimesDown,
+  },
+};

@@ -1,0 +1,80 @@
+/**
+ * The served documents per version: `/openapi.json?version=2026-11-01` is the 2026-11-01
+ * contract as released (commit 6cc14ed) with the service's `servers`, `/openapi.json` is the
+ * latest, `.yaml` the same documents, an unknown version a 400 listing the supported ones, and
+ * `/docs` offers a link per version.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { prepareDocs } from '../../tooling/docs/prepare.js';
+import { buildTestApp, type TestApp } from '../support/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp({ docs: { load: () => prepareDocs('spec/openapi.yaml') } });
+});
+afterAll(async () => t.close());
+
+const get = (url: string) => t.app.inject({ method: 'GET', url });
+/** The 2026-11-01 spec as released (6cc14ed, with its guides), prepared like the service's. */
+async function releasedPrepared(): Promise<unknown> {
+  const dir = mkdtempSync(join(tmpdir(), 'released-spec-'));
+  try {
+    execFileSync('sh', ['-c', `git archive 6cc14ed spec | tar -x -C '${dir}'`]);
+    return (await prepareDocs(join(dir, 'spec', 'openapi.yaml'))).spec;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('GET /openapi.json and /openapi.yaml per version', () => {
+  it('?version=2026-11-01 is the released 2026-11-01 contract plus this service as server', async () => {
+    const released = await releasedPrepared();
+    for (const url of ['/openapi.json?version=2026-11-01', '/openapi.yaml?version=2026-11-01']) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(200);
+      const { servers, ...document } = parse(res.body);
+      expect(servers).toHaveLength(1);
+      expect(document.info.version).toBe('2026-11-01');
+      expect(document).toEqual(released);
+    }
+  });
+
+  it('without a version, or with the latest, it is the latest', async () => {
+    for (const url of ['/openapi.json', '/openapi.json?version=2026-12-01', '/openapi.yaml']) {
+      const res = await get(url);
+      expect(parse(res.body).info.version, url).toBe('2026-12-01');
+    }
+  });
+
+  it('each version has its own ETag', async () => {
+    const latest = await get('/openapi.json');
+    const old = await get('/openapi.json?version=2026-11-01');
+    expect(latest.headers.etag).not.toBe(old.headers.etag);
+  });
+
+  it('an unknown version is a 400 in the error envelope listing the supported ones', async () => {
+    const res = await get('/openapi.json?version=2030-01-01');
+    expect(res.statusCode).toBe(400);
+    const body = JSON.parse(res.body);
+    expect(body.error).toMatchObject({ code: 'parameter_invalid', param: 'version' });
+    expect(body.error.message).toContain('2026-12-01, 2026-11-01');
+  });
+});
+
+describe('/docs version picker', () => {
+  it('links every version; ?version= shows that version and links its documents', async () => {
+    const latest = (await get('/docs')).body;
+    expect(latest).toContain('href="/docs" aria-current="page">2026-12-01 (latest)</a>');
+    expect(latest).toContain('href="/docs?version=2026-11-01">2026-11-01</a>');
+    expect(latest).toContain('data-spec-url="/openapi.json"');
+    const old = (await get('/docs?version=2026-11-01')).body;
+    expect(old).toContain('data-spec-url="/openapi.json?version=2026-11-01"');
+    expect(old).toContain('href="/docs?version=2026-11-01" aria-current="page"');
+    expect(old).toContain('href="/openapi.yaml?version=2026-11-01"');
+  });
+});

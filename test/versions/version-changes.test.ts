@@ -1,0 +1,178 @@
+/**
+ * The version-change modules as data: they are the one list of versions, the newest is the
+ * spec's `info.version`, the derived 2026-11-01 document is the one released at commit
+ * 6cc14ed, and the 2026-12-01 converters migrate requests up and responses down.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { ApiError } from '../../server/errors.js';
+import { downgradeBody, upgradeRequest } from '../../server/versioning/convert.js';
+import { deriveDocument } from '../../server/versioning/derive.js';
+import { versions } from '../../server/versioning/index.js';
+import { createRegistry } from '../../server/versioning/registry.js';
+import type { Json } from '../../server/versioning/version-change.js';
+import { versionChanges } from '../../spec/versions/index.js';
+
+const latestSpec = parse(readFileSync('spec/openapi.yaml', 'utf8'));
+/** The last commit before dated versions were real: its spec is 2026-11-01 as released. */
+const RELEASED_2026_11_01 = '6cc14ed';
+
+describe('the modules are the list of versions', () => {
+  it('holds exactly one module per file of spec/versions/, named by its date', () => {
+    const files = readdirSync('spec/versions')
+      .filter((name) => /^\d{4}-\d{2}-\d{2}\.ts$/.test(name))
+      .map((name) => name.slice(0, -3))
+      .sort();
+    expect(versionChanges.map((c) => c.date).sort()).toEqual(files);
+    expect(readdirSync('spec/versions').filter((n) => n !== 'index.ts').length).toBe(files.length);
+  });
+
+  it('the newest module is the spec info.version; supported is newest first', () => {
+    expect(versions.latest).toBe(latestSpec.info.version);
+    expect(versions.supported).toEqual(['2026-12-01', '2026-11-01']);
+    expect(versions.changesAbove('2026-12-01')).toEqual([]);
+    expect(versions.changesAbove('2026-11-01').map((c) => c.date)).toEqual(['2026-12-01']);
+  });
+
+  it('refuses two modules of one date and a date that is not YYYY-MM-DD', () => {
+    const one = versionChanges[0]!;
+    expect(() => createRegistry([one, one])).toThrow(/two version changes dated/);
+    expect(() => createRegistry([{ ...one, date: '2026-1-1' }])).toThrow(/not YYYY-MM-DD/);
+  });
+});
+
+describe('derived documents', () => {
+  it('2026-11-01 derived from the latest is the document released at 6cc14ed', () => {
+    const released = parse(
+      execFileSync('git', ['show', `${RELEASED_2026_11_01}:spec/openapi.yaml`], {
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      }),
+    );
+    expect(deriveDocument(latestSpec, versions, '2026-11-01')).toEqual(released);
+  });
+
+  it('the latest derived is the hand-written spec itself; the input is not modified', () => {
+    const before = structuredClone(latestSpec);
+    expect(deriveDocument(latestSpec, versions, versions.latest)).toEqual(latestSpec);
+    deriveDocument(latestSpec, versions, '2026-11-01');
+    expect(latestSpec).toEqual(before);
+  });
+
+  it('an edit naming a node that is not there fails loudly (the module went stale)', () => {
+    const stale = createRegistry([
+      versionChanges[0]!,
+      {
+        ...versionChanges[1]!,
+        document: [{ at: '/components/schemas/Nope/x', didNotExist: true }],
+      },
+    ]);
+    expect(() => deriveDocument(latestSpec, stale, '2026-11-01')).toThrow(/does not exist/);
+  });
+});
+
+const appointment = (start: Json, end: Json): Json => ({
+  id: 'appt_01JD8A2B3C4D5E6F7G8H9J0K1M',
+  object: 'appointment',
+  start,
+  end,
+  cancelled_at: null,
+});
+
+describe('2026-12-01 converters', () => {
+  it.each([
+    [
+      'seconds → UTC date-time',
+      { start: 1793782800, end: 1793784600 },
+      { start: '2026-11-04T09:00:00Z', end: '2026-11-04T09:30:00Z' },
+    ],
+    ['only one time', { end: 0 }, { end: '1970-01-01T00:00:00Z' }],
+    ['no times: untouched', { practitioner: 'Dr Lee' }, { practitioner: 'Dr Lee' }],
+  ])('request up: %s', (_name, given, want) => {
+    const up = upgradeRequest(versions, '2026-11-01', 'createAppointment', {
+      query: {},
+      body: given,
+    });
+    expect(up.body).toEqual(want);
+  });
+
+  it.each([
+    ['a string', '2026-11-04T09:00:00Z', /unix time in seconds/],
+    ['negative', -1, /at least 0/],
+    ['past 2^53', 2 ** 53 + 2, /9007199254740991/],
+    ['a fraction', 1.5, /9007199254740991/],
+    ['after 9999', 253_402_300_800, /9999-12-31T23:59:59Z/],
+  ])(
+    'request up refuses %s with 400 parameter_invalid naming the field',
+    (_name, start, message) => {
+      try {
+        upgradeRequest(versions, '2026-11-01', 'updateAppointment', { query: {}, body: { start } });
+        expect.unreachable('accepted');
+      } catch (error) {
+        expect(error).toBeInstanceOf(ApiError);
+        expect((error as ApiError).code).toBe('parameter_invalid');
+        expect((error as ApiError).param).toBe('start');
+        expect((error as ApiError).message).toMatch(message);
+      }
+    },
+  );
+
+  it('other operations are not touched, and the latest version converts nothing', () => {
+    const parts = { query: {}, body: { start: 5 } };
+    expect(upgradeRequest(versions, '2026-11-01', 'createPatient', parts)).toBe(parts);
+    expect(upgradeRequest(versions, '2026-12-01', 'createAppointment', parts)).toBe(parts);
+  });
+
+  it('response down: an appointment, inside a list and inside an event with previous_attributes', () => {
+    const latest = appointment('2026-11-04T09:00:00Z', null);
+    expect(downgradeBody(versions, '2026-11-01', latest)).toEqual(appointment(1793782800, null));
+    const list = { object: 'list', url: '/v1/appointments', has_more: false, data: [latest] };
+    expect(downgradeBody(versions, '2026-11-01', list)).toEqual({
+      ...list,
+      data: [appointment(1793782800, null)],
+    });
+    const event = {
+      id: 'evt_1',
+      object: 'event',
+      type: 'appointment.updated',
+      api_version: '2026-12-01',
+      data: { object: latest, previous_attributes: { start: '2026-11-05T09:00:00Z', updated: 5 } },
+    };
+    expect(downgradeBody(versions, '2026-11-01', event)).toEqual({
+      ...event,
+      api_version: '2026-11-01',
+      data: {
+        object: appointment(1793782800, null),
+        previous_attributes: { start: 1793869200, updated: 5 },
+      },
+    });
+    expect(downgradeBody(versions, '2026-12-01', event)).toBe(event);
+  });
+
+  it('response down leaves other objects and error envelopes alone', () => {
+    const patient = { object: 'patient', id: 'pat_1', start: '2026-11-04T09:00:00Z' };
+    expect(downgradeBody(versions, '2026-11-01', patient)).toEqual(patient);
+    const error = { error: { code: 'parameter_invalid', param: 'start' } };
+    expect(downgradeBody(versions, '2026-11-01', error)).toEqual(error);
+  });
+});
+
+describe('error converters', () => {
+  it('a change with an errors converter rewrites error envelopes on the way down only', () => {
+    const [first, latest] = versionChanges;
+    const renamed = createRegistry([
+      first!,
+      {
+        ...latest!,
+        errors: (body) => ({ ...body, error: { ...(body.error as object), param: 'old_name' } }),
+      },
+    ]);
+    const envelope = { error: { code: 'parameter_invalid', param: 'new_name' } };
+    expect(downgradeBody(renamed, '2026-11-01', envelope)).toEqual({
+      error: { code: 'parameter_invalid', param: 'old_name' },
+    });
+    expect(downgradeBody(renamed, '2026-12-01', envelope)).toBe(envelope);
+  });
+});
