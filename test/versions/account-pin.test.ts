@@ -1,7 +1,7 @@
 /**
  * The account's pinned version on both databases: the first key pins the latest; a request
  * without the header is served in the pin; the header overrides it; `npm run keys -- version`
- * shows and moves it; an account that had keys before migration 0004 is pinned to 2026-11-01.
+ * shows and moves it; an account that had keys before migration 0005 is pinned to 2026-11-01.
  */
 import { expect, it } from 'vitest';
 import { migrate } from '../../server/db/migrate.js';
@@ -68,21 +68,21 @@ await describeEachDatabase('account version pin', (dialect) => {
   }
 });
 
-await describeEachDatabase('migration 0004', (dialect) => {
+await describeEachDatabase('migration 0005', (dialect) => {
   const ctx = useTestDb(dialect, { migrate: false });
 
   it('pins an account that already had keys to 2026-11-01, the only version it knew', async () => {
-    await migrate(ctx.db, migrations.slice(0, 3));
+    await migrate(ctx.db, migrations.slice(0, 4));
     await ctx.db.run(
       `INSERT INTO api_keys (id, secret_hash, kind, livemode, scopes, allowed_ips,
         allowed_origins, hint, created) VALUES ('key_1', 'h', 'secret', 0, '[]', '[]', '[]', 'x', 7)`,
     );
-    expect(await migrate(ctx.db)).toEqual([4]);
+    expect(await migrate(ctx.db)).toEqual([5]);
     expect(await accountApiVersion(ctx.db)).toBe('2026-11-01');
   });
 
   it('leaves an account without keys unpinned', async () => {
-    expect(await migrate(ctx.db)).toEqual([1, 2, 3, 4]);
+    expect(await migrate(ctx.db)).toEqual([1, 2, 3, 4, 5]);
     expect(await accountApiVersion(ctx.db)).toBeNull();
   });
 });

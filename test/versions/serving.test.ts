@@ -5,11 +5,11 @@
  * rendered per reader. Every answer is checked against the document of the version it names.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createAjv } from '../../contract/ajv.js';
 import * as latestTable from '../../generated/routes.js';
 import * as oldTable from '../../generated/versions/2026-11-01/routes.js';
 import { versions } from '../../server/versioning/index.js';
 import { type DeliveryWorker, startDeliveryWorker } from '../../server/webhooks/worker.js';
-import { createAjv } from '../../contract/ajv.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 import { makeKey, type TestKey } from '../support/keys.js';

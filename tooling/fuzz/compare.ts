@@ -4,7 +4,7 @@
  * that only those parts differ no more:
  * - ids (`pat_01…`, `req_01…`, inside any string too) become `pat_#1`, `pat_#2`, … in order
  *   of first appearance, so "the same object twice" still shows, but not its random id;
- * - timestamps (properties whose schema is the spec's `Timestamp`) become `<time>`;
+ * - times (properties whose schema is the spec's `Timestamp` or `DateTime`) become `<time>`;
  * - secrets the service makes at random (`whsec_…`, `ek_test_…`) become `<secret>`;
  * - an error's `doc_url` keeps only its path and fragment: it names the answering server's
  *   own address (server/errors.ts), which differs between the two services.
@@ -21,8 +21,8 @@ const ORIGIN = /^https?:\/\/[^/]+/;
 const UNTYPED_TIMES = ['next_attempt', 'cancelled_at'];
 
 /**
- * Names of the properties whose schema is the `Timestamp` component, in any schema, and the
- * untyped ones above.
+ * Names of the properties whose schema is the `Timestamp` component (unix seconds) or the
+ * `DateTime` one (RFC 3339, from 2026-12-01), in any schema, and the untyped ones above.
  */
 export function timestampProperties(components: readonly Schema[]): Set<string> {
   const names = new Set<string>(UNTYPED_TIMES);
@@ -32,7 +32,8 @@ export function timestampProperties(components: readonly Schema[]): Set<string> 
     if (node === null || typeof node !== 'object') continue;
     const properties = (node as Schema).properties as Record<string, unknown> | undefined;
     for (const [name, schema] of Object.entries(properties ?? {})) {
-      if (JSON.stringify(schema).includes('schema:Timestamp"')) names.add(name);
+      const text = JSON.stringify(schema);
+      if (text.includes('schema:Timestamp"') || text.includes('schema:DateTime"')) names.add(name);
     }
     stack.push(...Object.values(node));
   }
@@ -66,6 +67,7 @@ export function comparable(
   }
   const walk = (value: unknown, key?: string): unknown => {
     if (typeof value === 'string' && key === 'doc_url') return rewrite(value.replace(ORIGIN, ''));
+    if (typeof value === 'string' && key !== undefined && timestamps.has(key)) return '<time>';
     if (typeof value === 'string') return rewrite(value);
     if (typeof value === 'number')
       return key !== undefined && timestamps.has(key) ? '<time>' : value;
