@@ -5,11 +5,11 @@ import * as appointments from './appointments.js';
 import * as claims from './claims.js';
 import * as ephemeralKeys from './ephemeral-keys.js';
 import * as events from './events.js';
-import * as fhirAppointment from './fhir-appointment.js';
-import * as fhirClaimResponse from './fhir-claim-response.js';
-import * as fhirClaim from './fhir-claim.js';
-import * as fhirPatient from './fhir-patient.js';
-import * as fhir from './fhir.js';
+import * as fhirAppointments from './fhir-appointments.js';
+import * as fhirCapabilities from './fhir-capabilities.js';
+import * as fhirClaimResponses from './fhir-claim-responses.js';
+import * as fhirClaims from './fhir-claims.js';
+import * as fhirPatients from './fhir-patients.js';
 import * as health from './health.js';
 import * as patients from './patients.js';
 import * as tokens from './tokens.js';
@@ -22,11 +22,11 @@ export const handlers = {
   ...claims,
   ...ephemeralKeys,
   ...events,
-  ...fhirAppointment,
-  ...fhirClaimResponse,
-  ...fhirClaim,
-  ...fhirPatient,
-  ...fhir,
+  ...fhirAppointments,
+  ...fhirCapabilities,
+  ...fhirClaimResponses,
+  ...fhirClaims,
+  ...fhirPatients,
   ...health,
   ...patients,
   ...tokens,

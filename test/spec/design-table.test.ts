@@ -150,11 +150,11 @@ describe('the spec matches the endpoint table of docs/design.md', () => {
       'Tokens',
       'Ephemeral Keys',
       'Health',
-      'FHIR',
-      'FHIR Patient',
-      'FHIR Appointment',
-      'FHIR Claim',
-      'FHIR ClaimResponse',
+      'FHIR Capabilities',
+      'FHIR Patients',
+      'FHIR Appointments',
+      'FHIR Claims',
+      'FHIR Claim Responses',
     ]);
     for (const operation of operations) {
       expect(operation.tags, String(operation.operationId)).toHaveLength(1);
