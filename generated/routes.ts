@@ -1122,13 +1122,92 @@ const fhirCapabilityStatementSchema: JsonSchema = {
     status: { type: 'string', enum: ['active'] },
     date: { type: 'string' },
     kind: { type: 'string', enum: ['instance'] },
-    software: { type: 'object' },
-    implementation: { type: 'object' },
+    software: {
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    implementation: {
+      type: 'object',
+      properties: { description: { type: 'string' } },
+      required: ['description'],
+      additionalProperties: false,
+    },
     fhirVersion: { type: 'string', enum: ['4.0.1'] },
-    format: { type: 'array', items: { type: 'string' } },
-    rest: { type: 'array', items: { type: 'object' } },
+    format: { type: 'array', items: { type: 'string', enum: ['json'] } },
+    rest: {
+      type: 'array',
+      maxItems: 1,
+      minItems: 1,
+      items: {
+        type: 'object',
+        properties: {
+          mode: { type: 'string', enum: ['server'] },
+          resource: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                type: { type: 'string' },
+                interaction: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      code: { type: 'string', enum: ['read', 'search-type', 'create'] },
+                    },
+                    required: ['code'],
+                    additionalProperties: false,
+                  },
+                },
+                versioning: { type: 'string', enum: ['versioned'] },
+                readHistory: { type: 'boolean' },
+                updateCreate: { type: 'boolean' },
+                conditionalRead: { type: 'string', enum: ['not-match'] },
+                searchParam: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      name: { type: 'string' },
+                      type: { type: 'string', enum: ['string', 'token', 'date', 'reference'] },
+                    },
+                    required: ['name', 'type'],
+                    additionalProperties: false,
+                  },
+                },
+              },
+              required: [
+                'type',
+                'interaction',
+                'versioning',
+                'readHistory',
+                'updateCreate',
+                'conditionalRead',
+                'searchParam',
+              ],
+              additionalProperties: false,
+            },
+          },
+        },
+        required: ['mode', 'resource'],
+        additionalProperties: false,
+      },
+    },
   },
-  required: ['resourceType', 'status', 'date', 'kind', 'fhirVersion', 'format', 'rest'],
+  required: [
+    'resourceType',
+    'status',
+    'date',
+    'kind',
+    'software',
+    'implementation',
+    'fhirVersion',
+    'format',
+    'rest',
+  ],
+  additionalProperties: false,
 };
 
 const fhirClaimSchema: JsonSchema = {
@@ -1612,6 +1691,7 @@ const operationOutcomeSchema: JsonSchema = {
               'exception',
             ],
           },
+          details: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
           diagnostics: { type: 'string', maxLength: 1000 },
           expression: { type: 'array', minItems: 1, items: { type: 'string' } },
         },

@@ -2905,7 +2905,7 @@ export interface components {
             url: string;
         };
         /**
-         * @description The body of every FHIR error (never the `/v1` envelope): `diagnostics` says what is wrong without PHI; `expression` names the parameter or element.
+         * @description The body of every FHIR error (never the `/v1` envelope): `diagnostics` says what is wrong without PHI; `expression` names the parameter or element; `details` carries the `/v1` error code (system `https://docs.patientcare.example/errors`) when there is one, so both faces can be handled on the same codes.
          * @example {
          *       "resourceType": "OperationOutcome",
          *       "issue": [
@@ -2925,17 +2925,24 @@ export interface components {
                 severity: "fatal" | "error" | "warning" | "information";
                 /** @enum {string} */
                 code: "invalid" | "value" | "required" | "not-supported" | "login" | "forbidden" | "not-found" | "duplicate" | "conflict" | "too-costly" | "business-rule" | "throttled" | "exception";
+                details?: components["schemas"]["FhirCodeableConcept"];
                 diagnostics?: string;
                 expression?: string[];
             }[];
         };
         /**
-         * @description What the FHIR endpoint supports (FHIR R4 CapabilityStatement).
+         * @description What the FHIR endpoint supports (FHIR R4 CapabilityStatement), made from the route table: exactly the interactions and search parameters served.
          * @example {
          *       "resourceType": "CapabilityStatement",
          *       "status": "active",
          *       "date": "2026-11-01",
          *       "kind": "instance",
+         *       "software": {
+         *         "name": "Patient-Care API"
+         *       },
+         *       "implementation": {
+         *         "description": "Patient-Care API FHIR R4 endpoint (/fhir/R4)"
+         *       },
          *       "fhirVersion": "4.0.1",
          *       "format": [
          *         "json"
@@ -2948,13 +2955,23 @@ export interface components {
          *               "type": "Patient",
          *               "interaction": [
          *                 {
+         *                   "code": "create"
+         *                 },
+         *                 {
          *                   "code": "read"
          *                 },
          *                 {
          *                   "code": "search-type"
-         *                 },
+         *                 }
+         *               ],
+         *               "versioning": "versioned",
+         *               "readHistory": false,
+         *               "updateCreate": false,
+         *               "conditionalRead": "not-match",
+         *               "searchParam": [
          *                 {
-         *                   "code": "create"
+         *                   "name": "family",
+         *                   "type": "string"
          *                 }
          *               ]
          *             }
@@ -2971,12 +2988,37 @@ export interface components {
             date: string;
             /** @enum {string} */
             kind: "instance";
-            software?: Record<string, never>;
-            implementation?: Record<string, never>;
+            software: {
+                name: string;
+            };
+            implementation: {
+                description: string;
+            };
             /** @enum {string} */
             fhirVersion: "4.0.1";
-            format: string[];
-            rest: Record<string, never>[];
+            format: "json"[];
+            rest: {
+                /** @enum {string} */
+                mode: "server";
+                resource: {
+                    type: string;
+                    interaction: {
+                        /** @enum {string} */
+                        code: "read" | "search-type" | "create";
+                    }[];
+                    /** @enum {string} */
+                    versioning: "versioned";
+                    readHistory: boolean;
+                    updateCreate: boolean;
+                    /** @enum {string} */
+                    conditionalRead: "not-match";
+                    searchParam: {
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "token" | "date" | "reference";
+                    }[];
+                }[];
+            }[];
         };
         /**
          * @description A page of Patient search results.
@@ -5966,6 +6008,12 @@ export interface operations {
                      *       "status": "active",
                      *       "date": "2026-11-01",
                      *       "kind": "instance",
+                     *       "software": {
+                     *         "name": "Patient-Care API"
+                     *       },
+                     *       "implementation": {
+                     *         "description": "Patient-Care API FHIR R4 endpoint (/fhir/R4)"
+                     *       },
                      *       "fhirVersion": "4.0.1",
                      *       "format": [
                      *         "json"
@@ -5978,13 +6026,23 @@ export interface operations {
                      *               "type": "Patient",
                      *               "interaction": [
                      *                 {
+                     *                   "code": "create"
+                     *                 },
+                     *                 {
                      *                   "code": "read"
                      *                 },
                      *                 {
                      *                   "code": "search-type"
-                     *                 },
+                     *                 }
+                     *               ],
+                     *               "versioning": "versioned",
+                     *               "readHistory": false,
+                     *               "updateCreate": false,
+                     *               "conditionalRead": "not-match",
+                     *               "searchParam": [
                      *                 {
-                     *                   "code": "create"
+                     *                   "name": "family",
+                     *                   "type": "string"
                      *                 }
                      *               ]
                      *             }

@@ -8,6 +8,7 @@ import type { RouteDefinition } from '../contract/route-types.js';
 import { DEFAULT_HTTP_CONFIG, type HttpConfig, type RateLimitConfig } from './config.js';
 import type { Db } from './db/types.js';
 import type { DocsPluginOptions } from './docs/plugin.js';
+import { FHIR_BASE, fhirPlugin, isFhirRoute } from './fhir/plugin.js';
 import { addCorsHeaders, registerPreflightRoutes } from './http/cors.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
 import { authenticationHook } from './http/hooks.js';
@@ -167,11 +168,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(null, payload);
   });
   installErrorHandling(app, deps);
-  registerRoutes(app, routes, handlers, {
+  const registerDeps = {
     ...deps,
     allowPrivateWebhookTargets: config.allowPrivateWebhookTargets,
     validators: createValidators(componentSchemas),
-  });
+  };
+  registerRoutes(
+    app,
+    routes.filter((route) => !isFhirRoute(route)),
+    handlers,
+    registerDeps,
+  );
+  // The FHIR face: same pipeline, its own scope for media type and OperationOutcome errors.
+  const fhirRoutes = routes.filter(isFhirRoute);
+  if (fhirRoutes.length > 0) {
+    await app.register(fhirPlugin, {
+      prefix: FHIR_BASE,
+      routes: fhirRoutes,
+      handlers,
+      deps: registerDeps,
+    });
+  }
   registerPreflightRoutes(app, routes);
 
   if (options.docs) {

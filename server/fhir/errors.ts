@@ -5,7 +5,7 @@
  * never shows the `/v1` envelope and the two registries cannot disagree on a status.
  */
 import type { components } from '../../generated/types.js';
-import { type ErrorCode, errorSpec, isApiError } from '../errors.js';
+import { ERROR_DOC_BASE, type ErrorCode, errorSpec, isApiError } from '../errors.js';
 
 export type OperationOutcome = components['schemas']['OperationOutcome'];
 /** FHIR's issue types (value set `issue-type`) that we answer with. */
@@ -15,6 +15,8 @@ export type IssueType = OperationOutcome['issue'][number]['code'];
 export interface FhirErrorOptions {
   /** The FHIRPath of the element or the search parameter at fault (`Patient.name`, `family`). */
   expression?: string;
+  /** The `/v1` error code this is, when there is one (`resource_missing`). */
+  code?: ErrorCode;
   headers?: Readonly<Record<string, string>>;
   cause?: unknown;
 }
@@ -28,6 +30,7 @@ export class FhirError extends Error {
   readonly statusCode: number;
   readonly issueType: IssueType;
   readonly expression: string | undefined;
+  readonly code: ErrorCode | undefined;
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(
@@ -41,13 +44,14 @@ export class FhirError extends Error {
     this.statusCode = status;
     this.issueType = issueType;
     this.expression = options.expression;
+    this.code = options.code;
     this.headers = options.headers ?? {};
   }
 }
 
 /** `404 not-found` for a resource that is not there (or belongs to the other mode). */
 export function resourceNotFound(type: string): FhirError {
-  return new FhirError(404, 'not-found', `No such ${type}.`);
+  return new FhirError(404, 'not-found', `No such ${type}.`, { code: 'resource_missing' });
 }
 
 /** The issue type of each `/v1` error code; the status is the registry's. */
@@ -84,12 +88,22 @@ export interface FhirErrorReply {
   headers: Readonly<Record<string, string>>;
 }
 
-function outcome(issueType: IssueType, diagnostics: string, expression?: string): OperationOutcome {
+/**
+ * One error issue. `details` carries the `/v1` error code (system: the errors' docs), so an
+ * integrator can branch on the same codes in both faces.
+ */
+function outcome(
+  issueType: IssueType,
+  diagnostics: string,
+  expression: string | undefined,
+  code: ErrorCode | undefined,
+): OperationOutcome {
   const issue: OperationOutcome['issue'][number] = {
     severity: 'error',
     code: issueType,
     diagnostics: diagnostics.slice(0, 1000),
   };
+  if (code !== undefined) issue.details = { coding: [{ system: ERROR_DOC_BASE, code }] };
   if (expression !== undefined) issue.expression = [expression];
   return { resourceType: 'OperationOutcome', issue: [issue] };
 }
@@ -102,7 +116,7 @@ export function fhirErrorReply(error: unknown): FhirErrorReply {
   if (error instanceof FhirError) {
     return {
       status: error.statusCode,
-      body: outcome(error.issueType, error.message, error.expression),
+      body: outcome(error.issueType, error.message, error.expression, error.code),
       headers: error.headers,
     };
   }
@@ -115,9 +129,13 @@ export function fhirErrorReply(error: unknown): FhirErrorReply {
           : error.message;
     return {
       status: error.statusCode,
-      body: outcome(ISSUE_TYPES[error.code], message, error.param ?? undefined),
+      body: outcome(ISSUE_TYPES[error.code], message, error.param ?? undefined, error.code),
       headers: error.headers,
     };
   }
-  return { status: 500, body: outcome('exception', errorSpec('internal').message), headers: {} };
+  return {
+    status: 500,
+    body: outcome('exception', errorSpec('internal').message, undefined, 'internal'),
+    headers: {},
+  };
 }

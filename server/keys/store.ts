@@ -1,4 +1,5 @@
 import { EPHEMERAL_SCOPES, isScope } from '../../contract/scopes.js';
+import { expandSmartScopes } from '../../contract/smart-scopes.js';
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
 import { validateAllowlist } from './allowlist.js';
@@ -144,7 +145,8 @@ function checkOptions(options: CreateKeyOptions): {
   allowedOrigins: string[];
 } {
   const { kind } = options;
-  const scopes = [...new Set(options.scopes ?? [])];
+  // SMART names (`system/Patient.read`) are stored as ours (`patients:read`).
+  const scopes = [...new Set(expandSmartScopes(options.scopes ?? []))];
   for (const scope of scopes) {
     if (!isScope(scope)) throw new KeyOptionsError(`unknown scope: ${scope}`);
   }
