@@ -175,7 +175,9 @@ describe('the checks can fail', () => {
     const { use: _use, ...noUse } = claimToFhir(storedClaim);
     expect(errors(noUse).map((i) => i.expression?.[0])).toContain('Claim.use');
     expect(errors({ ...patientToFhir(storedPatient), nickname: 'x' }).length).toBeGreaterThan(0);
-    expect(errors({ ...patientToFhir(storedPatient), birthDate: '12/04/1987' }).length).toBeGreaterThan(0);
+    expect(
+      errors({ ...patientToFhir(storedPatient), birthDate: '12/04/1987' }).length,
+    ).toBeGreaterThan(0);
   });
 });
 
