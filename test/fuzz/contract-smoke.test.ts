@@ -6,9 +6,13 @@
  * 7-8 s of this file's 15-19 s.
  */
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../generated/routes.js';
+import { routes as allRoutes } from '../../generated/routes.js';
+import { NOT_YET_FUZZED } from '../../tooling/fuzz/not-yet-fuzzed.js';
 import { formatReport } from '../../tooling/fuzz/report.js';
 import { runFuzz } from '../../tooling/fuzz/run.js';
+
+// What the fuzzer runs: every operation but those it does not cover yet (listed with why).
+const routes = allRoutes.filter((r) => !NOT_YET_FUZZED.has(r.operationId));
 
 const runs = Number(process.env.FUZZ_SMOKE_RUNS ?? 15);
 const seed = Number(process.env.FUZZ_SEED ?? 20261101);
