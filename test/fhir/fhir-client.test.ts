@@ -7,11 +7,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Client } from 'fhir-kit-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 import { makeKey } from '../support/keys.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read FHIR JSON fields freely.
 type Json = Record<string, any>;
 
 await describeEachDatabase('fhir-kit-client against the service', (dialect) => {

@@ -113,13 +113,19 @@ afterAll(async () => {
   await t.close();
 });
 
+/** An error body of either face: the `/v1` envelope or a FHIR OperationOutcome. */
+interface ErrorBody {
+  error?: { code?: string; message?: string };
+  issue?: { diagnostics?: string; details?: { coding?: { code?: string }[] } }[];
+}
+
 /** The `/v1` error code of an answer: the envelope's, or an OperationOutcome's `details`. */
-function errorCode(res: { body: any }): string | undefined {
+function errorCode(res: { body: ErrorBody | undefined }): string | undefined {
   return res.body?.error?.code ?? res.body?.issue?.[0]?.details?.coding?.[0]?.code;
 }
 
 /** The error message of an answer: the envelope's, or an OperationOutcome's `diagnostics`. */
-function errorMessage(res: { body: any }): string | undefined {
+function errorMessage(res: { body: ErrorBody | undefined }): string | undefined {
   return res.body?.error?.message ?? res.body?.issue?.[0]?.diagnostics;
 }
 

@@ -78,9 +78,11 @@ function terminology() {
   if (valueSets === undefined || codeSystems === undefined) {
     valueSets = new Map();
     codeSystems = new Map();
-    const bundle = readJson('fhir/r4/valuesets.json') as { entry: { resource: any }[] };
+    const bundle = readJson('fhir/r4/valuesets.json') as {
+      entry: { resource: { resourceType: string; url: string; concept?: Concept[] } }[];
+    };
     for (const { resource } of bundle.entry) {
-      if (resource.resourceType === 'ValueSet') valueSets.set(resource.url, resource);
+      if (resource.resourceType === 'ValueSet') valueSets.set(resource.url, resource as never);
       if (resource.resourceType === 'CodeSystem') codeSystems.set(resource.url, resource);
     }
   }
