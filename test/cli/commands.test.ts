@@ -34,6 +34,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   'bench:webhooks': 'bench/webhooks.ts',
   'bench:server': 'bench/server.ts',
   'bench:ceiling': 'bench/ceiling.ts',
+  'bench:fhir': 'bench/fhir.ts',
   'bench/audit.ts': 'bench/audit.ts',
   'bench/db.ts': 'bench/db.ts',
 };
