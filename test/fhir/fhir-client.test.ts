@@ -103,6 +103,55 @@ await describeEachDatabase('fhir-kit-client against the service', (dialect) => {
       searchParams: { patient: `Patient/${fhirId(ana.id)}` },
     })) as Json;
     expect(theirs.entry.map((e: Json) => e.resource.id)).toEqual([fhirId(appointment.id)]);
+
+    // The date and status searches, and the claim status sets, on this database's SQL.
+    const start = Math.floor(Date.now() / 1000) + 86_400;
+    const timed = await v1('POST', '/v1/appointments', {
+      patient: ana.id,
+      practitioner: 'Dr. Lee',
+      start,
+      end: start + 1800,
+    });
+    const day = new Date(start * 1000).toISOString().slice(0, 10);
+    const onDay = (await client.search({
+      resourceType: 'Appointment',
+      searchParams: { date: `ge${day}`, status: 'pending' },
+    })) as Json;
+    expect(onDay.entry.map((e: Json) => e.resource.id)).toEqual([fhirId(timed.id)]);
+    const claim = await v1('POST', '/v1/claims', {
+      patient: ana.id,
+      billing_type: 'self_pay',
+      type: 'professional',
+      billing_provider: { npi: '1234567893', tax_id: '12-3456789' },
+      diagnoses: [{ sequence: 1, system: 'icd10', code: 'I10' }],
+      line_items: [
+        {
+          sequence: 1,
+          procedure_code: '99213',
+          diagnosis_sequences: [1],
+          service_date: '2026-11-04',
+          quantity: 1,
+          unit_amount: 12500,
+        },
+      ],
+      currency: 'usd',
+    });
+    const active = (await client.search({
+      resourceType: 'Claim',
+      searchParams: { status: 'active', patient: fhirId(ana.id) },
+    })) as Json;
+    expect(active.entry.map((e: Json) => e.resource.id)).toEqual([fhirId(claim.id)]);
+    const cancelled = (await client.search({
+      resourceType: 'Claim',
+      searchParams: { status: 'cancelled' },
+    })) as Json;
+    expect(cancelled.entry).toEqual([]);
+    // Still submitted: no answer yet.
+    const answers = (await client.search({
+      resourceType: 'ClaimResponse',
+      searchParams: { request: `Claim/${fhirId(claim.id)}` },
+    })) as Json;
+    expect(answers.entry).toEqual([]);
   });
 
   it('created through FHIR, read back through /v1', async () => {
