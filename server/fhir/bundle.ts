@@ -5,8 +5,11 @@
  * and clients resolve against the base they called; the service never builds absolute URLs
  * from the `Host` header a client sends.
  */
+import type { JsonText } from '../../contract/route-types.js';
 import type { Page } from '../repos/pagination.js';
+import type { StoredJson } from '../repos/rows.js';
 import { toFhirId } from './ids.js';
+import type { RenderCache } from './render-cache.js';
 
 /** A search's query as received: parameter → value(s), already validated. */
 export type SearchQuery = Readonly<Record<string, unknown>>;
@@ -66,4 +69,37 @@ export function searchset<S extends { id: string }, R>(
       return { fullUrl: `${type}/${toFhirId(stored.id)}`, resource, search: { mode: 'match' } };
     }),
   };
+}
+
+/**
+ * The same Bundle as `searchset`, as JSON text spliced from rendered entries (`cache` keeps
+ * them by stored text): key order and content match `JSON.stringify(searchset(…))`.
+ */
+export function searchsetText<S extends { id: string }, R>(
+  type: string,
+  query: SearchQuery,
+  page: Page<StoredJson>,
+  toFhir: (stored: S) => R,
+  cache: RenderCache,
+): JsonText<SearchsetBundle<R>> {
+  const links: SearchsetBundle<R>['link'] = [
+    { relation: 'self', url: `${type}${queryText(query, query._cursor as string | undefined)}` },
+  ];
+  const last = page.data.at(-1);
+  if (page.hasMore && last !== undefined) {
+    links.push({ relation: 'next', url: `${type}${queryText(query, toFhirId(last.id))}` });
+  }
+  const entries = page.data.map((row) =>
+    cache.get(row.json, () => {
+      const resource = toFhir(JSON.parse(row.json) as S);
+      const entry: Entry<R> = {
+        fullUrl: `${type}/${toFhirId(row.id)}`,
+        resource,
+        search: { mode: 'match' },
+      };
+      return JSON.stringify(entry);
+    }),
+  );
+  const text = `{"resourceType":"Bundle","type":"searchset","link":${JSON.stringify(links)},"entry":[${entries.join(',')}]}`;
+  return text as JsonText<SearchsetBundle<R>>;
 }

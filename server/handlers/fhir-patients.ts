@@ -7,19 +7,23 @@ import { type EventObject, emitEvent } from '../domain/events.js';
 import { buildPatient, checkPatientFields, type PatientCreateParams } from '../domain/patients.js';
 import { nowSeconds } from '../domain/serialize.js';
 import { isApiError } from '../errors.js';
-import { searchset } from '../fhir/bundle.js';
+import { searchsetText } from '../fhir/bundle.js';
 import { conditionalRead, versionHeaders } from '../fhir/conditional-read.js';
 import { checkPatientCreateFields } from '../fhir/create-params.js';
 import { pageParams } from '../fhir/cursor.js';
 import { FhirError, resourceNotFound } from '../fhir/errors.js';
 import { fromFhirId } from '../fhir/ids.js';
 import { patientFromFhir, patientToFhir, type StoredPatient } from '../fhir/mapping/patient.js';
+import { RenderCache } from '../fhir/render-cache.js';
 import { identifierToken } from '../fhir/search/token.js';
 import { newId } from '../ids.js';
 import { ConflictError } from '../repos/errors.js';
 import { searchPatientsForFhir } from '../repos/fhir-patient-search.js';
 import { getPatient, insertPatient } from '../repos/patients.js';
 import type { AppHandler } from './types.js';
+
+/** Rendered patients of recent searches (server/fhir/render-cache.ts says why). */
+const rendered = new RenderCache(2000);
 
 /** GET /fhir/R4/Patient */
 export const searchFhirPatients: AppHandler<'searchFhirPatients'> = async (request, ctx) => {
@@ -28,7 +32,7 @@ export const searchFhirPatients: AppHandler<'searchFhirPatients'> = async (reque
   const page =
     q._id !== undefined && id === undefined
       ? { data: [], hasMore: false }
-      : await searchPatientsForFhir<StoredPatient>(ctx.db, {
+      : await searchPatientsForFhir(ctx.db, {
           livemode: ctx.livemode,
           ...pageParams('Patient', q),
           ...(id === undefined ? {} : { id }),
@@ -41,7 +45,7 @@ export const searchFhirPatients: AppHandler<'searchFhirPatients'> = async (reque
           ...(q.phone === undefined ? {} : { phone: q.phone }),
         });
   ctx.audit(page.data.map((p) => p.id));
-  return { status: 200, body: searchset('Patient', q, page, patientToFhir) };
+  return { status: 200, body: searchsetText('Patient', q, page, patientToFhir, rendered) };
 };
 
 /** GET /fhir/R4/Patient/{id} */

@@ -8,7 +8,7 @@
 import type { Db } from '../db/types.js';
 import { type Page, paginate } from './pagination.js';
 import type { PatientSearchParams } from './patients.js';
-import { parseData } from './rows.js';
+import { type StoredJson, storedJson } from './rows.js';
 import type { SqlParams } from './sql-params.js';
 import { normalizeEmail, normalizeName, prefixUpperBound } from './text-match.js';
 
@@ -23,11 +23,11 @@ function prefixClause(column: string, prefix: string, p: SqlParams): string {
   return upper === undefined ? lower : `${lower} AND ${column} < ${p.add(upper)}`;
 }
 
-/** Patients matching every given criterion, newest first, as stored. */
-export function searchPatientsForFhir<T>(
+/** Patients matching every given criterion, newest first, as their stored JSON text. */
+export function searchPatientsForFhir(
   db: Db,
   params: FhirPatientSearchParams,
-): Promise<Page<T>> {
+): Promise<Page<StoredJson>> {
   const filters = [(p: SqlParams) => `p.livemode = ${p.add(params.livemode)}`];
   const { id, familyName, givenName, birthDate, email, phone, identifier, gender } = params;
   if (id !== undefined) filters.push((p) => `p.id = ${p.add(id)}`);
@@ -62,9 +62,9 @@ export function searchPatientsForFhir<T>(
     from: 'patients p',
     idColumn: 'p.id',
     createdColumn: 'p.created',
-    select: 'p.data',
+    select: 'p.id, p.data',
     filters,
     list: params,
-    map: parseData<T>,
+    map: storedJson,
   });
 }
