@@ -21,6 +21,8 @@ export const operations = {
   createAppointment: { method: 'post', path: '/v1/appointments', operationId: 'createAppointment', list: false },
   /** Create an ephemeral key */
   createEphemeralKey: { method: 'post', path: '/v1/ephemeral_keys', operationId: 'createEphemeralKey', list: false },
+  /** Create a Patient */
+  createFhirPatient: { method: 'post', path: '/fhir/R4/Patient', operationId: 'createFhirPatient', list: false },
   /** Create a patient */
   createPatient: { method: 'post', path: '/v1/patients', operationId: 'createPatient', list: false },
   /** Create a patient-intake token */
@@ -41,6 +43,16 @@ export const operations = {
   listWebhookDeliveries: { method: 'get', path: '/v1/webhooks/{id}/deliveries', operationId: 'listWebhookDeliveries', list: true, cursor: { in: 'query', name: 'starting_after' } },
   /** List webhook endpoints */
   listWebhooks: { method: 'get', path: '/v1/webhooks', operationId: 'listWebhooks', list: true, cursor: { in: 'query', name: 'starting_after' } },
+  /** Read a Appointment */
+  readFhirAppointment: { method: 'get', path: '/fhir/R4/Appointment/{id}', operationId: 'readFhirAppointment', list: false },
+  /** Read the CapabilityStatement */
+  readFhirCapabilities: { method: 'get', path: '/fhir/R4/metadata', operationId: 'readFhirCapabilities', list: false },
+  /** Read a Claim */
+  readFhirClaim: { method: 'get', path: '/fhir/R4/Claim/{id}', operationId: 'readFhirClaim', list: false },
+  /** Read a ClaimResponse */
+  readFhirClaimResponse: { method: 'get', path: '/fhir/R4/ClaimResponse/{id}', operationId: 'readFhirClaimResponse', list: false },
+  /** Read a Patient */
+  readFhirPatient: { method: 'get', path: '/fhir/R4/Patient/{id}', operationId: 'readFhirPatient', list: false },
   /** Retrieve an appointment */
   retrieveAppointment: { method: 'get', path: '/v1/appointments/{id}', operationId: 'retrieveAppointment', list: false },
   /** Retrieve a claim */
@@ -51,6 +63,14 @@ export const operations = {
   retrievePatient: { method: 'get', path: '/v1/patients/{id}', operationId: 'retrievePatient', list: false },
   /** Retrieve a webhook endpoint */
   retrieveWebhook: { method: 'get', path: '/v1/webhooks/{id}', operationId: 'retrieveWebhook', list: false },
+  /** Search Appointments */
+  searchFhirAppointments: { method: 'get', path: '/fhir/R4/Appointment', operationId: 'searchFhirAppointments', list: false },
+  /** Search ClaimResponses */
+  searchFhirClaimResponses: { method: 'get', path: '/fhir/R4/ClaimResponse', operationId: 'searchFhirClaimResponses', list: false },
+  /** Search Claims */
+  searchFhirClaims: { method: 'get', path: '/fhir/R4/Claim', operationId: 'searchFhirClaims', list: false },
+  /** Search Patients */
+  searchFhirPatients: { method: 'get', path: '/fhir/R4/Patient', operationId: 'searchFhirPatients', list: false },
   /** Search patients */
   searchPatients: { method: 'post', path: '/v1/patients/search', operationId: 'searchPatients', list: true, cursor: { in: 'body', name: 'starting_after' } },
   /** Submit a claim */

@@ -1060,6 +1060,600 @@ const eventTypeSchema: JsonSchema = {
   ],
 };
 
+const fhirAddressSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirAddress',
+  type: 'object',
+  properties: {
+    line: { type: 'array', maxItems: 2, minItems: 1, items: { type: 'string', minLength: 1 } },
+    city: { type: 'string' },
+    state: { type: 'string' },
+    postalCode: { type: 'string' },
+    country: { type: 'string' },
+  },
+  additionalProperties: false,
+};
+
+const fhirAppointmentSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirAppointment',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['Appointment'] },
+    id: { type: 'string' },
+    meta: { $ref: 'urn:openapi:schema:FhirMeta' },
+    status: {
+      type: 'string',
+      enum: [
+        'proposed',
+        'pending',
+        'booked',
+        'arrived',
+        'fulfilled',
+        'cancelled',
+        'noshow',
+        'entered-in-error',
+        'checked-in',
+        'waitlist',
+      ],
+    },
+    cancelationReason: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+    appointmentType: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+    reasonCode: {
+      type: 'array',
+      maxItems: 1,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+    },
+    start: { type: 'string', format: 'date-time' },
+    end: { type: 'string', format: 'date-time' },
+    created: { type: 'string', format: 'date-time' },
+    participant: {
+      type: 'array',
+      maxItems: 3,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirParticipant' },
+    },
+  },
+  required: ['resourceType', 'id', 'meta', 'status', 'participant'],
+  additionalProperties: false,
+};
+
+const fhirAppointmentBundleSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirAppointmentBundle',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['Bundle'] },
+    type: { type: 'string', enum: ['searchset'] },
+    link: {
+      type: 'array',
+      maxItems: 2,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirBundleLink' },
+    },
+    entry: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          fullUrl: { type: 'string' },
+          resource: { $ref: 'urn:openapi:schema:FhirAppointment' },
+          search: {
+            type: 'object',
+            properties: { mode: { type: 'string', enum: ['match'] } },
+            required: ['mode'],
+            additionalProperties: false,
+          },
+        },
+        required: ['fullUrl', 'resource', 'search'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['resourceType', 'type', 'link', 'entry'],
+  additionalProperties: false,
+};
+
+const fhirBundleLinkSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirBundleLink',
+  type: 'object',
+  properties: { relation: { type: 'string', enum: ['self', 'next'] }, url: { type: 'string' } },
+  required: ['relation', 'url'],
+  additionalProperties: false,
+};
+
+const fhirCapabilityStatementSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirCapabilityStatement',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['CapabilityStatement'] },
+    status: { type: 'string', enum: ['active'] },
+    date: { type: 'string' },
+    kind: { type: 'string', enum: ['instance'] },
+    software: {
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    implementation: {
+      type: 'object',
+      properties: { description: { type: 'string' } },
+      required: ['description'],
+      additionalProperties: false,
+    },
+    fhirVersion: { type: 'string', enum: ['4.0.1'] },
+    format: { type: 'array', items: { type: 'string', enum: ['json'] } },
+    rest: {
+      type: 'array',
+      maxItems: 1,
+      minItems: 1,
+      items: {
+        type: 'object',
+        properties: {
+          mode: { type: 'string', enum: ['server'] },
+          resource: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                type: { type: 'string' },
+                interaction: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      code: { type: 'string', enum: ['read', 'search-type', 'create'] },
+                    },
+                    required: ['code'],
+                    additionalProperties: false,
+                  },
+                },
+                versioning: { type: 'string', enum: ['versioned'] },
+                readHistory: { type: 'boolean' },
+                updateCreate: { type: 'boolean' },
+                conditionalRead: { type: 'string', enum: ['not-match'] },
+                searchParam: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      name: { type: 'string' },
+                      type: { type: 'string', enum: ['string', 'token', 'date', 'reference'] },
+                    },
+                    required: ['name', 'type'],
+                    additionalProperties: false,
+                  },
+                },
+              },
+              required: [
+                'type',
+                'interaction',
+                'versioning',
+                'readHistory',
+                'updateCreate',
+                'conditionalRead',
+                'searchParam',
+              ],
+              additionalProperties: false,
+            },
+          },
+        },
+        required: ['mode', 'resource'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: [
+    'resourceType',
+    'status',
+    'date',
+    'kind',
+    'software',
+    'implementation',
+    'fhirVersion',
+    'format',
+    'rest',
+  ],
+  additionalProperties: false,
+};
+
+const fhirClaimSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirClaim',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['Claim'] },
+    id: { type: 'string' },
+    meta: { $ref: 'urn:openapi:schema:FhirMeta' },
+    status: { type: 'string', enum: ['active', 'cancelled'] },
+    type: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+    use: { type: 'string', enum: ['claim'] },
+    patient: { $ref: 'urn:openapi:schema:FhirReference' },
+    created: { type: 'string', format: 'date-time' },
+    provider: { $ref: 'urn:openapi:schema:FhirReference' },
+    priority: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+    insurance: {
+      type: 'array',
+      maxItems: 1,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirClaimInsurance' },
+    },
+    diagnosis: {
+      type: 'array',
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirClaimDiagnosis' },
+    },
+    item: { type: 'array', minItems: 1, items: { $ref: 'urn:openapi:schema:FhirClaimItem' } },
+    total: { $ref: 'urn:openapi:schema:FhirMoney' },
+  },
+  required: [
+    'resourceType',
+    'id',
+    'meta',
+    'status',
+    'type',
+    'use',
+    'patient',
+    'created',
+    'provider',
+    'priority',
+    'insurance',
+  ],
+  additionalProperties: false,
+};
+
+const fhirClaimBundleSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirClaimBundle',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['Bundle'] },
+    type: { type: 'string', enum: ['searchset'] },
+    link: {
+      type: 'array',
+      maxItems: 2,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirBundleLink' },
+    },
+    entry: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          fullUrl: { type: 'string' },
+          resource: { $ref: 'urn:openapi:schema:FhirClaim' },
+          search: {
+            type: 'object',
+            properties: { mode: { type: 'string', enum: ['match'] } },
+            required: ['mode'],
+            additionalProperties: false,
+          },
+        },
+        required: ['fullUrl', 'resource', 'search'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['resourceType', 'type', 'link', 'entry'],
+  additionalProperties: false,
+};
+
+const fhirClaimDiagnosisSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirClaimDiagnosis',
+  type: 'object',
+  properties: {
+    sequence: { type: 'integer' },
+    diagnosisCodeableConcept: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+  },
+  required: ['sequence', 'diagnosisCodeableConcept'],
+  additionalProperties: false,
+};
+
+const fhirClaimInsuranceSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirClaimInsurance',
+  type: 'object',
+  properties: {
+    sequence: { type: 'integer' },
+    focal: { type: 'boolean' },
+    coverage: { $ref: 'urn:openapi:schema:FhirReference' },
+  },
+  required: ['sequence', 'focal', 'coverage'],
+  additionalProperties: false,
+};
+
+const fhirClaimItemSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirClaimItem',
+  type: 'object',
+  properties: {
+    sequence: { type: 'integer' },
+    diagnosisSequence: { type: 'array', minItems: 1, items: { type: 'integer' } },
+    productOrService: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+    modifier: {
+      type: 'array',
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+    },
+    servicedDate: { type: 'string', format: 'date' },
+    quantity: { $ref: 'urn:openapi:schema:FhirQuantity' },
+    unitPrice: { $ref: 'urn:openapi:schema:FhirMoney' },
+    net: { $ref: 'urn:openapi:schema:FhirMoney' },
+  },
+  required: ['sequence', 'productOrService'],
+  additionalProperties: false,
+};
+
+const fhirClaimResponseSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirClaimResponse',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['ClaimResponse'] },
+    id: { type: 'string' },
+    meta: { $ref: 'urn:openapi:schema:FhirMeta' },
+    status: { type: 'string', enum: ['active', 'cancelled'] },
+    type: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+    use: { type: 'string', enum: ['claim'] },
+    patient: { $ref: 'urn:openapi:schema:FhirReference' },
+    created: { type: 'string', format: 'date-time' },
+    insurer: { $ref: 'urn:openapi:schema:FhirReference' },
+    request: { $ref: 'urn:openapi:schema:FhirReference' },
+    outcome: { type: 'string', enum: ['queued', 'complete', 'error', 'partial'] },
+    disposition: { type: 'string' },
+    total: { type: 'array', minItems: 1, items: { $ref: 'urn:openapi:schema:FhirClaimTotal' } },
+  },
+  required: [
+    'resourceType',
+    'id',
+    'meta',
+    'status',
+    'type',
+    'use',
+    'patient',
+    'created',
+    'insurer',
+    'request',
+    'outcome',
+  ],
+  additionalProperties: false,
+};
+
+const fhirClaimResponseBundleSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirClaimResponseBundle',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['Bundle'] },
+    type: { type: 'string', enum: ['searchset'] },
+    link: {
+      type: 'array',
+      maxItems: 2,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirBundleLink' },
+    },
+    entry: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          fullUrl: { type: 'string' },
+          resource: { $ref: 'urn:openapi:schema:FhirClaimResponse' },
+          search: {
+            type: 'object',
+            properties: { mode: { type: 'string', enum: ['match'] } },
+            required: ['mode'],
+            additionalProperties: false,
+          },
+        },
+        required: ['fullUrl', 'resource', 'search'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['resourceType', 'type', 'link', 'entry'],
+  additionalProperties: false,
+};
+
+const fhirClaimTotalSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirClaimTotal',
+  type: 'object',
+  properties: {
+    category: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+    amount: { $ref: 'urn:openapi:schema:FhirMoney' },
+  },
+  required: ['category', 'amount'],
+  additionalProperties: false,
+};
+
+const fhirCodeableConceptSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirCodeableConcept',
+  type: 'object',
+  properties: {
+    coding: { type: 'array', minItems: 1, items: { $ref: 'urn:openapi:schema:FhirCoding' } },
+    text: { type: 'string' },
+  },
+  additionalProperties: false,
+};
+
+const fhirCodingSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirCoding',
+  type: 'object',
+  properties: { system: { type: 'string', format: 'uri' }, code: { type: 'string' } },
+  required: ['system', 'code'],
+  additionalProperties: false,
+};
+
+const fhirContactPointSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirContactPoint',
+  type: 'object',
+  properties: {
+    system: { type: 'string', enum: ['phone', 'email'] },
+    value: { type: 'string', minLength: 1 },
+  },
+  required: ['system', 'value'],
+  additionalProperties: false,
+};
+
+const fhirHumanNameSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirHumanName',
+  type: 'object',
+  properties: {
+    family: { type: 'string', minLength: 1 },
+    given: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+    prefix: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+    suffix: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+  },
+  additionalProperties: false,
+};
+
+const fhirIdentifierSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirIdentifier',
+  type: 'object',
+  properties: {
+    type: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+    system: { type: 'string', format: 'uri' },
+    value: { type: 'string', minLength: 1 },
+  },
+  required: ['value'],
+  additionalProperties: false,
+};
+
+const fhirMetaSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirMeta',
+  type: 'object',
+  properties: {
+    versionId: { type: 'string' },
+    lastUpdated: { type: 'string', format: 'date-time' },
+  },
+  required: ['versionId', 'lastUpdated'],
+  additionalProperties: false,
+};
+
+const fhirMoneySchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirMoney',
+  type: 'object',
+  properties: { value: { type: 'number' }, currency: { type: 'string', pattern: '^[A-Z]{3}$' } },
+  required: ['value', 'currency'],
+  additionalProperties: false,
+};
+
+const fhirParticipantSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirParticipant',
+  type: 'object',
+  properties: {
+    actor: { $ref: 'urn:openapi:schema:FhirReference' },
+    status: { type: 'string', enum: ['accepted'] },
+  },
+  required: ['actor', 'status'],
+  additionalProperties: false,
+};
+
+const fhirPatientSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirPatient',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['Patient'] },
+    id: { type: 'string' },
+    meta: { $ref: 'urn:openapi:schema:FhirMeta' },
+    identifier: { type: 'array', minItems: 1, items: { $ref: 'urn:openapi:schema:FhirIdentifier' } },
+    active: { type: 'boolean' },
+    name: {
+      type: 'array',
+      maxItems: 1,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirHumanName' },
+    },
+    telecom: {
+      type: 'array',
+      maxItems: 2,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirContactPoint' },
+    },
+    gender: { type: 'string', enum: ['male', 'female', 'other', 'unknown'] },
+    birthDate: { type: 'string', format: 'date' },
+    address: {
+      type: 'array',
+      maxItems: 1,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirAddress' },
+    },
+  },
+  required: ['resourceType', 'id', 'meta', 'active', 'name'],
+  additionalProperties: false,
+};
+
+const fhirPatientBundleSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirPatientBundle',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['Bundle'] },
+    type: { type: 'string', enum: ['searchset'] },
+    link: {
+      type: 'array',
+      maxItems: 2,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirBundleLink' },
+    },
+    entry: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          fullUrl: { type: 'string' },
+          resource: { $ref: 'urn:openapi:schema:FhirPatient' },
+          search: {
+            type: 'object',
+            properties: { mode: { type: 'string', enum: ['match'] } },
+            required: ['mode'],
+            additionalProperties: false,
+          },
+        },
+        required: ['fullUrl', 'resource', 'search'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['resourceType', 'type', 'link', 'entry'],
+  additionalProperties: false,
+};
+
+const fhirPatientCreateSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirPatientCreate',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['Patient'] },
+    id: { type: 'string' },
+    meta: { type: 'object', additionalProperties: true },
+    identifier: {
+      type: 'array',
+      maxItems: 10,
+      items: { $ref: 'urn:openapi:schema:FhirIdentifier' },
+    },
+    active: { type: 'boolean' },
+    name: { type: 'array', minItems: 1, items: { $ref: 'urn:openapi:schema:FhirHumanName' } },
+    telecom: { type: 'array', items: { $ref: 'urn:openapi:schema:FhirContactPoint' } },
+    gender: { type: 'string', enum: ['male', 'female', 'other', 'unknown'] },
+    birthDate: { type: 'string', format: 'date' },
+    address: { type: 'array', items: { $ref: 'urn:openapi:schema:FhirAddress' } },
+  },
+  required: ['resourceType', 'name'],
+  additionalProperties: false,
+};
+
+const fhirQuantitySchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirQuantity',
+  type: 'object',
+  properties: { value: { type: 'number' } },
+  required: ['value'],
+  additionalProperties: false,
+};
+
+const fhirReferenceSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirReference',
+  type: 'object',
+  properties: {
+    reference: { type: 'string' },
+    type: { type: 'string' },
+    identifier: { $ref: 'urn:openapi:schema:FhirIdentifier' },
+    display: { type: 'string' },
+  },
+  additionalProperties: false,
+};
+
 const genderSchema: JsonSchema = {
   $id: 'urn:openapi:schema:Gender',
   type: 'string',
@@ -1111,6 +1705,49 @@ const metadataUpdateSchema: JsonSchema = {
     { type: 'object', maxProperties: 50, additionalProperties: { type: 'string', maxLength: 500 } },
     { type: 'null' },
   ],
+};
+
+const operationOutcomeSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:OperationOutcome',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['OperationOutcome'] },
+    issue: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        properties: {
+          severity: { type: 'string', enum: ['fatal', 'error', 'warning', 'information'] },
+          code: {
+            type: 'string',
+            enum: [
+              'invalid',
+              'value',
+              'required',
+              'not-supported',
+              'login',
+              'forbidden',
+              'not-found',
+              'duplicate',
+              'conflict',
+              'too-costly',
+              'business-rule',
+              'throttled',
+              'exception',
+            ],
+          },
+          details: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+          diagnostics: { type: 'string', maxLength: 1000 },
+          expression: { type: 'array', minItems: 1, items: { type: 'string' } },
+        },
+        required: ['severity', 'code'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['resourceType', 'issue'],
+  additionalProperties: false,
 };
 
 const patientRequestSchema: JsonSchema = {
@@ -1754,11 +2391,38 @@ export const componentSchemas: readonly JsonSchema[] = [
   eventObjectResponseSchema,
   eventRequestSchema2,
   eventTypeSchema,
+  fhirAddressSchema,
+  fhirAppointmentSchema,
+  fhirAppointmentBundleSchema,
+  fhirBundleLinkSchema,
+  fhirCapabilityStatementSchema,
+  fhirClaimSchema,
+  fhirClaimBundleSchema,
+  fhirClaimDiagnosisSchema,
+  fhirClaimInsuranceSchema,
+  fhirClaimItemSchema,
+  fhirClaimResponseSchema,
+  fhirClaimResponseBundleSchema,
+  fhirClaimTotalSchema,
+  fhirCodeableConceptSchema,
+  fhirCodingSchema,
+  fhirContactPointSchema,
+  fhirHumanNameSchema,
+  fhirIdentifierSchema,
+  fhirMetaSchema,
+  fhirMoneySchema,
+  fhirParticipantSchema,
+  fhirPatientSchema,
+  fhirPatientBundleSchema,
+  fhirPatientCreateSchema,
+  fhirQuantitySchema,
+  fhirReferenceSchema,
   genderSchema,
   healthSchema,
   humanNameSchema,
   metadataSchema,
   metadataUpdateSchema,
+  operationOutcomeSchema,
   patientRequestSchema,
   patientResponseSchema,
   patientCreateParamsSchema,
@@ -2839,6 +3503,472 @@ const checkReadinessRoute: RouteDefinition = {
   },
 };
 
+/** GET /fhir/R4/metadata */
+const readFhirCapabilitiesRoute: RouteDefinition = {
+  operationId: 'readFhirCapabilities',
+  method: 'GET',
+  path: '/fhir/R4/metadata',
+  url: '/fhir/R4/metadata',
+  tags: ['FHIR Capabilities'],
+  summary: 'Read the CapabilityStatement',
+  scopes: [],
+  keyKinds: null,
+  public: true,
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [{ name: '_format', in: 'query', required: false, style: 'form', explode: true }],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirCapabilityStatement' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** GET /fhir/R4/Patient */
+const searchFhirPatientsRoute: RouteDefinition = {
+  operationId: 'searchFhirPatients',
+  method: 'GET',
+  path: '/fhir/R4/Patient',
+  url: '/fhir/R4/Patient',
+  tags: ['FHIR Patients'],
+  summary: 'Search Patients',
+  scopes: ['patients:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [
+    { name: '_id', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'identifier', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'family', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'given', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'birthdate', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'gender', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'email', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'phone', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        _id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        identifier: { type: 'string', maxLength: 360, minLength: 1 },
+        family: { type: 'string', maxLength: 100, minLength: 1 },
+        given: { type: 'string', maxLength: 100, minLength: 1 },
+        birthdate: { type: 'string', pattern: '^(eq)?[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
+        gender: { type: 'string', enum: ['male', 'female', 'other', 'unknown'] },
+        email: { type: 'string', maxLength: 254, minLength: 3 },
+        phone: { type: 'string', pattern: '^\\+[1-9][0-9]{6,14}$' },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirPatientBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** POST /fhir/R4/Patient */
+const createFhirPatientRoute: RouteDefinition = {
+  operationId: 'createFhirPatient',
+  method: 'POST',
+  path: '/fhir/R4/Patient',
+  url: '/fhir/R4/Patient',
+  tags: ['FHIR Patients'],
+  summary: 'Create a Patient',
+  scopes: ['patients:write'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: true,
+  bodyMediaType: 'application/fhir+json',
+  parameters: [
+    { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'idempotency-key': {
+          type: 'string',
+          maxLength: 255,
+          minLength: 1,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+      },
+    },
+    body: { $ref: 'urn:openapi:schema:FhirPatientCreate' },
+    response: {
+      '201': { $ref: 'urn:openapi:schema:FhirPatient' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '409': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '413': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '422': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** GET /fhir/R4/Patient/{id} */
+const readFhirPatientRoute: RouteDefinition = {
+  operationId: 'readFhirPatient',
+  method: 'GET',
+  path: '/fhir/R4/Patient/{id}',
+  url: '/fhir/R4/Patient/:id',
+  tags: ['FHIR Patients'],
+  summary: 'Read a Patient',
+  scopes: ['patients:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [
+    { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    params: {
+      type: 'object',
+      properties: { id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' } },
+      required: ['id'],
+    },
+    querystring: {
+      type: 'object',
+      properties: {
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: { type: 'object', properties: { 'if-none-match': { type: 'string', maxLength: 100 } } },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirPatient' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** GET /fhir/R4/Appointment */
+const searchFhirAppointmentsRoute: RouteDefinition = {
+  operationId: 'searchFhirAppointments',
+  method: 'GET',
+  path: '/fhir/R4/Appointment',
+  url: '/fhir/R4/Appointment',
+  tags: ['FHIR Appointments'],
+  summary: 'Search Appointments',
+  scopes: ['appointments:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [
+    { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'date', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'status', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
+        date: {
+          type: 'array',
+          maxItems: 2,
+          items: {
+            type: 'string',
+            pattern: '^(eq|gt|ge|lt|le|sa|eb)?[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$',
+          },
+        },
+        status: {
+          type: 'string',
+          enum: [
+            'proposed',
+            'pending',
+            'booked',
+            'arrived',
+            'fulfilled',
+            'cancelled',
+            'noshow',
+            'entered-in-error',
+            'checked-in',
+            'waitlist',
+          ],
+        },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirAppointmentBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** GET /fhir/R4/Appointment/{id} */
+const readFhirAppointmentRoute: RouteDefinition = {
+  operationId: 'readFhirAppointment',
+  method: 'GET',
+  path: '/fhir/R4/Appointment/{id}',
+  url: '/fhir/R4/Appointment/:id',
+  tags: ['FHIR Appointments'],
+  summary: 'Read a Appointment',
+  scopes: ['appointments:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [
+    { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    params: {
+      type: 'object',
+      properties: { id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' } },
+      required: ['id'],
+    },
+    querystring: {
+      type: 'object',
+      properties: {
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: { type: 'object', properties: { 'if-none-match': { type: 'string', maxLength: 100 } } },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirAppointment' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** GET /fhir/R4/Claim */
+const searchFhirClaimsRoute: RouteDefinition = {
+  operationId: 'searchFhirClaims',
+  method: 'GET',
+  path: '/fhir/R4/Claim',
+  url: '/fhir/R4/Claim',
+  tags: ['FHIR Claims'],
+  summary: 'Search Claims',
+  scopes: ['billing:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [
+    { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'status', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'created', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
+        status: { type: 'string', enum: ['active', 'cancelled', 'draft', 'entered-in-error'] },
+        created: {
+          type: 'array',
+          maxItems: 2,
+          items: {
+            type: 'string',
+            pattern: '^(eq|gt|ge|lt|le|sa|eb)?[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$',
+          },
+        },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirClaimBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** GET /fhir/R4/Claim/{id} */
+const readFhirClaimRoute: RouteDefinition = {
+  operationId: 'readFhirClaim',
+  method: 'GET',
+  path: '/fhir/R4/Claim/{id}',
+  url: '/fhir/R4/Claim/:id',
+  tags: ['FHIR Claims'],
+  summary: 'Read a Claim',
+  scopes: ['billing:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [
+    { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    params: {
+      type: 'object',
+      properties: { id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' } },
+      required: ['id'],
+    },
+    querystring: {
+      type: 'object',
+      properties: {
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: { type: 'object', properties: { 'if-none-match': { type: 'string', maxLength: 100 } } },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirClaim' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** GET /fhir/R4/ClaimResponse */
+const searchFhirClaimResponsesRoute: RouteDefinition = {
+  operationId: 'searchFhirClaimResponses',
+  method: 'GET',
+  path: '/fhir/R4/ClaimResponse',
+  url: '/fhir/R4/ClaimResponse',
+  tags: ['FHIR Claim Responses'],
+  summary: 'Search ClaimResponses',
+  scopes: ['billing:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [
+    { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'request', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
+        request: { type: 'string', pattern: '^(Claim/)?[A-Za-z0-9\\-.]{1,64}$' },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirClaimResponseBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** GET /fhir/R4/ClaimResponse/{id} */
+const readFhirClaimResponseRoute: RouteDefinition = {
+  operationId: 'readFhirClaimResponse',
+  method: 'GET',
+  path: '/fhir/R4/ClaimResponse/{id}',
+  url: '/fhir/R4/ClaimResponse/:id',
+  tags: ['FHIR Claim Responses'],
+  summary: 'Read a ClaimResponse',
+  scopes: ['billing:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [
+    { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    params: {
+      type: 'object',
+      properties: { id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' } },
+      required: ['id'],
+    },
+    querystring: {
+      type: 'object',
+      properties: {
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: { type: 'object', properties: { 'if-none-match': { type: 'string', maxLength: 100 } } },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirClaimResponse' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
 /** One entry per operation of the spec, in document order. */
 export const routes: readonly RouteDefinition[] = [
   listPatientsRoute,
@@ -2865,6 +3995,16 @@ export const routes: readonly RouteDefinition[] = [
   createEphemeralKeyRoute,
   checkLivenessRoute,
   checkReadinessRoute,
+  readFhirCapabilitiesRoute,
+  searchFhirPatientsRoute,
+  createFhirPatientRoute,
+  readFhirPatientRoute,
+  searchFhirAppointmentsRoute,
+  readFhirAppointmentRoute,
+  searchFhirClaimsRoute,
+  readFhirClaimRoute,
+  searchFhirClaimResponsesRoute,
+  readFhirClaimResponseRoute,
 ];
 
 /** Per operation: the request parts a handler receives and, per status, the body it may reply. */
@@ -3304,6 +4444,166 @@ export type OperationTypes = {
       429: Readable<paths['/readyz']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/readyz']['get']['responses'][500]['content']['application/json']>;
       503: Readable<paths['/readyz']['get']['responses'][503]['content']['application/json']>;
+    };
+  };
+  readFhirCapabilities: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/metadata']['get']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/metadata']['get']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/metadata']['get']['responses'][400]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/metadata']['get']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/metadata']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirPatients: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/Patient']['get']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Patient']['get']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/Patient']['get']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Patient']['get']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Patient']['get']['responses'][403]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Patient']['get']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Patient']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  createFhirPatient: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/Patient']['post']['parameters']['query']>;
+    headers: {
+      'idempotency-key'?: NonNullable<paths['/fhir/R4/Patient']['post']['parameters']['header']>['Idempotency-Key'];
+    };
+    body: Writable<NonNullable<paths['/fhir/R4/Patient']['post']['requestBody']>['content']['application/fhir+json']>;
+    responses: {
+      201: Readable<paths['/fhir/R4/Patient']['post']['responses'][201]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/Patient']['post']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Patient']['post']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Patient']['post']['responses'][403]['content']['application/fhir+json']>;
+      409: Readable<paths['/fhir/R4/Patient']['post']['responses'][409]['content']['application/fhir+json']>;
+      413: Readable<paths['/fhir/R4/Patient']['post']['responses'][413]['content']['application/fhir+json']>;
+      415: Readable<paths['/fhir/R4/Patient']['post']['responses'][415]['content']['application/fhir+json']>;
+      422: Readable<paths['/fhir/R4/Patient']['post']['responses'][422]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Patient']['post']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Patient']['post']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  readFhirPatient: {
+    params: NonNullable<paths['/fhir/R4/Patient/{id}']['get']['parameters']['path']>;
+    query: NonNullable<paths['/fhir/R4/Patient/{id}']['get']['parameters']['query']>;
+    headers: {
+      'if-none-match'?: NonNullable<paths['/fhir/R4/Patient/{id}']['get']['parameters']['header']>['If-None-Match'];
+    };
+    body: undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][200]['content']['application/fhir+json']>;
+      304: undefined;
+      400: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
+      404: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirAppointments: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/Appointment']['get']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Appointment']['get']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/Appointment']['get']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Appointment']['get']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Appointment']['get']['responses'][403]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Appointment']['get']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Appointment']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  readFhirAppointment: {
+    params: NonNullable<paths['/fhir/R4/Appointment/{id}']['get']['parameters']['path']>;
+    query: NonNullable<paths['/fhir/R4/Appointment/{id}']['get']['parameters']['query']>;
+    headers: {
+      'if-none-match'?: NonNullable<paths['/fhir/R4/Appointment/{id}']['get']['parameters']['header']>['If-None-Match'];
+    };
+    body: undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][200]['content']['application/fhir+json']>;
+      304: undefined;
+      400: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
+      404: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirClaims: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/Claim']['get']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Claim']['get']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/Claim']['get']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Claim']['get']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Claim']['get']['responses'][403]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Claim']['get']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Claim']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  readFhirClaim: {
+    params: NonNullable<paths['/fhir/R4/Claim/{id}']['get']['parameters']['path']>;
+    query: NonNullable<paths['/fhir/R4/Claim/{id}']['get']['parameters']['query']>;
+    headers: {
+      'if-none-match'?: NonNullable<paths['/fhir/R4/Claim/{id}']['get']['parameters']['header']>['If-None-Match'];
+    };
+    body: undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][200]['content']['application/fhir+json']>;
+      304: undefined;
+      400: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
+      404: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirClaimResponses: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/ClaimResponse']['get']['parameters']['query']>;
+    headers: Record<string, never>;
+    body: undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][403]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  readFhirClaimResponse: {
+    params: NonNullable<paths['/fhir/R4/ClaimResponse/{id}']['get']['parameters']['path']>;
+    query: NonNullable<paths['/fhir/R4/ClaimResponse/{id}']['get']['parameters']['query']>;
+    headers: {
+      'if-none-match'?: NonNullable<paths['/fhir/R4/ClaimResponse/{id}']['get']['parameters']['header']>['If-None-Match'];
+    };
+    body: undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][200]['content']['application/fhir+json']>;
+      304: undefined;
+      400: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
+      404: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
     };
   };
 };

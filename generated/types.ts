@@ -478,6 +478,214 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/fhir/R4/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the CapabilityStatement
+         * @description What this FHIR R4 (4.0.1) endpoint supports: resources, interactions and search parameters, and nothing else. No API key, like `/healthz`; requests without a key are rate limited per client IP.
+         */
+        get: operations["readFhirCapabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/R4/Patient": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Patients
+         * @description Patients matching every parameter given, newest first. Search values are PHI the URL carries because FHIR search is defined that way: they are never logged (request logs hold the route template only) nor stored in the audit trail, which records the ids of the patients returned (see FHIR search and PHI).
+         */
+        get: operations["searchFhirPatients"];
+        put?: never;
+        /**
+         * Create a Patient
+         * @description Creates a patient from a FHIR Patient under the rules of `createPatient` (a `family` name is required; birth date not in the future; an `MR` identifier may not repeat another patient's, `409`). One name, one address, at most one email and one phone: more is `422`, so nothing sent is dropped. `id` and `meta` are ignored (the server assigns them). Emits `patient.created`. Answers `201` with `Location`.
+         */
+        post: operations["createFhirPatient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/R4/Patient/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The FHIR id of the patient: our id with `-` for `_` (`pat_01JD7X5K8M9N2P3Q4R5S6T7V8W` is `pat-01JD7X5K8M9N2P3Q4R5S6T7V8W`).
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                id: components["parameters"]["FhirPatientIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a Patient
+         * @description The Patient with this FHIR id (see FHIR ids). Sends `ETag` (the version, weak) and answers `304` with no body when `If-None-Match` names it. An id of the other mode, or one that is not ours, is `404`.
+         */
+        get: operations["readFhirPatient"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/R4/Appointment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Appointments
+         * @description Appointments matching every parameter given, newest first.
+         */
+        get: operations["searchFhirAppointments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/R4/Appointment/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The FHIR id of the appointment: our id with `-` for `_` (`appt_01JD8A2B3C4D5E6F7G8H9J0K1M` is `appt-01JD8A2B3C4D5E6F7G8H9J0K1M`).
+                 * @example appt-01JD8A2B3C4D5E6F7G8H9J0K1M
+                 */
+                id: components["parameters"]["FhirAppointmentIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a Appointment
+         * @description The Appointment with this FHIR id (see FHIR ids). Sends `ETag` (the version, weak) and answers `304` with no body when `If-None-Match` names it. An id of the other mode, or one that is not ours, is `404`.
+         */
+        get: operations["readFhirAppointment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/R4/Claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Claims
+         * @description Claims matching every parameter given, newest first.
+         */
+        get: operations["searchFhirClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/R4/Claim/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The FHIR id of the claim (a ClaimResponse has its claim's id): our id with `-` for `_` (`clm_01JD9C3D4E5F6G7H8J9K0M1N2P` is `clm-01JD9C3D4E5F6G7H8J9K0M1N2P`).
+                 * @example clm-01JD9C3D4E5F6G7H8J9K0M1N2P
+                 */
+                id: components["parameters"]["FhirClaimIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a Claim
+         * @description The Claim with this FHIR id (see FHIR ids). Sends `ETag` (the version, weak) and answers `304` with no body when `If-None-Match` names it. An id of the other mode, or one that is not ours, is `404`.
+         */
+        get: operations["readFhirClaim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/R4/ClaimResponse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search ClaimResponses
+         * @description The answers to claims the clearinghouse has seen (every claim past `submitted`), newest claim first. A ClaimResponse has its claim's id.
+         */
+        get: operations["searchFhirClaimResponses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/R4/ClaimResponse/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The FHIR id of the claim (a ClaimResponse has its claim's id): our id with `-` for `_` (`clm_01JD9C3D4E5F6G7H8J9K0M1N2P` is `clm-01JD9C3D4E5F6G7H8J9K0M1N2P`).
+                 * @example clm-01JD9C3D4E5F6G7H8J9K0M1N2P
+                 */
+                id: components["parameters"]["FhirClaimIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a ClaimResponse
+         * @description The ClaimResponse with this FHIR id (see FHIR ids). Sends `ETag` (the version, weak) and answers `304` with no body when `If-None-Match` names it. An id of the other mode, or one that is not ours, is `404`.
+         */
+        get: operations["readFhirClaimResponse"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2086,6 +2294,1204 @@ export interface components {
                 object?: components["schemas"]["Webhook"];
             };
         };
+        /**
+         * @description The version (changes with every change of the stored object) and when it last changed.
+         * @example {
+         *       "versionId": "3f1c2a9b7d4e6f80",
+         *       "lastUpdated": "2026-11-01T00:00:00Z"
+         *     }
+         */
+        FhirMeta: {
+            versionId: string;
+            /** Format: date-time */
+            lastUpdated: string;
+        };
+        /**
+         * @example {
+         *       "system": "http://terminology.hl7.org/CodeSystem/v2-0203",
+         *       "code": "MR"
+         *     }
+         */
+        FhirCoding: {
+            /** Format: uri */
+            system: string;
+            code: string;
+        };
+        /**
+         * @example {
+         *       "coding": [
+         *         {
+         *           "system": "http://terminology.hl7.org/CodeSystem/claim-type",
+         *           "code": "professional"
+         *         }
+         *       ]
+         *     }
+         */
+        FhirCodeableConcept: {
+            coding?: components["schemas"]["FhirCoding"][];
+            text?: string;
+        };
+        /**
+         * @example {
+         *       "type": {
+         *         "coding": [
+         *           {
+         *             "system": "http://terminology.hl7.org/CodeSystem/v2-0203",
+         *             "code": "MR"
+         *           }
+         *         ]
+         *       },
+         *       "system": "https://clinic.example/mrn",
+         *       "value": "000123456"
+         *     }
+         */
+        FhirIdentifier: {
+            type?: components["schemas"]["FhirCodeableConcept"];
+            /** Format: uri */
+            system?: string;
+            value: string;
+        };
+        /**
+         * @description A reference: `Patient/{id}` resolves on this server; a `display` alone names what we keep as text.
+         * @example {
+         *       "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+         *       "type": "Patient"
+         *     }
+         */
+        FhirReference: {
+            reference?: string;
+            type?: string;
+            identifier?: components["schemas"]["FhirIdentifier"];
+            display?: string;
+        };
+        /**
+         * @example {
+         *       "family": "Rivera",
+         *       "given": [
+         *         "Ana"
+         *       ]
+         *     }
+         */
+        FhirHumanName: {
+            family?: string;
+            given?: string[];
+            prefix?: string[];
+            suffix?: string[];
+        };
+        /**
+         * @example {
+         *       "system": "email",
+         *       "value": "ana.rivera@example.com"
+         *     }
+         */
+        FhirContactPoint: {
+            /** @enum {string} */
+            system: "phone" | "email";
+            value: string;
+        };
+        /**
+         * @example {
+         *       "line": [
+         *         "100 Main St"
+         *       ],
+         *       "city": "Springfield",
+         *       "state": "IL",
+         *       "postalCode": "62701",
+         *       "country": "US"
+         *     }
+         */
+        FhirAddress: {
+            line?: string[];
+            city?: string;
+            state?: string;
+            postalCode?: string;
+            country?: string;
+        };
+        /**
+         * @description An amount in major units (`12500` cents is `125`) and an upper-case ISO 4217 code.
+         * @example {
+         *       "value": 125,
+         *       "currency": "USD"
+         *     }
+         */
+        FhirMoney: {
+            value: number;
+            currency: string;
+        };
+        /**
+         * @description A patient as FHIR R4 Patient (`createPatient`'s fields; `metadata` and `livemode` are not shown). Each field's mapping: docs/design.md, FHIR R4.
+         * @example {
+         *       "resourceType": "Patient",
+         *       "id": "pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+         *       "meta": {
+         *         "versionId": "3f1c2a9b7d4e6f80",
+         *         "lastUpdated": "2026-11-01T00:00:00Z"
+         *       },
+         *       "identifier": [
+         *         {
+         *           "type": {
+         *             "coding": [
+         *               {
+         *                 "system": "http://terminology.hl7.org/CodeSystem/v2-0203",
+         *                 "code": "MR"
+         *               }
+         *             ]
+         *           },
+         *           "system": "https://clinic.example/mrn",
+         *           "value": "000123456"
+         *         }
+         *       ],
+         *       "active": true,
+         *       "name": [
+         *         {
+         *           "family": "Rivera",
+         *           "given": [
+         *             "Ana"
+         *           ]
+         *         }
+         *       ],
+         *       "telecom": [
+         *         {
+         *           "system": "email",
+         *           "value": "ana.rivera@example.com"
+         *         },
+         *         {
+         *           "system": "phone",
+         *           "value": "+14155550123"
+         *         }
+         *       ],
+         *       "gender": "female",
+         *       "birthDate": "1987-04-12",
+         *       "address": [
+         *         {
+         *           "line": [
+         *             "100 Main St"
+         *           ],
+         *           "city": "Springfield",
+         *           "state": "IL",
+         *           "postalCode": "62701",
+         *           "country": "US"
+         *         }
+         *       ]
+         *     }
+         */
+        FhirPatient: {
+            /** @enum {string} */
+            resourceType: "Patient";
+            id: string;
+            meta: components["schemas"]["FhirMeta"];
+            identifier?: components["schemas"]["FhirIdentifier"][];
+            active: boolean;
+            name: components["schemas"]["FhirHumanName"][];
+            telecom?: components["schemas"]["FhirContactPoint"][];
+            /** @enum {string} */
+            gender?: "male" | "female" | "other" | "unknown";
+            /** Format: date */
+            birthDate?: string;
+            address?: components["schemas"]["FhirAddress"][];
+        };
+        /**
+         * @description A Patient to create. `id` and `meta` are ignored; what we cannot keep (a second name, address, email or phone) is `422`.
+         * @example {
+         *       "resourceType": "Patient",
+         *       "name": [
+         *         {
+         *           "family": "Rivera",
+         *           "given": [
+         *             "Ana"
+         *           ]
+         *         }
+         *       ],
+         *       "gender": "female"
+         *     }
+         */
+        FhirPatientCreate: {
+            /** @enum {string} */
+            resourceType: "Patient";
+            id?: string;
+            meta?: {
+                [key: string]: unknown;
+            };
+            identifier?: components["schemas"]["FhirIdentifier"][];
+            active?: boolean;
+            name: components["schemas"]["FhirHumanName"][];
+            telecom?: components["schemas"]["FhirContactPoint"][];
+            /** @enum {string} */
+            gender?: "male" | "female" | "other" | "unknown";
+            /** Format: date */
+            birthDate?: string;
+            address?: components["schemas"]["FhirAddress"][];
+        };
+        /**
+         * @example {
+         *       "actor": {
+         *         "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+         *         "type": "Patient"
+         *       },
+         *       "status": "accepted"
+         *     }
+         */
+        FhirParticipant: {
+            actor: components["schemas"]["FhirReference"];
+            /** @enum {string} */
+            status: "accepted";
+        };
+        /**
+         * @description An appointment as FHIR R4 Appointment: the patient, the practitioner (text) and the location (text) are its participants.
+         * @example {
+         *       "resourceType": "Appointment",
+         *       "id": "appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
+         *       "meta": {
+         *         "versionId": "3f1c2a9b7d4e6f80",
+         *         "lastUpdated": "2026-11-01T00:00:00Z"
+         *       },
+         *       "status": "booked",
+         *       "appointmentType": {
+         *         "coding": [
+         *           {
+         *             "system": "http://terminology.hl7.org/CodeSystem/v2-0276",
+         *             "code": "FOLLOWUP"
+         *           }
+         *         ]
+         *       },
+         *       "reasonCode": [
+         *         {
+         *           "text": "Blood pressure review"
+         *         }
+         *       ],
+         *       "start": "2026-11-04T09:00:00Z",
+         *       "end": "2026-11-04T09:30:00Z",
+         *       "created": "2026-11-01T00:01:40Z",
+         *       "participant": [
+         *         {
+         *           "actor": {
+         *             "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+         *             "type": "Patient"
+         *           },
+         *           "status": "accepted"
+         *         },
+         *         {
+         *           "actor": {
+         *             "display": "Dr. Lee (family medicine)",
+         *             "type": "Practitioner"
+         *           },
+         *           "status": "accepted"
+         *         },
+         *         {
+         *           "actor": {
+         *             "display": "Room 4",
+         *             "type": "Location"
+         *           },
+         *           "status": "accepted"
+         *         }
+         *       ]
+         *     }
+         */
+        FhirAppointment: {
+            /** @enum {string} */
+            resourceType: "Appointment";
+            id: string;
+            meta: components["schemas"]["FhirMeta"];
+            /** @enum {string} */
+            status: "proposed" | "pending" | "booked" | "arrived" | "fulfilled" | "cancelled" | "noshow" | "entered-in-error" | "checked-in" | "waitlist";
+            cancelationReason?: components["schemas"]["FhirCodeableConcept"];
+            appointmentType?: components["schemas"]["FhirCodeableConcept"];
+            reasonCode?: components["schemas"]["FhirCodeableConcept"][];
+            /** Format: date-time */
+            start?: string;
+            /** Format: date-time */
+            end?: string;
+            /** Format: date-time */
+            created?: string;
+            participant: components["schemas"]["FhirParticipant"][];
+        };
+        /**
+         * @example {
+         *       "sequence": 1,
+         *       "focal": true,
+         *       "coverage": {
+         *         "display": "Payer 60054, member W123456789"
+         *       }
+         *     }
+         */
+        FhirClaimInsurance: {
+            sequence: number;
+            focal: boolean;
+            coverage: components["schemas"]["FhirReference"];
+        };
+        /**
+         * @example {
+         *       "sequence": 1,
+         *       "diagnosisCodeableConcept": {
+         *         "coding": [
+         *           {
+         *             "system": "http://hl7.org/fhir/sid/icd-10-cm",
+         *             "code": "I10"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        FhirClaimDiagnosis: {
+            sequence: number;
+            diagnosisCodeableConcept: components["schemas"]["FhirCodeableConcept"];
+        };
+        /**
+         * @example {
+         *       "value": 1
+         *     }
+         */
+        FhirQuantity: {
+            value: number;
+        };
+        /**
+         * @example {
+         *       "sequence": 1,
+         *       "diagnosisSequence": [
+         *         1
+         *       ],
+         *       "productOrService": {
+         *         "coding": [
+         *           {
+         *             "system": "http://www.ama-assn.org/go/cpt",
+         *             "code": "99213"
+         *           }
+         *         ]
+         *       },
+         *       "servicedDate": "2026-11-04",
+         *       "quantity": {
+         *         "value": 1
+         *       },
+         *       "unitPrice": {
+         *         "value": 125,
+         *         "currency": "USD"
+         *       },
+         *       "net": {
+         *         "value": 125,
+         *         "currency": "USD"
+         *       }
+         *     }
+         */
+        FhirClaimItem: {
+            sequence: number;
+            diagnosisSequence?: number[];
+            productOrService: components["schemas"]["FhirCodeableConcept"];
+            modifier?: components["schemas"]["FhirCodeableConcept"][];
+            /** Format: date */
+            servicedDate?: string;
+            quantity?: components["schemas"]["FhirQuantity"];
+            unitPrice?: components["schemas"]["FhirMoney"];
+            net?: components["schemas"]["FhirMoney"];
+        };
+        /**
+         * @description A claim as FHIR R4 Claim; its adjudication is the ClaimResponse with the same id.
+         * @example {
+         *       "resourceType": "Claim",
+         *       "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+         *       "meta": {
+         *         "versionId": "3f1c2a9b7d4e6f80",
+         *         "lastUpdated": "2026-11-01T00:00:00Z"
+         *       },
+         *       "status": "active",
+         *       "type": {
+         *         "coding": [
+         *           {
+         *             "system": "http://terminology.hl7.org/CodeSystem/claim-type",
+         *             "code": "professional"
+         *           }
+         *         ]
+         *       },
+         *       "use": "claim",
+         *       "patient": {
+         *         "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+         *         "type": "Patient"
+         *       },
+         *       "created": "2026-11-04T10:00:00Z",
+         *       "provider": {
+         *         "identifier": {
+         *           "system": "http://hl7.org/fhir/sid/us-npi",
+         *           "value": "1234567893"
+         *         }
+         *       },
+         *       "priority": {
+         *         "coding": [
+         *           {
+         *             "system": "http://terminology.hl7.org/CodeSystem/processpriority",
+         *             "code": "normal"
+         *           }
+         *         ]
+         *       },
+         *       "insurance": [
+         *         {
+         *           "sequence": 1,
+         *           "focal": true,
+         *           "coverage": {
+         *             "display": "Payer 60054, member W123456789"
+         *           }
+         *         }
+         *       ],
+         *       "diagnosis": [
+         *         {
+         *           "sequence": 1,
+         *           "diagnosisCodeableConcept": {
+         *             "coding": [
+         *               {
+         *                 "system": "http://hl7.org/fhir/sid/icd-10-cm",
+         *                 "code": "I10"
+         *               }
+         *             ]
+         *           }
+         *         }
+         *       ],
+         *       "item": [
+         *         {
+         *           "sequence": 1,
+         *           "diagnosisSequence": [
+         *             1
+         *           ],
+         *           "productOrService": {
+         *             "coding": [
+         *               {
+         *                 "system": "http://www.ama-assn.org/go/cpt",
+         *                 "code": "99213"
+         *               }
+         *             ]
+         *           },
+         *           "servicedDate": "2026-11-04",
+         *           "quantity": {
+         *             "value": 1
+         *           },
+         *           "unitPrice": {
+         *             "value": 125,
+         *             "currency": "USD"
+         *           },
+         *           "net": {
+         *             "value": 125,
+         *             "currency": "USD"
+         *           }
+         *         }
+         *       ],
+         *       "total": {
+         *         "value": 125,
+         *         "currency": "USD"
+         *       }
+         *     }
+         */
+        FhirClaim: {
+            /** @enum {string} */
+            resourceType: "Claim";
+            id: string;
+            meta: components["schemas"]["FhirMeta"];
+            /** @enum {string} */
+            status: "active" | "cancelled";
+            type: components["schemas"]["FhirCodeableConcept"];
+            /** @enum {string} */
+            use: "claim";
+            patient: components["schemas"]["FhirReference"];
+            /** Format: date-time */
+            created: string;
+            provider: components["schemas"]["FhirReference"];
+            priority: components["schemas"]["FhirCodeableConcept"];
+            insurance: components["schemas"]["FhirClaimInsurance"][];
+            diagnosis?: components["schemas"]["FhirClaimDiagnosis"][];
+            item?: components["schemas"]["FhirClaimItem"][];
+            total?: components["schemas"]["FhirMoney"];
+        };
+        /**
+         * @example {
+         *       "category": {
+         *         "coding": [
+         *           {
+         *             "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+         *             "code": "submitted"
+         *           }
+         *         ]
+         *       },
+         *       "amount": {
+         *         "value": 125,
+         *         "currency": "USD"
+         *       }
+         *     }
+         */
+        FhirClaimTotal: {
+            category: components["schemas"]["FhirCodeableConcept"];
+            amount: components["schemas"]["FhirMoney"];
+        };
+        /**
+         * @description The clearinghouse's answer to a claim as FHIR R4 ClaimResponse: `outcome` from the claim's status, the totals from its amounts.
+         * @example {
+         *       "resourceType": "ClaimResponse",
+         *       "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+         *       "meta": {
+         *         "versionId": "3f1c2a9b7d4e6f80",
+         *         "lastUpdated": "2026-11-01T00:00:00Z"
+         *       },
+         *       "status": "active",
+         *       "type": {
+         *         "coding": [
+         *           {
+         *             "system": "http://terminology.hl7.org/CodeSystem/claim-type",
+         *             "code": "professional"
+         *           }
+         *         ]
+         *       },
+         *       "use": "claim",
+         *       "patient": {
+         *         "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+         *         "type": "Patient"
+         *       },
+         *       "created": "2026-11-04T10:00:04Z",
+         *       "insurer": {
+         *         "display": "Payer 60054"
+         *       },
+         *       "request": {
+         *         "reference": "Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+         *         "type": "Claim"
+         *       },
+         *       "outcome": "complete",
+         *       "disposition": "paid",
+         *       "total": [
+         *         {
+         *           "category": {
+         *             "coding": [
+         *               {
+         *                 "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+         *                 "code": "submitted"
+         *               }
+         *             ]
+         *           },
+         *           "amount": {
+         *             "value": 125,
+         *             "currency": "USD"
+         *           }
+         *         },
+         *         {
+         *           "category": {
+         *             "coding": [
+         *               {
+         *                 "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+         *                 "code": "eligible"
+         *               }
+         *             ]
+         *           },
+         *           "amount": {
+         *             "value": 100,
+         *             "currency": "USD"
+         *           }
+         *         },
+         *         {
+         *           "category": {
+         *             "coding": [
+         *               {
+         *                 "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+         *                 "code": "benefit"
+         *               }
+         *             ]
+         *           },
+         *           "amount": {
+         *             "value": 80,
+         *             "currency": "USD"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        FhirClaimResponse: {
+            /** @enum {string} */
+            resourceType: "ClaimResponse";
+            id: string;
+            meta: components["schemas"]["FhirMeta"];
+            /** @enum {string} */
+            status: "active" | "cancelled";
+            type: components["schemas"]["FhirCodeableConcept"];
+            /** @enum {string} */
+            use: "claim";
+            patient: components["schemas"]["FhirReference"];
+            /** Format: date-time */
+            created: string;
+            insurer: components["schemas"]["FhirReference"];
+            request: components["schemas"]["FhirReference"];
+            /** @enum {string} */
+            outcome: "queued" | "complete" | "error" | "partial";
+            disposition?: string;
+            total?: components["schemas"]["FhirClaimTotal"][];
+        };
+        /**
+         * @example {
+         *       "relation": "next",
+         *       "url": "/fhir/R4/Patient?_count=10&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8W"
+         *     }
+         */
+        FhirBundleLink: {
+            /** @enum {string} */
+            relation: "self" | "next";
+            url: string;
+        };
+        /**
+         * @description The body of every FHIR error (never the `/v1` envelope): `diagnostics` says what is wrong without PHI; `expression` names the parameter or element; `details` carries the `/v1` error code (system `https://patientcare.example/fhir/CodeSystem/error-code`, an identifier; the codes are documented at `/docs/errors`) when there is one, so both faces can be handled on the same codes.
+         * @example {
+         *       "resourceType": "OperationOutcome",
+         *       "issue": [
+         *         {
+         *           "severity": "error",
+         *           "code": "not-found",
+         *           "diagnostics": "No such resource."
+         *         }
+         *       ]
+         *     }
+         */
+        OperationOutcome: {
+            /** @enum {string} */
+            resourceType: "OperationOutcome";
+            issue: {
+                /** @enum {string} */
+                severity: "fatal" | "error" | "warning" | "information";
+                /** @enum {string} */
+                code: "invalid" | "value" | "required" | "not-supported" | "login" | "forbidden" | "not-found" | "duplicate" | "conflict" | "too-costly" | "business-rule" | "throttled" | "exception";
+                details?: components["schemas"]["FhirCodeableConcept"];
+                diagnostics?: string;
+                expression?: string[];
+            }[];
+        };
+        /**
+         * @description What the FHIR endpoint supports (FHIR R4 CapabilityStatement), made from the route table: exactly the interactions and search parameters served.
+         * @example {
+         *       "resourceType": "CapabilityStatement",
+         *       "status": "active",
+         *       "date": "2026-11-01",
+         *       "kind": "instance",
+         *       "software": {
+         *         "name": "Patient-Care API"
+         *       },
+         *       "implementation": {
+         *         "description": "Patient-Care API FHIR R4 endpoint (/fhir/R4)"
+         *       },
+         *       "fhirVersion": "4.0.1",
+         *       "format": [
+         *         "json"
+         *       ],
+         *       "rest": [
+         *         {
+         *           "mode": "server",
+         *           "resource": [
+         *             {
+         *               "type": "Patient",
+         *               "interaction": [
+         *                 {
+         *                   "code": "create"
+         *                 },
+         *                 {
+         *                   "code": "read"
+         *                 },
+         *                 {
+         *                   "code": "search-type"
+         *                 }
+         *               ],
+         *               "versioning": "versioned",
+         *               "readHistory": false,
+         *               "updateCreate": false,
+         *               "conditionalRead": "not-match",
+         *               "searchParam": [
+         *                 {
+         *                   "name": "family",
+         *                   "type": "string"
+         *                 }
+         *               ]
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        FhirCapabilityStatement: {
+            /** @enum {string} */
+            resourceType: "CapabilityStatement";
+            /** @enum {string} */
+            status: "active";
+            date: string;
+            /** @enum {string} */
+            kind: "instance";
+            software: {
+                name: string;
+            };
+            implementation: {
+                description: string;
+            };
+            /** @enum {string} */
+            fhirVersion: "4.0.1";
+            format: "json"[];
+            rest: {
+                /** @enum {string} */
+                mode: "server";
+                resource: {
+                    type: string;
+                    interaction: {
+                        /** @enum {string} */
+                        code: "read" | "search-type" | "create";
+                    }[];
+                    /** @enum {string} */
+                    versioning: "versioned";
+                    readHistory: boolean;
+                    updateCreate: boolean;
+                    /** @enum {string} */
+                    conditionalRead: "not-match";
+                    searchParam: {
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "token" | "date" | "reference";
+                    }[];
+                }[];
+            }[];
+        };
+        /**
+         * @description A page of Patient search results.
+         * @example {
+         *       "resourceType": "Bundle",
+         *       "type": "searchset",
+         *       "link": [
+         *         {
+         *           "relation": "self",
+         *           "url": "/fhir/R4/Patient?_count=10"
+         *         },
+         *         {
+         *           "relation": "next",
+         *           "url": "/fhir/R4/Patient?_count=10&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8W"
+         *         }
+         *       ],
+         *       "entry": [
+         *         {
+         *           "fullUrl": "/fhir/R4/Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+         *           "resource": {
+         *             "resourceType": "Patient",
+         *             "id": "pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+         *             "meta": {
+         *               "versionId": "3f1c2a9b7d4e6f80",
+         *               "lastUpdated": "2026-11-01T00:00:00Z"
+         *             },
+         *             "identifier": [
+         *               {
+         *                 "type": {
+         *                   "coding": [
+         *                     {
+         *                       "system": "http://terminology.hl7.org/CodeSystem/v2-0203",
+         *                       "code": "MR"
+         *                     }
+         *                   ]
+         *                 },
+         *                 "system": "https://clinic.example/mrn",
+         *                 "value": "000123456"
+         *               }
+         *             ],
+         *             "active": true,
+         *             "name": [
+         *               {
+         *                 "family": "Rivera",
+         *                 "given": [
+         *                   "Ana"
+         *                 ]
+         *               }
+         *             ],
+         *             "telecom": [
+         *               {
+         *                 "system": "email",
+         *                 "value": "ana.rivera@example.com"
+         *               },
+         *               {
+         *                 "system": "phone",
+         *                 "value": "+14155550123"
+         *               }
+         *             ],
+         *             "gender": "female",
+         *             "birthDate": "1987-04-12",
+         *             "address": [
+         *               {
+         *                 "line": [
+         *                   "100 Main St"
+         *                 ],
+         *                 "city": "Springfield",
+         *                 "state": "IL",
+         *                 "postalCode": "62701",
+         *                 "country": "US"
+         *               }
+         *             ]
+         *           },
+         *           "search": {
+         *             "mode": "match"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        FhirPatientBundle: {
+            /** @enum {string} */
+            resourceType: "Bundle";
+            /** @enum {string} */
+            type: "searchset";
+            link: components["schemas"]["FhirBundleLink"][];
+            entry: {
+                fullUrl: string;
+                resource: components["schemas"]["FhirPatient"];
+                /**
+                 * @example {
+                 *       "mode": "match"
+                 *     }
+                 */
+                search: {
+                    /** @enum {string} */
+                    mode: "match";
+                };
+            }[];
+        };
+        /**
+         * @description A page of Appointment search results.
+         * @example {
+         *       "resourceType": "Bundle",
+         *       "type": "searchset",
+         *       "link": [
+         *         {
+         *           "relation": "self",
+         *           "url": "/fhir/R4/Appointment?_count=10"
+         *         },
+         *         {
+         *           "relation": "next",
+         *           "url": "/fhir/R4/Appointment?_count=10&_cursor=appt-01JD8A2B3C4D5E6F7G8H9J0K1M"
+         *         }
+         *       ],
+         *       "entry": [
+         *         {
+         *           "fullUrl": "/fhir/R4/Appointment/appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
+         *           "resource": {
+         *             "resourceType": "Appointment",
+         *             "id": "appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
+         *             "meta": {
+         *               "versionId": "3f1c2a9b7d4e6f80",
+         *               "lastUpdated": "2026-11-01T00:00:00Z"
+         *             },
+         *             "status": "booked",
+         *             "appointmentType": {
+         *               "coding": [
+         *                 {
+         *                   "system": "http://terminology.hl7.org/CodeSystem/v2-0276",
+         *                   "code": "FOLLOWUP"
+         *                 }
+         *               ]
+         *             },
+         *             "reasonCode": [
+         *               {
+         *                 "text": "Blood pressure review"
+         *               }
+         *             ],
+         *             "start": "2026-11-04T09:00:00Z",
+         *             "end": "2026-11-04T09:30:00Z",
+         *             "created": "2026-11-01T00:01:40Z",
+         *             "participant": [
+         *               {
+         *                 "actor": {
+         *                   "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+         *                   "type": "Patient"
+         *                 },
+         *                 "status": "accepted"
+         *               },
+         *               {
+         *                 "actor": {
+         *                   "display": "Dr. Lee (family medicine)",
+         *                   "type": "Practitioner"
+         *                 },
+         *                 "status": "accepted"
+         *               },
+         *               {
+         *                 "actor": {
+         *                   "display": "Room 4",
+         *                   "type": "Location"
+         *                 },
+         *                 "status": "accepted"
+         *               }
+         *             ]
+         *           },
+         *           "search": {
+         *             "mode": "match"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        FhirAppointmentBundle: {
+            /** @enum {string} */
+            resourceType: "Bundle";
+            /** @enum {string} */
+            type: "searchset";
+            link: components["schemas"]["FhirBundleLink"][];
+            entry: {
+                fullUrl: string;
+                resource: components["schemas"]["FhirAppointment"];
+                /**
+                 * @example {
+                 *       "mode": "match"
+                 *     }
+                 */
+                search: {
+                    /** @enum {string} */
+                    mode: "match";
+                };
+            }[];
+        };
+        /**
+         * @description A page of Claim search results.
+         * @example {
+         *       "resourceType": "Bundle",
+         *       "type": "searchset",
+         *       "link": [
+         *         {
+         *           "relation": "self",
+         *           "url": "/fhir/R4/Claim?_count=10"
+         *         },
+         *         {
+         *           "relation": "next",
+         *           "url": "/fhir/R4/Claim?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
+         *         }
+         *       ],
+         *       "entry": [
+         *         {
+         *           "fullUrl": "/fhir/R4/Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+         *           "resource": {
+         *             "resourceType": "Claim",
+         *             "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+         *             "meta": {
+         *               "versionId": "3f1c2a9b7d4e6f80",
+         *               "lastUpdated": "2026-11-01T00:00:00Z"
+         *             },
+         *             "status": "active",
+         *             "type": {
+         *               "coding": [
+         *                 {
+         *                   "system": "http://terminology.hl7.org/CodeSystem/claim-type",
+         *                   "code": "professional"
+         *                 }
+         *               ]
+         *             },
+         *             "use": "claim",
+         *             "patient": {
+         *               "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+         *               "type": "Patient"
+         *             },
+         *             "created": "2026-11-04T10:00:00Z",
+         *             "provider": {
+         *               "identifier": {
+         *                 "system": "http://hl7.org/fhir/sid/us-npi",
+         *                 "value": "1234567893"
+         *               }
+         *             },
+         *             "priority": {
+         *               "coding": [
+         *                 {
+         *                   "system": "http://terminology.hl7.org/CodeSystem/processpriority",
+         *                   "code": "normal"
+         *                 }
+         *               ]
+         *             },
+         *             "insurance": [
+         *               {
+         *                 "sequence": 1,
+         *                 "focal": true,
+         *                 "coverage": {
+         *                   "display": "Payer 60054, member W123456789"
+         *                 }
+         *               }
+         *             ],
+         *             "diagnosis": [
+         *               {
+         *                 "sequence": 1,
+         *                 "diagnosisCodeableConcept": {
+         *                   "coding": [
+         *                     {
+         *                       "system": "http://hl7.org/fhir/sid/icd-10-cm",
+         *                       "code": "I10"
+         *                     }
+         *                   ]
+         *                 }
+         *               }
+         *             ],
+         *             "item": [
+         *               {
+         *                 "sequence": 1,
+         *                 "diagnosisSequence": [
+         *                   1
+         *                 ],
+         *                 "productOrService": {
+         *                   "coding": [
+         *                     {
+         *                       "system": "http://www.ama-assn.org/go/cpt",
+         *                       "code": "99213"
+         *                     }
+         *                   ]
+         *                 },
+         *                 "servicedDate": "2026-11-04",
+         *                 "quantity": {
+         *                   "value": 1
+         *                 },
+         *                 "unitPrice": {
+         *                   "value": 125,
+         *                   "currency": "USD"
+         *                 },
+         *                 "net": {
+         *                   "value": 125,
+         *                   "currency": "USD"
+         *                 }
+         *               }
+         *             ],
+         *             "total": {
+         *               "value": 125,
+         *               "currency": "USD"
+         *             }
+         *           },
+         *           "search": {
+         *             "mode": "match"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        FhirClaimBundle: {
+            /** @enum {string} */
+            resourceType: "Bundle";
+            /** @enum {string} */
+            type: "searchset";
+            link: components["schemas"]["FhirBundleLink"][];
+            entry: {
+                fullUrl: string;
+                resource: components["schemas"]["FhirClaim"];
+                /**
+                 * @example {
+                 *       "mode": "match"
+                 *     }
+                 */
+                search: {
+                    /** @enum {string} */
+                    mode: "match";
+                };
+            }[];
+        };
+        /**
+         * @description A page of ClaimResponse search results.
+         * @example {
+         *       "resourceType": "Bundle",
+         *       "type": "searchset",
+         *       "link": [
+         *         {
+         *           "relation": "self",
+         *           "url": "/fhir/R4/ClaimResponse?_count=10"
+         *         },
+         *         {
+         *           "relation": "next",
+         *           "url": "/fhir/R4/ClaimResponse?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
+         *         }
+         *       ],
+         *       "entry": [
+         *         {
+         *           "fullUrl": "/fhir/R4/ClaimResponse/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+         *           "resource": {
+         *             "resourceType": "ClaimResponse",
+         *             "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+         *             "meta": {
+         *               "versionId": "3f1c2a9b7d4e6f80",
+         *               "lastUpdated": "2026-11-01T00:00:00Z"
+         *             },
+         *             "status": "active",
+         *             "type": {
+         *               "coding": [
+         *                 {
+         *                   "system": "http://terminology.hl7.org/CodeSystem/claim-type",
+         *                   "code": "professional"
+         *                 }
+         *               ]
+         *             },
+         *             "use": "claim",
+         *             "patient": {
+         *               "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+         *               "type": "Patient"
+         *             },
+         *             "created": "2026-11-04T10:00:04Z",
+         *             "insurer": {
+         *               "display": "Payer 60054"
+         *             },
+         *             "request": {
+         *               "reference": "Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+         *               "type": "Claim"
+         *             },
+         *             "outcome": "complete",
+         *             "disposition": "paid",
+         *             "total": [
+         *               {
+         *                 "category": {
+         *                   "coding": [
+         *                     {
+         *                       "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+         *                       "code": "submitted"
+         *                     }
+         *                   ]
+         *                 },
+         *                 "amount": {
+         *                   "value": 125,
+         *                   "currency": "USD"
+         *                 }
+         *               },
+         *               {
+         *                 "category": {
+         *                   "coding": [
+         *                     {
+         *                       "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+         *                       "code": "eligible"
+         *                     }
+         *                   ]
+         *                 },
+         *                 "amount": {
+         *                   "value": 100,
+         *                   "currency": "USD"
+         *                 }
+         *               },
+         *               {
+         *                 "category": {
+         *                   "coding": [
+         *                     {
+         *                       "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+         *                       "code": "benefit"
+         *                     }
+         *                   ]
+         *                 },
+         *                 "amount": {
+         *                   "value": 80,
+         *                   "currency": "USD"
+         *                 }
+         *               }
+         *             ]
+         *           },
+         *           "search": {
+         *             "mode": "match"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        FhirClaimResponseBundle: {
+            /** @enum {string} */
+            resourceType: "Bundle";
+            /** @enum {string} */
+            type: "searchset";
+            link: components["schemas"]["FhirBundleLink"][];
+            entry: {
+                fullUrl: string;
+                resource: components["schemas"]["FhirClaimResponse"];
+                /**
+                 * @example {
+                 *       "mode": "match"
+                 *     }
+                 */
+                search: {
+                    /** @enum {string} */
+                    mode: "match";
+                };
+            }[];
+        };
     };
     responses: {
         /** @description The patient as stored after the write. */
@@ -2408,6 +3814,227 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A parameter or body FHIR cannot read (`invalid`, `value`, `not-supported`). */
+        FhirBadRequest: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "invalid",
+                 *           "diagnostics": "A parameter has an invalid value."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
+        /** @description No API key, or one that is invalid or expired (`login`). */
+        FhirUnauthorized: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "login",
+                 *           "diagnostics": "No API key was provided. Send it as `Authorization: Bearer <key>`."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
+        /** @description The key lacks the scope, kind or IP address this needs (`forbidden`). */
+        FhirForbidden: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "forbidden",
+                 *           "diagnostics": "The API key does not have the scope this operation requires."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
+        /** @description No such resource in the key's mode (`not-found`). */
+        FhirNotFound: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "not-found",
+                 *           "diagnostics": "No such resource."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
+        /** @description A duplicate `MR` identifier, or an `Idempotency-Key` still in use (`duplicate`, `conflict`). */
+        FhirConflict: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "duplicate",
+                 *           "diagnostics": "An object with the same unique identifier already exists."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
+        /** @description The body is over 1 MiB (`too-costly`). */
+        FhirPayloadTooLarge: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "too-costly",
+                 *           "diagnostics": "The request body exceeds the 1 MiB limit."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
+        /** @description The body is not `application/fhir+json` or `application/json` (`not-supported`). */
+        FhirUnsupportedMediaType: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "not-supported",
+                 *           "diagnostics": "Request bodies must be sent as application/fhir+json."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
+        /** @description A well-formed resource that breaks a rule of ours (`business-rule`, `not-supported`). */
+        FhirUnprocessable: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "business-rule",
+                 *           "diagnostics": "birthDate cannot be in the future."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
+        /** @description Over the key's (or the client address's) rate limit (`throttled`); wait `Retry-After` seconds. */
+        FhirTooManyRequests: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "throttled",
+                 *           "diagnostics": "Too many requests with this API key. Retry after the time in `Retry-After`."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
+        /** @description An unexpected failure (`exception`); quote the request id. */
+        FhirInternalError: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "exception",
+                 *           "diagnostics": "An internal error occurred. Quote the request id when contacting support."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
     };
     parameters: {
         /**
@@ -2536,6 +4163,41 @@ export interface components {
          * @example t=1793577600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
          */
         PatientCareSignature: string;
+        /**
+         * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+         * @example json
+         */
+        FhirFormat: "json" | "application/json" | "application/fhir+json";
+        /**
+         * @description Entries per page, 1–100, default 10.
+         * @example 10
+         */
+        FhirCount: number;
+        /**
+         * @description Where the next page starts: taken from the Bundle's `next` link, not written by hand.
+         * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+         */
+        FhirCursor: string;
+        /**
+         * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
+         * @example W/"3f1c2a9b7d4e6f80"
+         */
+        FhirIfNoneMatch: string;
+        /**
+         * @description The FHIR id of the patient: our id with `-` for `_` (`pat_01JD7X5K8M9N2P3Q4R5S6T7V8W` is `pat-01JD7X5K8M9N2P3Q4R5S6T7V8W`).
+         * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+         */
+        FhirPatientIdPath: string;
+        /**
+         * @description The FHIR id of the appointment: our id with `-` for `_` (`appt_01JD8A2B3C4D5E6F7G8H9J0K1M` is `appt-01JD8A2B3C4D5E6F7G8H9J0K1M`).
+         * @example appt-01JD8A2B3C4D5E6F7G8H9J0K1M
+         */
+        FhirAppointmentIdPath: string;
+        /**
+         * @description The FHIR id of the claim (a ClaimResponse has its claim's id): our id with `-` for `_` (`clm_01JD9C3D4E5F6G7H8J9K0M1N2P` is `clm-01JD9C3D4E5F6G7H8J9K0M1N2P`).
+         * @example clm-01JD9C3D4E5F6G7H8J9K0M1N2P
+         */
+        FhirClaimIdPath: string;
     };
     requestBodies: never;
     headers: {
@@ -2575,6 +4237,16 @@ export interface components {
          * @example 2026-11-01
          */
         "PatientCare-Version": "2026-11-01" | "2026-12-01";
+        /**
+         * @description The version as a weak ETag, `W/"{meta.versionId}"`.
+         * @example W/"3f1c2a9b7d4e6f80"
+         */
+        FhirETag: string;
+        /**
+         * @description `meta.lastUpdated` as an HTTP date.
+         * @example Sun, 01 Nov 2026 00:00:00 GMT
+         */
+        FhirLastModified: string;
     };
     pathItems: never;
 }
@@ -4326,6 +5998,1354 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+        };
+    };
+    readFhirCapabilities: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CapabilityStatement. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "CapabilityStatement",
+                     *       "status": "active",
+                     *       "date": "2026-11-01",
+                     *       "kind": "instance",
+                     *       "software": {
+                     *         "name": "Patient-Care API"
+                     *       },
+                     *       "implementation": {
+                     *         "description": "Patient-Care API FHIR R4 endpoint (/fhir/R4)"
+                     *       },
+                     *       "fhirVersion": "4.0.1",
+                     *       "format": [
+                     *         "json"
+                     *       ],
+                     *       "rest": [
+                     *         {
+                     *           "mode": "server",
+                     *           "resource": [
+                     *             {
+                     *               "type": "Patient",
+                     *               "interaction": [
+                     *                 {
+                     *                   "code": "create"
+                     *                 },
+                     *                 {
+                     *                   "code": "read"
+                     *                 },
+                     *                 {
+                     *                   "code": "search-type"
+                     *                 }
+                     *               ],
+                     *               "versioning": "versioned",
+                     *               "readHistory": false,
+                     *               "updateCreate": false,
+                     *               "conditionalRead": "not-match",
+                     *               "searchParam": [
+                     *                 {
+                     *                   "name": "family",
+                     *                   "type": "string"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirCapabilityStatement"];
+                };
+            };
+            400: components["responses"]["FhirBadRequest"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
+    searchFhirPatients: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A patient id (FHIR id).
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                _id?: string;
+                /**
+                 * @description Token: `system|value`, or `value` under any system. PHI allowed by the FHIR search exception (see FHIR search and PHI).
+                 * @example https://clinic.example/mrn|000123456
+                 */
+                identifier?: string;
+                /**
+                 * @description Family name, case-insensitive prefix. PHI allowed by the FHIR search exception.
+                 * @example Rivera
+                 */
+                family?: string;
+                /**
+                 * @description Any given name, case-insensitive prefix. PHI allowed by the FHIR search exception.
+                 * @example Ana
+                 */
+                given?: string;
+                /**
+                 * @description Birth date `YYYY-MM-DD`, optionally with the `eq` prefix (other prefixes are `400`). PHI allowed by the FHIR search exception.
+                 * @example 1987-04-12
+                 */
+                birthdate?: string;
+                /**
+                 * @description Administrative gender.
+                 * @example female
+                 */
+                gender?: "male" | "female" | "other" | "unknown";
+                /**
+                 * @description Email address, case-insensitive exact. PHI allowed by the FHIR search exception.
+                 * @example ana.rivera@example.com
+                 */
+                email?: string;
+                /**
+                 * @description Phone number in E.164 (`%2B14155550123`: percent-encode the `+`). PHI allowed by the FHIR search exception.
+                 * @example +14155550123
+                 */
+                phone?: string;
+                /**
+                 * @description Entries per page, 1–100, default 10.
+                 * @example 10
+                 */
+                _count?: components["parameters"]["FhirCount"];
+                /**
+                 * @description Where the next page starts: taken from the Bundle's `next` link, not written by hand.
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                _cursor?: components["parameters"]["FhirCursor"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A searchset Bundle, newest first; a `next` link when more match. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Bundle",
+                     *       "type": "searchset",
+                     *       "link": [
+                     *         {
+                     *           "relation": "self",
+                     *           "url": "/fhir/R4/Patient?_count=10"
+                     *         },
+                     *         {
+                     *           "relation": "next",
+                     *           "url": "/fhir/R4/Patient?_count=10&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8W"
+                     *         }
+                     *       ],
+                     *       "entry": [
+                     *         {
+                     *           "fullUrl": "/fhir/R4/Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *           "resource": {
+                     *             "resourceType": "Patient",
+                     *             "id": "pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *             "meta": {
+                     *               "versionId": "3f1c2a9b7d4e6f80",
+                     *               "lastUpdated": "2026-11-01T00:00:00Z"
+                     *             },
+                     *             "identifier": [
+                     *               {
+                     *                 "type": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://terminology.hl7.org/CodeSystem/v2-0203",
+                     *                       "code": "MR"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "system": "https://clinic.example/mrn",
+                     *                 "value": "000123456"
+                     *               }
+                     *             ],
+                     *             "active": true,
+                     *             "name": [
+                     *               {
+                     *                 "family": "Rivera",
+                     *                 "given": [
+                     *                   "Ana"
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "telecom": [
+                     *               {
+                     *                 "system": "email",
+                     *                 "value": "ana.rivera@example.com"
+                     *               },
+                     *               {
+                     *                 "system": "phone",
+                     *                 "value": "+14155550123"
+                     *               }
+                     *             ],
+                     *             "gender": "female",
+                     *             "birthDate": "1987-04-12",
+                     *             "address": [
+                     *               {
+                     *                 "line": [
+                     *                   "100 Main St"
+                     *                 ],
+                     *                 "city": "Springfield",
+                     *                 "state": "IL",
+                     *                 "postalCode": "62701",
+                     *                 "country": "US"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "search": {
+                     *             "mode": "match"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirPatientBundle"];
+                };
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
+    createFhirPatient: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: {
+                /**
+                 * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
+                 *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
+                 *     same body. The same key with another body is `400 idempotency_key_reused`; while the
+                 *     first request runs, `409 idempotency_key_in_use`. Use a random value (V4 UUID); never
+                 *     PHI.
+                 * @example 5f0c8e3a-3c1b-4f6e-9a8d-2b7c6e1f4a90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "Patient",
+                 *       "name": [
+                 *         {
+                 *           "family": "Rivera",
+                 *           "given": [
+                 *             "Ana"
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "gender": "female",
+                 *       "birthDate": "1987-04-12"
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["FhirPatientCreate"];
+            };
+        };
+        responses: {
+            /** @description The patient as stored. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Patient",
+                     *       "id": "pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *       "meta": {
+                     *         "versionId": "3f1c2a9b7d4e6f80",
+                     *         "lastUpdated": "2026-11-01T00:00:00Z"
+                     *       },
+                     *       "identifier": [
+                     *         {
+                     *           "type": {
+                     *             "coding": [
+                     *               {
+                     *                 "system": "http://terminology.hl7.org/CodeSystem/v2-0203",
+                     *                 "code": "MR"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "system": "https://clinic.example/mrn",
+                     *           "value": "000123456"
+                     *         }
+                     *       ],
+                     *       "active": true,
+                     *       "name": [
+                     *         {
+                     *           "family": "Rivera",
+                     *           "given": [
+                     *             "Ana"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "telecom": [
+                     *         {
+                     *           "system": "email",
+                     *           "value": "ana.rivera@example.com"
+                     *         },
+                     *         {
+                     *           "system": "phone",
+                     *           "value": "+14155550123"
+                     *         }
+                     *       ],
+                     *       "gender": "female",
+                     *       "birthDate": "1987-04-12",
+                     *       "address": [
+                     *         {
+                     *           "line": [
+                     *             "100 Main St"
+                     *           ],
+                     *           "city": "Springfield",
+                     *           "state": "IL",
+                     *           "postalCode": "62701",
+                     *           "country": "US"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirPatient"];
+                };
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            409: components["responses"]["FhirConflict"];
+            413: components["responses"]["FhirPayloadTooLarge"];
+            415: components["responses"]["FhirUnsupportedMediaType"];
+            422: components["responses"]["FhirUnprocessable"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
+    readFhirPatient: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: {
+                /**
+                 * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
+                 * @example W/"3f1c2a9b7d4e6f80"
+                 */
+                "If-None-Match"?: components["parameters"]["FhirIfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The FHIR id of the patient: our id with `-` for `_` (`pat_01JD7X5K8M9N2P3Q4R5S6T7V8W` is `pat-01JD7X5K8M9N2P3Q4R5S6T7V8W`).
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                id: components["parameters"]["FhirPatientIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Patient. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["FhirETag"];
+                    "Last-Modified": components["headers"]["FhirLastModified"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Patient",
+                     *       "id": "pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *       "meta": {
+                     *         "versionId": "3f1c2a9b7d4e6f80",
+                     *         "lastUpdated": "2026-11-01T00:00:00Z"
+                     *       },
+                     *       "identifier": [
+                     *         {
+                     *           "type": {
+                     *             "coding": [
+                     *               {
+                     *                 "system": "http://terminology.hl7.org/CodeSystem/v2-0203",
+                     *                 "code": "MR"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "system": "https://clinic.example/mrn",
+                     *           "value": "000123456"
+                     *         }
+                     *       ],
+                     *       "active": true,
+                     *       "name": [
+                     *         {
+                     *           "family": "Rivera",
+                     *           "given": [
+                     *             "Ana"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "telecom": [
+                     *         {
+                     *           "system": "email",
+                     *           "value": "ana.rivera@example.com"
+                     *         },
+                     *         {
+                     *           "system": "phone",
+                     *           "value": "+14155550123"
+                     *         }
+                     *       ],
+                     *       "gender": "female",
+                     *       "birthDate": "1987-04-12",
+                     *       "address": [
+                     *         {
+                     *           "line": [
+                     *             "100 Main St"
+                     *           ],
+                     *           "city": "Springfield",
+                     *           "state": "IL",
+                     *           "postalCode": "62701",
+                     *           "country": "US"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirPatient"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current version. No body. */
+            304: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    ETag: components["headers"]["FhirETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            404: components["responses"]["FhirNotFound"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
+    searchFhirAppointments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A patient reference, `Patient/{id}` or the id alone (FHIR ids, not `pat_…`).
+                 * @example Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                patient?: string;
+                /**
+                 * @description The start, `YYYY-MM-DD` or an instant with `Z` or offset, after an optional prefix `eq`, `ne` is not supported; `gt`, `ge`, `lt`, `le`, `sa`, `eb`. A date covers its whole UTC day. Repeat it for a range (`date=ge2026-11-01&date=lt2026-12-01`).
+                 * @example [
+                 *       "ge2026-11-01"
+                 *     ]
+                 */
+                date?: string[];
+                /**
+                 * @description FHIR Appointment status.
+                 * @example booked
+                 */
+                status?: "proposed" | "pending" | "booked" | "arrived" | "fulfilled" | "cancelled" | "noshow" | "entered-in-error" | "checked-in" | "waitlist";
+                /**
+                 * @description Entries per page, 1–100, default 10.
+                 * @example 10
+                 */
+                _count?: components["parameters"]["FhirCount"];
+                /**
+                 * @description Where the next page starts: taken from the Bundle's `next` link, not written by hand.
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                _cursor?: components["parameters"]["FhirCursor"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A searchset Bundle, newest first; a `next` link when more match. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Bundle",
+                     *       "type": "searchset",
+                     *       "link": [
+                     *         {
+                     *           "relation": "self",
+                     *           "url": "/fhir/R4/Appointment?_count=10"
+                     *         },
+                     *         {
+                     *           "relation": "next",
+                     *           "url": "/fhir/R4/Appointment?_count=10&_cursor=appt-01JD8A2B3C4D5E6F7G8H9J0K1M"
+                     *         }
+                     *       ],
+                     *       "entry": [
+                     *         {
+                     *           "fullUrl": "/fhir/R4/Appointment/appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
+                     *           "resource": {
+                     *             "resourceType": "Appointment",
+                     *             "id": "appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
+                     *             "meta": {
+                     *               "versionId": "3f1c2a9b7d4e6f80",
+                     *               "lastUpdated": "2026-11-01T00:00:00Z"
+                     *             },
+                     *             "status": "booked",
+                     *             "appointmentType": {
+                     *               "coding": [
+                     *                 {
+                     *                   "system": "http://terminology.hl7.org/CodeSystem/v2-0276",
+                     *                   "code": "FOLLOWUP"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "reasonCode": [
+                     *               {
+                     *                 "text": "Blood pressure review"
+                     *               }
+                     *             ],
+                     *             "start": "2026-11-04T09:00:00Z",
+                     *             "end": "2026-11-04T09:30:00Z",
+                     *             "created": "2026-11-01T00:01:40Z",
+                     *             "participant": [
+                     *               {
+                     *                 "actor": {
+                     *                   "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *                   "type": "Patient"
+                     *                 },
+                     *                 "status": "accepted"
+                     *               },
+                     *               {
+                     *                 "actor": {
+                     *                   "display": "Dr. Lee (family medicine)",
+                     *                   "type": "Practitioner"
+                     *                 },
+                     *                 "status": "accepted"
+                     *               },
+                     *               {
+                     *                 "actor": {
+                     *                   "display": "Room 4",
+                     *                   "type": "Location"
+                     *                 },
+                     *                 "status": "accepted"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "search": {
+                     *             "mode": "match"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirAppointmentBundle"];
+                };
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
+    readFhirAppointment: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: {
+                /**
+                 * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
+                 * @example W/"3f1c2a9b7d4e6f80"
+                 */
+                "If-None-Match"?: components["parameters"]["FhirIfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The FHIR id of the appointment: our id with `-` for `_` (`appt_01JD8A2B3C4D5E6F7G8H9J0K1M` is `appt-01JD8A2B3C4D5E6F7G8H9J0K1M`).
+                 * @example appt-01JD8A2B3C4D5E6F7G8H9J0K1M
+                 */
+                id: components["parameters"]["FhirAppointmentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Appointment. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["FhirETag"];
+                    "Last-Modified": components["headers"]["FhirLastModified"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Appointment",
+                     *       "id": "appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
+                     *       "meta": {
+                     *         "versionId": "3f1c2a9b7d4e6f80",
+                     *         "lastUpdated": "2026-11-01T00:00:00Z"
+                     *       },
+                     *       "status": "booked",
+                     *       "appointmentType": {
+                     *         "coding": [
+                     *           {
+                     *             "system": "http://terminology.hl7.org/CodeSystem/v2-0276",
+                     *             "code": "FOLLOWUP"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "reasonCode": [
+                     *         {
+                     *           "text": "Blood pressure review"
+                     *         }
+                     *       ],
+                     *       "start": "2026-11-04T09:00:00Z",
+                     *       "end": "2026-11-04T09:30:00Z",
+                     *       "created": "2026-11-01T00:01:40Z",
+                     *       "participant": [
+                     *         {
+                     *           "actor": {
+                     *             "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *             "type": "Patient"
+                     *           },
+                     *           "status": "accepted"
+                     *         },
+                     *         {
+                     *           "actor": {
+                     *             "display": "Dr. Lee (family medicine)",
+                     *             "type": "Practitioner"
+                     *           },
+                     *           "status": "accepted"
+                     *         },
+                     *         {
+                     *           "actor": {
+                     *             "display": "Room 4",
+                     *             "type": "Location"
+                     *           },
+                     *           "status": "accepted"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirAppointment"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current version. No body. */
+            304: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    ETag: components["headers"]["FhirETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            404: components["responses"]["FhirNotFound"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
+    searchFhirClaims: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A patient reference, `Patient/{id}` or the id alone (FHIR ids, not `pat_…`).
+                 * @example Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                patient?: string;
+                /**
+                 * @description FHIR Claim status: `active` (every claim not cancelled) or `cancelled`; `draft` and `entered-in-error` match none.
+                 * @example active
+                 */
+                status?: "active" | "cancelled" | "draft" | "entered-in-error";
+                /**
+                 * @description When the claim was created: `YYYY-MM-DD` or an instant, after an optional prefix (`eq`, `gt`, `ge`, `lt`, `le`, `sa`, `eb`). Repeat it for a range.
+                 * @example [
+                 *       "ge2026-11-01"
+                 *     ]
+                 */
+                created?: string[];
+                /**
+                 * @description Entries per page, 1–100, default 10.
+                 * @example 10
+                 */
+                _count?: components["parameters"]["FhirCount"];
+                /**
+                 * @description Where the next page starts: taken from the Bundle's `next` link, not written by hand.
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                _cursor?: components["parameters"]["FhirCursor"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A searchset Bundle, newest first; a `next` link when more match. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Bundle",
+                     *       "type": "searchset",
+                     *       "link": [
+                     *         {
+                     *           "relation": "self",
+                     *           "url": "/fhir/R4/Claim?_count=10"
+                     *         },
+                     *         {
+                     *           "relation": "next",
+                     *           "url": "/fhir/R4/Claim?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
+                     *         }
+                     *       ],
+                     *       "entry": [
+                     *         {
+                     *           "fullUrl": "/fhir/R4/Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *           "resource": {
+                     *             "resourceType": "Claim",
+                     *             "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *             "meta": {
+                     *               "versionId": "3f1c2a9b7d4e6f80",
+                     *               "lastUpdated": "2026-11-01T00:00:00Z"
+                     *             },
+                     *             "status": "active",
+                     *             "type": {
+                     *               "coding": [
+                     *                 {
+                     *                   "system": "http://terminology.hl7.org/CodeSystem/claim-type",
+                     *                   "code": "professional"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "use": "claim",
+                     *             "patient": {
+                     *               "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *               "type": "Patient"
+                     *             },
+                     *             "created": "2026-11-04T10:00:00Z",
+                     *             "provider": {
+                     *               "identifier": {
+                     *                 "system": "http://hl7.org/fhir/sid/us-npi",
+                     *                 "value": "1234567893"
+                     *               }
+                     *             },
+                     *             "priority": {
+                     *               "coding": [
+                     *                 {
+                     *                   "system": "http://terminology.hl7.org/CodeSystem/processpriority",
+                     *                   "code": "normal"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "insurance": [
+                     *               {
+                     *                 "sequence": 1,
+                     *                 "focal": true,
+                     *                 "coverage": {
+                     *                   "display": "Payer 60054, member W123456789"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "diagnosis": [
+                     *               {
+                     *                 "sequence": 1,
+                     *                 "diagnosisCodeableConcept": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://hl7.org/fhir/sid/icd-10-cm",
+                     *                       "code": "I10"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "item": [
+                     *               {
+                     *                 "sequence": 1,
+                     *                 "diagnosisSequence": [
+                     *                   1
+                     *                 ],
+                     *                 "productOrService": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://www.ama-assn.org/go/cpt",
+                     *                       "code": "99213"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "servicedDate": "2026-11-04",
+                     *                 "quantity": {
+                     *                   "value": 1
+                     *                 },
+                     *                 "unitPrice": {
+                     *                   "value": 125,
+                     *                   "currency": "USD"
+                     *                 },
+                     *                 "net": {
+                     *                   "value": 125,
+                     *                   "currency": "USD"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "total": {
+                     *               "value": 125,
+                     *               "currency": "USD"
+                     *             }
+                     *           },
+                     *           "search": {
+                     *             "mode": "match"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirClaimBundle"];
+                };
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
+    readFhirClaim: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: {
+                /**
+                 * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
+                 * @example W/"3f1c2a9b7d4e6f80"
+                 */
+                "If-None-Match"?: components["parameters"]["FhirIfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The FHIR id of the claim (a ClaimResponse has its claim's id): our id with `-` for `_` (`clm_01JD9C3D4E5F6G7H8J9K0M1N2P` is `clm-01JD9C3D4E5F6G7H8J9K0M1N2P`).
+                 * @example clm-01JD9C3D4E5F6G7H8J9K0M1N2P
+                 */
+                id: components["parameters"]["FhirClaimIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Claim. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["FhirETag"];
+                    "Last-Modified": components["headers"]["FhirLastModified"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Claim",
+                     *       "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *       "meta": {
+                     *         "versionId": "3f1c2a9b7d4e6f80",
+                     *         "lastUpdated": "2026-11-01T00:00:00Z"
+                     *       },
+                     *       "status": "active",
+                     *       "type": {
+                     *         "coding": [
+                     *           {
+                     *             "system": "http://terminology.hl7.org/CodeSystem/claim-type",
+                     *             "code": "professional"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "use": "claim",
+                     *       "patient": {
+                     *         "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *         "type": "Patient"
+                     *       },
+                     *       "created": "2026-11-04T10:00:00Z",
+                     *       "provider": {
+                     *         "identifier": {
+                     *           "system": "http://hl7.org/fhir/sid/us-npi",
+                     *           "value": "1234567893"
+                     *         }
+                     *       },
+                     *       "priority": {
+                     *         "coding": [
+                     *           {
+                     *             "system": "http://terminology.hl7.org/CodeSystem/processpriority",
+                     *             "code": "normal"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "insurance": [
+                     *         {
+                     *           "sequence": 1,
+                     *           "focal": true,
+                     *           "coverage": {
+                     *             "display": "Payer 60054, member W123456789"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "diagnosis": [
+                     *         {
+                     *           "sequence": 1,
+                     *           "diagnosisCodeableConcept": {
+                     *             "coding": [
+                     *               {
+                     *                 "system": "http://hl7.org/fhir/sid/icd-10-cm",
+                     *                 "code": "I10"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "item": [
+                     *         {
+                     *           "sequence": 1,
+                     *           "diagnosisSequence": [
+                     *             1
+                     *           ],
+                     *           "productOrService": {
+                     *             "coding": [
+                     *               {
+                     *                 "system": "http://www.ama-assn.org/go/cpt",
+                     *                 "code": "99213"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "servicedDate": "2026-11-04",
+                     *           "quantity": {
+                     *             "value": 1
+                     *           },
+                     *           "unitPrice": {
+                     *             "value": 125,
+                     *             "currency": "USD"
+                     *           },
+                     *           "net": {
+                     *             "value": 125,
+                     *             "currency": "USD"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "total": {
+                     *         "value": 125,
+                     *         "currency": "USD"
+                     *       }
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirClaim"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current version. No body. */
+            304: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    ETag: components["headers"]["FhirETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            404: components["responses"]["FhirNotFound"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
+    searchFhirClaimResponses: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A patient reference, `Patient/{id}` or the id alone (FHIR ids, not `pat_…`).
+                 * @example Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                patient?: string;
+                /**
+                 * @description The claim answered, `Claim/{id}` or the id alone.
+                 * @example Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P
+                 */
+                request?: string;
+                /**
+                 * @description Entries per page, 1–100, default 10.
+                 * @example 10
+                 */
+                _count?: components["parameters"]["FhirCount"];
+                /**
+                 * @description Where the next page starts: taken from the Bundle's `next` link, not written by hand.
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                _cursor?: components["parameters"]["FhirCursor"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A searchset Bundle, newest first; a `next` link when more match. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Bundle",
+                     *       "type": "searchset",
+                     *       "link": [
+                     *         {
+                     *           "relation": "self",
+                     *           "url": "/fhir/R4/ClaimResponse?_count=10"
+                     *         },
+                     *         {
+                     *           "relation": "next",
+                     *           "url": "/fhir/R4/ClaimResponse?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
+                     *         }
+                     *       ],
+                     *       "entry": [
+                     *         {
+                     *           "fullUrl": "/fhir/R4/ClaimResponse/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *           "resource": {
+                     *             "resourceType": "ClaimResponse",
+                     *             "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *             "meta": {
+                     *               "versionId": "3f1c2a9b7d4e6f80",
+                     *               "lastUpdated": "2026-11-01T00:00:00Z"
+                     *             },
+                     *             "status": "active",
+                     *             "type": {
+                     *               "coding": [
+                     *                 {
+                     *                   "system": "http://terminology.hl7.org/CodeSystem/claim-type",
+                     *                   "code": "professional"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "use": "claim",
+                     *             "patient": {
+                     *               "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *               "type": "Patient"
+                     *             },
+                     *             "created": "2026-11-04T10:00:04Z",
+                     *             "insurer": {
+                     *               "display": "Payer 60054"
+                     *             },
+                     *             "request": {
+                     *               "reference": "Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *               "type": "Claim"
+                     *             },
+                     *             "outcome": "complete",
+                     *             "disposition": "paid",
+                     *             "total": [
+                     *               {
+                     *                 "category": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                     *                       "code": "submitted"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "amount": {
+                     *                   "value": 125,
+                     *                   "currency": "USD"
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "category": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                     *                       "code": "eligible"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "amount": {
+                     *                   "value": 100,
+                     *                   "currency": "USD"
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "category": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                     *                       "code": "benefit"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "amount": {
+                     *                   "value": 80,
+                     *                   "currency": "USD"
+                     *                 }
+                     *               }
+                     *             ]
+                     *           },
+                     *           "search": {
+                     *             "mode": "match"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirClaimResponseBundle"];
+                };
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
+    readFhirClaimResponse: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: {
+                /**
+                 * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
+                 * @example W/"3f1c2a9b7d4e6f80"
+                 */
+                "If-None-Match"?: components["parameters"]["FhirIfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The FHIR id of the claim (a ClaimResponse has its claim's id): our id with `-` for `_` (`clm_01JD9C3D4E5F6G7H8J9K0M1N2P` is `clm-01JD9C3D4E5F6G7H8J9K0M1N2P`).
+                 * @example clm-01JD9C3D4E5F6G7H8J9K0M1N2P
+                 */
+                id: components["parameters"]["FhirClaimIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ClaimResponse. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["FhirETag"];
+                    "Last-Modified": components["headers"]["FhirLastModified"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "ClaimResponse",
+                     *       "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *       "meta": {
+                     *         "versionId": "3f1c2a9b7d4e6f80",
+                     *         "lastUpdated": "2026-11-01T00:00:00Z"
+                     *       },
+                     *       "status": "active",
+                     *       "type": {
+                     *         "coding": [
+                     *           {
+                     *             "system": "http://terminology.hl7.org/CodeSystem/claim-type",
+                     *             "code": "professional"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "use": "claim",
+                     *       "patient": {
+                     *         "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *         "type": "Patient"
+                     *       },
+                     *       "created": "2026-11-04T10:00:04Z",
+                     *       "insurer": {
+                     *         "display": "Payer 60054"
+                     *       },
+                     *       "request": {
+                     *         "reference": "Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *         "type": "Claim"
+                     *       },
+                     *       "outcome": "complete",
+                     *       "disposition": "paid",
+                     *       "total": [
+                     *         {
+                     *           "category": {
+                     *             "coding": [
+                     *               {
+                     *                 "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                     *                 "code": "submitted"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "amount": {
+                     *             "value": 125,
+                     *             "currency": "USD"
+                     *           }
+                     *         },
+                     *         {
+                     *           "category": {
+                     *             "coding": [
+                     *               {
+                     *                 "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                     *                 "code": "eligible"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "amount": {
+                     *             "value": 100,
+                     *             "currency": "USD"
+                     *           }
+                     *         },
+                     *         {
+                     *           "category": {
+                     *             "coding": [
+                     *               {
+                     *                 "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                     *                 "code": "benefit"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "amount": {
+                     *             "value": 80,
+                     *             "currency": "USD"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirClaimResponse"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current version. No body. */
+            304: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    ETag: components["headers"]["FhirETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            404: components["responses"]["FhirNotFound"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
         };
     };
 }

@@ -13,6 +13,7 @@ import {
 } from './config.js';
 import type { Db } from './db/types.js';
 import type { DocsPluginOptions } from './docs/plugin.js';
+import { FHIR_BASE, fhirPlugin, isFhirRoute } from './fhir/plugin.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { addCorsHeaders, registerPreflightRoutes } from './http/cors.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
@@ -204,11 +205,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   installErrorHandling(app, deps);
   if (options.retention !== undefined) installRetention(app, db, options.retention, clock);
-  registerRoutes(app, routes, handlers, {
+  const registerDeps = {
     ...deps,
     allowPrivateWebhookTargets: config.allowPrivateWebhookTargets,
     validators: createValidators(componentSchemas),
-  });
+  };
+  registerRoutes(
+    app,
+    routes.filter((route) => !isFhirRoute(route)),
+    handlers,
+    registerDeps,
+  );
+  // The FHIR face: same pipeline, its own scope for media type and OperationOutcome errors.
+  const fhirRoutes = routes.filter(isFhirRoute);
+  if (fhirRoutes.length > 0) {
+    await app.register(fhirPlugin, {
+      prefix: FHIR_BASE,
+      routes: fhirRoutes,
+      handlers,
+      deps: registerDeps,
+    });
+  }
   registerPreflightRoutes(app, routes);
 
   if (options.docs) {

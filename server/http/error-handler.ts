@@ -54,20 +54,19 @@ export interface ErrorDeps {
 }
 
 /**
- * Sends the envelope for `error`. A request that never reached its key's bucket (no key, bad
- * key, unknown route) is counted against its client address, so the `RateLimit-*` headers are
- * on every response and guessing keys is rate limited too.
+ * What every error reply does whatever its body (the `/v1` envelope here, FHIR's
+ * OperationOutcome under `/fhir/R4`): a request that never reached its key's bucket (no key,
+ * bad key, unknown route) is counted against its client address, so the `RateLimit-*` headers
+ * are on every response and guessing keys is rate limited too; and the headers every response
+ * carries. Returns the error to answer: `error`, or the rate limit's when that bucket is empty.
  */
-export async function sendError(
+export async function prepareErrorReply(
   deps: ErrorDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   error: unknown,
-): Promise<FastifyReply> {
-  let api = toApiError(error);
-  if (api.statusCode >= 500) {
-    request.log.error({ err: error }, 'request failed with an unexpected error');
-  }
+): Promise<unknown> {
+  let answer = error;
   if (!hasRateLimitHeaders(reply)) {
     try {
       await takeRequestToken(
@@ -79,16 +78,31 @@ export async function sendError(
         deps.clock(),
       );
     } catch (limitError) {
-      if (isApiError(limitError)) api = limitError;
+      if (isApiError(limitError)) answer = limitError;
       else request.log.error({ err: limitError }, 'rate-limit bucket unavailable');
     }
   }
-  for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
   reply.header('Request-Id', request.id);
   reply.header('Cache-Control', 'no-store');
   reply.header('X-Content-Type-Options', 'nosniff');
   if (!reply.hasHeader('patientcare-version'))
     reply.header('PatientCare-Version', deps.apiVersions[0] ?? '');
+  return answer;
+}
+
+/** Sends the envelope for `error` (see `prepareErrorReply` for what every error reply does). */
+export async function sendError(
+  deps: ErrorDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+): Promise<FastifyReply> {
+  const first = toApiError(error);
+  if (first.statusCode >= 500) {
+    request.log.error({ err: error }, 'request failed with an unexpected error');
+  }
+  const api = toApiError(await prepareErrorReply(deps, request, reply, first));
+  for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
   return reply
     .code(api.statusCode)
     .header('content-type', 'application/json; charset=utf-8')

@@ -42,11 +42,13 @@ export interface RegisterDeps extends HookDeps {
 
 /**
  * Whether a status is one the route lists (`200`, `4XX`, `default`). 501 is let through too:
- * it is what generated handler stubs answer until their operation is written.
+ * it is what generated handler stubs answer until their operation is written. So is a GET's
+ * 304 (a conditional read, `If-None-Match`): it has no body, and the route table keeps only
+ * responses with one.
  */
 export function statusListed(route: RouteDefinition, status: number): boolean {
   if (!Number.isInteger(status) || status < 100 || status > 599) return false;
-  if (status === 501) return true;
+  if (status === 501 || (status === 304 && route.method === 'GET')) return true;
   const text = String(status);
   return Object.keys(route.schemas.response).some(
     (s) => s === text || s.toUpperCase() === `${text[0]}XX` || s === 'default',

@@ -1,4 +1,5 @@
 import { EPHEMERAL_SCOPES, isScope } from '../../contract/scopes.js';
+import { expandSmartScopes } from '../../contract/smart-scopes.js';
 import { CURRENT_API_VERSION } from '../config.js';
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
@@ -148,7 +149,8 @@ function checkOptions(options: CreateKeyOptions): {
   allowedOrigins: string[];
 } {
   const { kind } = options;
-  const scopes = [...new Set(options.scopes ?? [])];
+  // SMART names (`system/Patient.read`) are stored as ours (`patients:read`).
+  const scopes = [...new Set(expandSmartScopes(options.scopes ?? []))];
   for (const scope of scopes) {
     if (!isScope(scope)) throw new KeyOptionsError(`unknown scope: ${scope}`);
   }

@@ -35,6 +35,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   'bench:server': 'bench/server.ts',
   'bench:ceiling': 'bench/ceiling.ts',
   'bench:concurrency': 'bench/concurrency.ts',
+  'bench:fhir': 'bench/fhir.ts',
   'bench/audit.ts': 'bench/audit.ts',
   'bench/db.ts': 'bench/db.ts',
 };

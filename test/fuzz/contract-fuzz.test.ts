@@ -6,11 +6,15 @@
  * to SQLite and (where it answers) PostgreSQL, and their answers must agree.
  */
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../generated/routes.js';
+import { routes as allRoutes } from '../../generated/routes.js';
 import type { Dialect } from '../../server/db/types.js';
+import { NOT_YET_FUZZED } from '../../tooling/fuzz/not-yet-fuzzed.js';
 import { formatReport } from '../../tooling/fuzz/report.js';
 import { runFuzz } from '../../tooling/fuzz/run.js';
 import { POSTGRES_URL, postgresAvailable } from '../support/databases.js';
+
+// What the fuzzer runs: every operation but those it does not cover yet (listed with why).
+const routes = allRoutes.filter((r) => !NOT_YET_FUZZED.has(r.operationId));
 
 const runs = Number(process.env.FUZZ_RUNS ?? 200);
 const seed = Number(process.env.FUZZ_SEED ?? 20261101);

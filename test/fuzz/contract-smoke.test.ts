@@ -6,12 +6,14 @@
  * 7-8 s of this file's 15-19 s. Written for 2026-11-01, it runs pinned to it (every request
  * sends the version, every answer is checked against the 2026-11-01 document).
  */
-const routes = pinned.routes;
-
 import { describe, expect, it } from 'vitest';
 import * as pinned from '../../generated/versions/2026-11-01/routes.js';
+import { NOT_YET_FUZZED } from '../../tooling/fuzz/not-yet-fuzzed.js';
 import { formatReport } from '../../tooling/fuzz/report.js';
 import { runFuzz } from '../../tooling/fuzz/run.js';
+
+// What the fuzzer runs: every operation but those it does not cover yet (listed with why).
+const routes = pinned.routes.filter((r) => !NOT_YET_FUZZED.has(r.operationId));
 
 const runs = Number(process.env.FUZZ_SMOKE_RUNS ?? 15);
 const seed = Number(process.env.FUZZ_SEED ?? 20261101);

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpMethod } from '../../contract/route-types.js';
 import { prepareDocs } from '../../tooling/docs/prepare.js';
-import { buildSecurityApp, routes, type SecurityApp } from './support/security-app.js';
+import { allRoutes, buildSecurityApp, routes, type SecurityApp } from './support/security-app.js';
 
 let s: SecurityApp;
 beforeAll(async () => {
@@ -159,9 +159,11 @@ function registered(): string[] {
 describe('the registered routes', () => {
   it('are the spec operations, CORS preflights, and the documented docs routes only', () => {
     const all = registered();
-    const api = routes.map((r) => `${r.method} ${r.url}`);
+    const api = allRoutes.map((r) => `${r.method} ${r.url}`);
     for (const route of api) expect(all).toContain(route);
-    const others = all.filter((r) => !api.includes(r) && !r.startsWith('OPTIONS /v1/'));
+    const others = all.filter(
+      (r) => !api.includes(r) && !r.startsWith('OPTIONS /v1/') && !r.startsWith('OPTIONS /fhir/'),
+    );
     expect(others.sort()).toEqual([
       'GET /',
       'GET /docs',

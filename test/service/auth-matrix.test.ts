@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '../../contract/route-types.js';
 import { routes as allRoutes, componentSchemas } from '../../generated/routes.js';
 import { eventFamily, eventFamilyScope } from '../../server/domain/event-visibility.js';
+import { type FhirResourceType, ID_PREFIXES, toFhirId } from '../../server/fhir/ids.js';
 import { ALL_SCOPES } from '../../server/keys/index.js';
 import { createKey, revokeKey } from '../../server/keys/store.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
@@ -26,8 +27,13 @@ let evtObjectScope: string | undefined;
 /** A test-mode object id per id prefix (`pat`, `wh`, `evt`, …). */
 const testIds: Record<string, string | undefined> = {};
 
-/** The id prefix a route's `{id}` takes, read from its component schema's pattern. */
+/**
+ * The id prefix a route's `{id}` takes, read from its component schema's pattern; a FHIR
+ * route's from its resource type (its `{id}` is a FHIR id, `pat-…`).
+ */
 function idPrefix(route: RouteDefinition): string | undefined {
+  const fhir = /^\/fhir\/R4\/([A-Za-z]+)\/\{id\}$/.exec(route.path);
+  if (fhir !== null) return ID_PREFIXES[fhir[1] as FhirResourceType];
   const ref = (route.schemas.params?.properties as Record<string, { $ref?: string }> | undefined)
     ?.id?.$ref;
   if (ref === undefined) return undefined;
@@ -40,7 +46,10 @@ function requestFor(route: RouteDefinition, key?: string): InjectRequest {
   const prefix = idPrefix(route);
   const id =
     prefix === undefined ? undefined : (testIds[prefix] ?? `${prefix}_01JD7X5K8M9N2P3Q4R5S6T7V8W`);
-  const url = route.path.replace('{id}', id ?? '');
+  const url = route.path.replace(
+    '{id}',
+    id === undefined ? '' : route.path.startsWith('/fhir/') ? toFhirId(id) : id,
+  );
   return {
     method: route.method,
     url,
@@ -104,6 +113,22 @@ afterAll(async () => {
   await t.close();
 });
 
+/** An error body of either face: the `/v1` envelope or a FHIR OperationOutcome. */
+interface ErrorBody {
+  error?: { code?: string; message?: string };
+  issue?: { diagnostics?: string; details?: { coding?: { code?: string }[] } }[];
+}
+
+/** The `/v1` error code of an answer: the envelope's, or an OperationOutcome's `details`. */
+function errorCode(res: { body: ErrorBody | undefined }): string | undefined {
+  return res.body?.error?.code ?? res.body?.issue?.[0]?.details?.coding?.[0]?.code;
+}
+
+/** The error message of an answer: the envelope's, or an OperationOutcome's `diagnostics`. */
+function errorMessage(res: { body: ErrorBody | undefined }): string | undefined {
+  return res.body?.error?.message ?? res.body?.issue?.[0]?.diagnostics;
+}
+
 /** Passed authentication and authorisation: whatever the operation then answers. */
 function expectAuthorised(status: number, text: string): void {
   expect(status, text).not.toBe(401);
@@ -116,22 +141,22 @@ describe.each(routes.map((r) => [r.operationId, r] as const))('%s', (_id, route)
   it('no key → 401 api_key_missing', async () => {
     const res = await t.request(requestFor(route));
     expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('api_key_missing');
+    expect(errorCode(res)).toBe('api_key_missing');
   });
 
   it('malformed or unknown key → 401 api_key_invalid', async () => {
     for (const bad of ['not-a-key', 'sk_test_0000000000000000000000000000']) {
       const res = await t.request(requestFor(route, bad));
       expect(res.status).toBe(401);
-      expect(res.body.error.code).toBe('api_key_invalid');
+      expect(errorCode(res)).toBe('api_key_invalid');
     }
   });
 
   it('revoked key → 401 api_key_invalid; expired key → 401 api_key_expired', async () => {
     const revoked = await t.request(requestFor(route, keys.revoked));
-    expect(revoked.body.error?.code).toBe('api_key_invalid');
+    expect(errorCode(revoked)).toBe('api_key_invalid');
     const expired = await t.request(requestFor(route, keys.expired));
-    expect(expired.body.error?.code).toBe('api_key_expired');
+    expect(errorCode(expired)).toBe('api_key_expired');
   });
 
   it('secret key: allowed exactly when the operation lists it', async () => {
@@ -145,7 +170,7 @@ describe.each(routes.map((r) => [r.operationId, r] as const))('%s', (_id, route)
     if (kinds.includes('publishable')) expectAuthorised(res.status, res.text);
     else {
       expect(res.status).toBe(403);
-      expect(['secret_key_required', 'insufficient_scope']).toContain(res.body.error.code);
+      expect(['secret_key_required', 'insufficient_scope']).toContain(errorCode(res));
     }
   });
 
@@ -191,8 +216,8 @@ describe.each(routes.map((r) => [r.operationId, r] as const))('%s', (_id, route)
     });
     const denied = await t.request(requestFor(route, outOfScope.secret));
     expect(denied.status).toBe(403);
-    expect(denied.body.error.code).toBe('insufficient_scope');
-    for (const scope of route.scopes) expect(denied.body.error.message).toContain(scope);
+    expect(errorCode(denied)).toBe('insufficient_scope');
+    for (const scope of route.scopes) expect(errorMessage(denied)).toContain(scope);
   });
 
   it('IP allowlist: inside passes, outside is 403 ip_not_allowed', async () => {
@@ -205,9 +230,9 @@ describe.each(routes.map((r) => [r.operationId, r] as const))('%s', (_id, route)
       remoteAddress: '192.0.2.7',
     });
     expect(outside.status).toBe(403);
-    expect(outside.body.error.code).toBe('ip_not_allowed');
+    expect(errorCode(outside)).toBe('ip_not_allowed');
     if (kinds.includes('secret')) expectAuthorised(inside.status, inside.text);
-    else expect(inside.body.error?.code).not.toBe('ip_not_allowed');
+    else expect(errorCode(inside)).not.toBe('ip_not_allowed');
   });
 
   it('live key on test data: other-mode objects are invisible', async () => {
@@ -221,11 +246,14 @@ describe.each(routes.map((r) => [r.operationId, r] as const))('%s', (_id, route)
       // The id exists in test mode; seeding it must have worked for the check to mean anything.
       expect(testIds[prefix], `no test-mode ${prefix}_ object was created`).toBeDefined();
       expect(res.status).toBe(404);
-      expect(res.body.error.code).toBe('resource_missing');
+      expect(errorCode(res)).toBe('resource_missing');
       return;
     }
     expectAuthorised(res.status, res.text);
-    if (route.method === 'GET' && res.status === 200) {
+    if (route.method === 'GET' && res.status === 200 && route.path.startsWith('/fhir/')) {
+      expect(res.body.resourceType).toBe('Bundle');
+      expect(res.body.entry).toEqual([]);
+    } else if (route.method === 'GET' && res.status === 200) {
       expect(res.body.object).toBe('list');
       expect(res.body.data.filter((o: { livemode: boolean }) => !o.livemode)).toEqual([]);
     }
@@ -248,7 +276,7 @@ describe.each(writeRoutes.map((r) => [r.operationId, r] as const))('%s', (_id, r
     });
     const res = await t.request(requestFor(route, reader.secret));
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('insufficient_scope');
+    expect(errorCode(res)).toBe('insufficient_scope');
   });
 });
 

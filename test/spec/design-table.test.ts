@@ -30,6 +30,16 @@ const DESIGN_TABLE: readonly (readonly [string, string, string, string | null])[
   ['GET', '/v1/events/{id}', 'retrieveEvent', 'events:read'],
   ['POST', '/v1/tokens', 'createToken', null],
   ['POST', '/v1/ephemeral_keys', 'createEphemeralKey', null],
+  // The FHIR R4 face (docs/design.md#fhir-r4), on the same scopes.
+  ['GET', '/fhir/R4/Patient', 'searchFhirPatients', 'patients:read'],
+  ['POST', '/fhir/R4/Patient', 'createFhirPatient', 'patients:write'],
+  ['GET', '/fhir/R4/Patient/{id}', 'readFhirPatient', 'patients:read'],
+  ['GET', '/fhir/R4/Appointment', 'searchFhirAppointments', 'appointments:read'],
+  ['GET', '/fhir/R4/Appointment/{id}', 'readFhirAppointment', 'appointments:read'],
+  ['GET', '/fhir/R4/Claim', 'searchFhirClaims', 'billing:read'],
+  ['GET', '/fhir/R4/Claim/{id}', 'readFhirClaim', 'billing:read'],
+  ['GET', '/fhir/R4/ClaimResponse', 'searchFhirClaimResponses', 'billing:read'],
+  ['GET', '/fhir/R4/ClaimResponse/{id}', 'readFhirClaimResponse', 'billing:read'],
 ];
 
 /**
@@ -39,6 +49,7 @@ const DESIGN_TABLE: readonly (readonly [string, string, string, string | null])[
 const PUBLIC_OPERATIONS: readonly (readonly [string, string, string])[] = [
   ['GET', '/healthz', 'checkLiveness'],
   ['GET', '/readyz', 'checkReadiness'],
+  ['GET', '/fhir/R4/metadata', 'readFhirCapabilities'],
 ];
 
 /** Key kinds per the conventions: normal operations are for secret and restricted keys. */
@@ -139,6 +150,11 @@ describe('the spec matches the endpoint table of docs/design.md', () => {
       'Tokens',
       'Ephemeral Keys',
       'Health',
+      'FHIR Capabilities',
+      'FHIR Patients',
+      'FHIR Appointments',
+      'FHIR Claims',
+      'FHIR Claim Responses',
     ]);
     for (const operation of operations) {
       expect(operation.tags, String(operation.operationId)).toHaveLength(1);

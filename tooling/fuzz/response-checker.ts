@@ -1,7 +1,9 @@
 /**
  * Checks an answer against the spec: the body against the operation's response schema for
  * that status, and the headers every response must carry. Shared by the contract fuzzer and
- * the service tests' injector, so both judge a response the same way.
+ * the service tests' injector, so both judge a response the same way. Under `/fhir/R4` the
+ * answers are FHIR's: `application/fhir+json`, errors an `OperationOutcome` (never the
+ * envelope), `304` without a body.
  */
 import type { Ajv, ValidateFunction } from 'ajv';
 import { createAjv } from '../../contract/ajv.js';
@@ -23,6 +25,7 @@ export interface CheckedAnswer {
 }
 
 const REQUEST_ID = /^req_[0-9A-HJKMNP-TV-Z]{26}$/;
+const FHIR_BASE = '/fhir/R4/';
 const INTEGER = /^\d+$/;
 
 function componentList(components: ComponentSchemas): JsonSchema[] {
@@ -45,6 +48,8 @@ export class ResponseChecker {
   readonly #routes: { route: RouteDefinition; pattern: RegExp; params: number }[];
   readonly #validators = new Map<JsonSchema, ValidateFunction>();
   readonly #errorSchema: JsonSchema;
+  /** FHIR's error body, when the table has FHIR routes. */
+  readonly #outcomeSchema: JsonSchema | undefined;
 
   constructor(table: RouteTable) {
     const components = componentList(table.componentSchemas);
@@ -52,6 +57,8 @@ export class ResponseChecker {
     const error = components.find((s) => /(^|[:/])Error$/.test(String(s.$id)));
     if (error === undefined) throw new Error('route table has no Error component schema');
     this.#errorSchema = { $ref: error.$id };
+    const outcome = components.find((s) => /(^|[:/])OperationOutcome$/.test(String(s.$id)));
+    this.#outcomeSchema = outcome === undefined ? undefined : { $ref: outcome.$id };
     // Static segments win over parameters (`/v1/patients/search` before `/v1/patients/:id`).
     this.#routes = table.routes
       .map((route) => ({
@@ -102,12 +109,17 @@ export class ResponseChecker {
       if (retry === undefined || !INTEGER.test(retry) || Number(retry) < 1) fail('bad Retry-After');
     }
 
+    const fhir = url.startsWith(FHIR_BASE) && this.#outcomeSchema !== undefined;
     let schema: JsonSchema | undefined;
     if (route === undefined) {
       if (response.status !== 404 && response.status !== 401 && response.status !== 429) {
         fail('no route matches, yet the answer is not 401, 404 or 429');
       }
-      schema = this.#errorSchema;
+      schema = fhir ? this.#outcomeSchema : this.#errorSchema;
+    } else if (fhir && response.status === 304 && route.method === 'GET') {
+      // A conditional read's answer: no body (the route table keeps only responses with one).
+      if (response.text !== '') fail('a body on a 304');
+      return;
     } else {
       const text = String(response.status);
       const listed = route.schemas.response;
@@ -119,12 +131,14 @@ export class ResponseChecker {
     }
     if (response.status === 204) return;
     const contentType = header('content-type') ?? '';
-    if (!contentType.startsWith('application/json')) fail(`content-type ${contentType}`);
+    const mediaType = fhir ? 'application/fhir+json' : 'application/json';
+    if (!contentType.startsWith(mediaType)) fail(`content-type ${contentType}, not ${mediaType}`);
     const validate = this.#validator(schema);
     if (!validate(response.body)) {
       fail(`body invalid: ${this.#ajv.errorsText(validate.errors, { separator: '; ' })}`);
     }
     // Error envelopes carry the request id; a probe's 503 report (`/readyz`) is no envelope.
+    if (fhir) return;
     if (response.status >= 400 && !(route?.public === true && response.status === 503)) {
       const id = (response.body as { error?: { request_id?: unknown } }).error?.request_id;
       if (id !== requestId) fail('error.request_id differs from the Request-Id header');

@@ -17,6 +17,7 @@ import type { FuzzCase } from './case-types.js';
 import { checkAnswer } from './checks.js';
 import { comparable, firstDifference, timestampProperties } from './compare.js';
 import { curlCommand, send, type WireRequest, type WireResponse } from './http.js';
+import { NOT_YET_FUZZED } from './not-yet-fuzzed.js';
 import { operationCases } from './operation-cases.js';
 import { type Prism, type PrismRequest, startPrism } from './prism.js';
 import { ResponseChecker, type RouteTable } from './response-checker.js';
@@ -233,8 +234,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const [reference] = targets;
     if (reference === undefined) throw new Error('no database to fuzz');
     const world = reference.world;
-    const selected = routes.filter(
-      (r) => !options.only?.length || options.only.includes(r.operationId),
+    const selected = routes.filter((r) =>
+      options.only?.length
+        ? options.only.includes(r.operationId)
+        : !NOT_YET_FUZZED.has(r.operationId),
     );
     for (const route of selected) {
       const seed = operationSeed(options.seed, route.operationId);

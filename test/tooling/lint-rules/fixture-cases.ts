@@ -65,10 +65,12 @@ export const badFixtures: BadFixtureCase[] = [
       'Query parameter "birthDate"',
       'Query parameter "filter[email]"',
       'Path parameter "mrn" of GET /v1/patients/{mrn} (retrievePatient)',
+      'Parameter "given" of GET /v1/patients (listPatients) is marked x-fhir-search-phi, which only a query parameter of a /fhir/R4 operation may be',
     ],
     pointers: [
       '#/paths/~1v1~1patients/get/parameters/2/name',
       '#/paths/~1v1~1patients/get/parameters/3/name',
+      '#/paths/~1v1~1patients/get/parameters/4/x-fhir-search-phi',
       '#/components/parameters/PatientId/name',
     ],
   },

@@ -9,7 +9,12 @@ import {
   type Resolved,
   type SpecNode,
 } from '../lib/nodes.js';
-import { ERROR_RESPONSE_COMPONENTS } from '../lib/vocabulary.js';
+import {
+  ERROR_RESPONSE_COMPONENTS,
+  FHIR_ERROR_RESPONSE_COMPONENTS,
+  FHIR_ERROR_SCHEMA_REF,
+  isFhirPath,
+} from '../lib/vocabulary.js';
 
 const ALWAYS_REQUIRED = ['400', '401', '403', '429', '500'];
 // Public operations (`security: []`, the health probes) meet no key check: no 401 or 403.
@@ -22,10 +27,15 @@ const ERROR_SCHEMA_REF = '#/components/schemas/Error';
  * on POST, for idempotency conflicts and duplicates; public operations, `security: []`, only
  * 429 and 500), and every error response uses the one
  * shared envelope, `#/components/schemas/Error`, so generated clients have a single error type.
+ * Operations under `/fhir/R4` answer errors the FHIR way instead: every error response there is
+ * `application/fhir+json` with `#/components/schemas/OperationOutcome`, and the envelope is
+ * refused (a FHIR client cannot read it).
  */
 export const OperationErrorResponses: Oas3Rule = () => {
   /** The resolved `components.schemas.Error` node; refs are compared to it by identity. */
   let errorSchema: unknown;
+  /** The resolved `components.schemas.OperationOutcome`, the FHIR operations' error body. */
+  let outcomeSchema: unknown;
   /** Shared (referenced) responses already checked, so each is reported once. */
   const checked = new Set<string>();
 
@@ -36,13 +46,12 @@ export const OperationErrorResponses: Oas3Rule = () => {
     const required = [...(open ? PUBLIC_REQUIRED : ALWAYS_REQUIRED)];
     if (hasPathParameter(path, operation, pathItem)) required.push('404');
     if (method === 'post') required.push('409');
+    const fhir = isFhirPath(path);
+    const components = fhir ? FHIR_ERROR_RESPONSE_COMPONENTS : ERROR_RESPONSE_COMPONENTS;
     const missing = required.filter((code) => !(code in responses)).sort();
     if (missing.length > 0) {
       const fixes = missing
-        .map(
-          (code) =>
-            `'${code}': {$ref: '#/components/responses/${ERROR_RESPONSE_COMPONENTS[code]}'}`,
-        )
+        .map((code) => `'${code}': {$ref: '#/components/responses/${components[code]}'}`)
         .join(', ');
       ctx.report({
         message: `${label} does not document error response(s) ${missing.join(', ')}. Add under responses: ${fixes}.`,
@@ -64,7 +73,10 @@ export const OperationErrorResponses: Oas3Rule = () => {
       const where = response.viaRef
         ? `${pointerLabel(response.location)} (the ${code} response of ${label})`
         : `The ${code} response of ${label}`;
-      checkEnvelope(ctx, response, where, errorSchema);
+      const target = fhir
+        ? { ref: FHIR_ERROR_SCHEMA_REF, node: outcomeSchema, what: 'FHIR OperationOutcome' }
+        : { ref: ERROR_SCHEMA_REF, node: errorSchema, what: 'shared envelope' };
+      checkEnvelope(ctx, response, where, target);
     }
   });
 
@@ -74,6 +86,11 @@ export const OperationErrorResponses: Oas3Rule = () => {
         const raw = root?.components?.schemas?.Error;
         errorSchema = raw
           ? deref(ctx, raw, ctx.location.child(['components', 'schemas', 'Error'])).node
+          : undefined;
+        const outcome = root?.components?.schemas?.OperationOutcome;
+        outcomeSchema = outcome
+          ? deref(ctx, outcome, ctx.location.child(['components', 'schemas', 'OperationOutcome']))
+              .node
           : undefined;
         if (!errorSchema) {
           ctx.report({
@@ -94,19 +111,26 @@ function hasPathParameter(path: string, operation: SpecNode, pathItem: SpecNode)
   return params.some((param: SpecNode) => param && !isRef(param) && param.in === 'path');
 }
 
-/** Checks that an error response's JSON content is exactly a `$ref` to the Error schema. */
+/** The schema an operation's error responses must `$ref`: `Error`, or FHIR's OperationOutcome. */
+interface ErrorTarget {
+  ref: string;
+  node: unknown;
+  what: string;
+}
+
+/** Checks that an error response's JSON content is exactly a `$ref` to the target schema. */
 function checkEnvelope(
   ctx: UserContext,
   response: Resolved,
   where: string,
-  errorSchema: unknown,
+  target: ErrorTarget,
 ): void {
   const content = response.node.content;
   const jsonTypes =
     content && typeof content === 'object' ? Object.keys(content).filter(isJsonMediaType) : [];
   if (jsonTypes.length === 0) {
     ctx.report({
-      message: `${where} has no application/json content. Error responses carry the error envelope: add "content: {application/json: {schema: {$ref: '${ERROR_SCHEMA_REF}'}}}".`,
+      message: `${where} has no JSON content. Error responses carry the ${target.what}: add "content: {${target.ref === ERROR_SCHEMA_REF ? 'application/json' : 'application/fhir+json'}: {schema: {$ref: '${target.ref}'}}}".`,
       location: response.location.key(),
     });
     return;
@@ -119,12 +143,12 @@ function checkEnvelope(
       problem = 'is missing';
     } else if (!isRef(raw)) {
       problem = 'is an inline schema';
-    } else if (!refersToError(ctx, raw, schemaLocation, errorSchema)) {
+    } else if (!refersTo(ctx, raw, schemaLocation, target)) {
       problem = `is a $ref to '${raw.$ref}'`;
     }
     if (problem) {
       ctx.report({
-        message: `${where}: the ${mediaType} schema ${problem}, but every error response must use the shared envelope. Replace it with "$ref: '${ERROR_SCHEMA_REF}'".`,
+        message: `${where}: the ${mediaType} schema ${problem}, but every error response here must use the ${target.what}. Replace it with "$ref: '${target.ref}'".`,
         location:
           raw === undefined
             ? response.location.child(['content', mediaType]).key()
@@ -134,15 +158,15 @@ function checkEnvelope(
   }
 }
 
-function refersToError(
+function refersTo(
   ctx: UserContext,
   raw: { $ref: string },
   location: Location,
-  errorSchema: unknown,
+  target: ErrorTarget,
 ): boolean {
-  if (raw.$ref === ERROR_SCHEMA_REF) return true;
+  if (raw.$ref === target.ref) return true;
   // Split files may reach the same schema through another path; identity decides.
-  return errorSchema !== undefined && deref(ctx, raw, location).node === errorSchema;
+  return target.node !== undefined && deref(ctx, raw, location).node === target.node;
 }
 
 function isJsonMediaType(mediaType: string): boolean {

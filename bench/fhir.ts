@@ -1,0 +1,198 @@
+/**
+ * `npm run bench:fhir`: the FHIR face's cost over `/v1`, in the same run on the same service.
+ * `GET /fhir/R4/Patient?family=Bench&_count=10` (a PHI search: index range on the family name,
+ * each stored patient mapped to FHIR, a searchset Bundle) against `GET /v1/patients?limit=10`
+ * (stored JSON spliced as it is), alternating within each run so both see the same machine
+ * load. The service is the build `npm start` runs (`build/server/main.js`) on a SQLite file,
+ * in its own process, with the test rate limit raised out of the way. Medians go to
+ * `bench/results/fhir.md` (or `--out`); the target (FHIR ≥ 70% of the /v1 list's requests
+ * per second) is reported, never asserted.
+ *
+ *   npm run bench:fhir [-- --runs 3 --seconds 5 --connections 20 --out FILE]
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import autocannon from 'autocannon';
+import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { freePort } from '../tooling/node/ports.js';
+
+const { values } = parseOrExit({
+  name: 'npm run bench:fhir --',
+  prefix: 'bench:fhir',
+  summary:
+    'FHIR Patient search vs the /v1 patient list on one service, alternating; medians to bench/results/fhir.md.',
+  options: {
+    runs: { type: 'string', value: 'N', default: '3', description: 'Runs (medians are reported).' },
+    seconds: { type: 'string', value: 'S', default: '5', description: 'Seconds per measurement.' },
+    connections: {
+      type: 'string',
+      value: 'N',
+      default: '20',
+      description: 'Concurrent connections.',
+    },
+    out: {
+      type: 'string',
+      value: 'FILE',
+      description: 'Results file (default bench/results/fhir.md).',
+    },
+  },
+});
+
+const ROOT = join(import.meta.dirname, '..');
+let RUNS = 0;
+let SECONDS = 0;
+let CONNECTIONS = 0;
+try {
+  RUNS = integerOption('runs', values.runs, { min: 1 });
+  SECONDS = integerOption('seconds', values.seconds, { min: 1 });
+  CONNECTIONS = integerOption('connections', values.connections, { min: 1 });
+} catch (error) {
+  exitOnFailure('bench:fhir')(error);
+}
+const OUT = values.out ?? join(ROOT, 'bench/results/fhir.md');
+const TARGET = 0.7;
+
+async function waitUntilUp(url: string, headers: Record<string, string>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(url, { headers })).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not answer 200`);
+}
+
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+interface Figure {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function measure(url: string, headers: Record<string, string>): Promise<Figure> {
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx + result.errors,
+  };
+}
+
+async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'patient-care-bench-fhir-'));
+  const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
+  let service: ChildProcess | undefined;
+  try {
+    const { openDb } = await import('../server/db/open.js');
+    const { createKey } = await import('../server/keys/index.js');
+    const setup = await openDb(databaseUrl);
+    const { secret } = await createKey(setup, { kind: 'secret', livemode: false });
+    await setup.close();
+    const auth = { authorization: `Bearer ${secret}` };
+
+    const built = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+    if (built.status !== 0) throw new Error('npm run build (the service bundle) failed');
+    const port = await freePort();
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    const flags: string[] = String(pkg.scripts.start).match(/--max-[a-z-]+=\d+/g) ?? [];
+    service = spawn(process.execPath, [...flags, 'build/server/main.js'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        RATE_LIMIT_TEST: '1000000',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const base = `http://127.0.0.1:${port}`;
+    await waitUntilUp(`${base}/v1/patients?limit=1`, auth);
+
+    // 30 patients whose family names start with "Bench": both pages are 10 full patients.
+    for (let i = 0; i < 30; i++) {
+      const res = await fetch(`${base}/v1/patients`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify({
+          name: { family: `Bench${i}`, given: ['Ada'] },
+          birth_date: '1980-01-02',
+          gender: 'female',
+          email: `ada${i}@example.com`,
+          identifiers: [{ type: 'MR', system: 'https://clinic.example/mrn', value: `B${i}` }],
+        }),
+      });
+      if (res.status !== 200) throw new Error(`seeding failed: ${res.status}`);
+    }
+    const fhirUrl = `${base}/fhir/R4/Patient?family=Bench&_count=10`;
+    const v1Url = `${base}/v1/patients?limit=10`;
+    const check = (await (await fetch(fhirUrl, { headers: auth })).json()) as { entry: unknown[] };
+    if (check.entry.length !== 10) throw new Error('the FHIR search does not return a full page');
+
+    const fhir: Figure[] = [];
+    const v1: Figure[] = [];
+    const loads: number[] = [];
+    // One warm-up of each, not recorded.
+    await measure(fhirUrl, auth);
+    await measure(v1Url, auth);
+    for (let i = 0; i < RUNS; i++) {
+      loads.push(loadavg()[0]!);
+      // Alternate which goes first, so neither always meets the other's aftermath.
+      if (i % 2 === 0) {
+        fhir.push(await measure(fhirUrl, auth));
+        v1.push(await measure(v1Url, auth));
+      } else {
+        v1.push(await measure(v1Url, auth));
+        fhir.push(await measure(fhirUrl, auth));
+      }
+      const f = fhir.at(-1)!;
+      const v = v1.at(-1)!;
+      console.log(
+        `run ${i + 1}: FHIR ${f.rps.toFixed(0)} req/s, /v1 ${v.rps.toFixed(0)} req/s (${((100 * f.rps) / v.rps).toFixed(0)}%)`,
+      );
+    }
+    const ratios = fhir.map((f, i) => f.rps / v1[i]!.rps);
+    const row = (label: string, figures: Figure[]) =>
+      `| ${label} | ${median(figures.map((f) => f.rps)).toFixed(0)} | ${median(figures.map((f) => f.p50)).toFixed(1)} | ${median(figures.map((f) => f.p99)).toFixed(1)} | ${figures.reduce((n, f) => n + f.non2xx, 0)} |`;
+    const ratio = median(ratios);
+    const text = `# FHIR search vs /v1 list
+
+\`npm run bench:fhir -- --runs ${RUNS} --seconds ${SECONDS} --connections ${CONNECTIONS}\`: one service (\`build/server/main.js\` on a SQLite
+file, info logs to /dev/null, \`RATE_LIMIT_TEST=1000000\`), 30 patients, the two requests alternating
+within each run. Machine: ${cpus().length} cores, 1-minute load ${loads.map((l) => l.toFixed(1)).join(', ')} at the runs' starts
+(shared machine: absolute figures move with the load; the ratio is the figure to read).
+
+| request | req/s (median) | p50 ms | p99 ms | non-2xx |
+|---|---|---|---|---|
+${row('`GET /fhir/R4/Patient?family=Bench&_count=10`', fhir)}
+${row('`GET /v1/patients?limit=10`', v1)}
+
+FHIR / v1 throughput: ${(100 * ratio).toFixed(0)}% (median of per-run ratios ${ratios.map((r) => `${(100 * r).toFixed(0)}%`).join(', ')}); target ≥ ${100 * TARGET}%: ${ratio >= TARGET ? 'met' : 'not met'}.
+`;
+    mkdirSync(dirname(OUT), { recursive: true });
+    writeFileSync(OUT, text);
+    console.log(text);
+  } finally {
+    if (service && service.exitCode === null) {
+      const exited = new Promise((resolve) => service!.once('exit', resolve));
+      service.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await run().catch(exitOnFailure('bench:fhir'));

@@ -1,0 +1,184 @@
+/**
+ * Appointment ↔ FHIR R4 Appointment, field by field (docs/design.md#fhir-r4). The patient, the
+ * practitioner and the location are participants: the patient as a reference that resolves,
+ * the practitioner and the location as the text `/v1` keeps (`actor.display`, with `type`).
+ * Statuses are FHIR's with `_` for `-` (`checked_in` is `checked-in`). Not mapped: `metadata`,
+ * `livemode`, `cancelled_at` (FHIR Appointment has no such element).
+ */
+import type { components } from '../../../generated/types.js';
+import { toFhirId } from '../ids.js';
+import {
+  coded,
+  codeOf,
+  type FieldMapping,
+  idFromReference,
+  instant,
+  mapFromFhir,
+  mapToFhir,
+  metaOf,
+  notStorable,
+  referenceTo,
+  secondsOf,
+} from './common.js';
+
+type Schemas = components['schemas'];
+export type FhirAppointment = Schemas['FhirAppointment'];
+type AppointmentStatus = Schemas['AppointmentStatus'];
+type AppointmentType = 'routine' | 'walkin' | 'checkup' | 'followup' | 'emergency';
+
+/** An appointment as the repository stores it (times in unix seconds). */
+export interface StoredAppointment {
+  id: string;
+  livemode: boolean;
+  created: number;
+  updated: number;
+  patient: string;
+  practitioner: string;
+  status: AppointmentStatus;
+  start: number | null;
+  end: number | null;
+  appointment_type: AppointmentType | null;
+  reason: string | null;
+  location: string | null;
+  cancellation_reason: string | null;
+}
+
+/** HL7 v2 table 0276, appointment reason codes: `ROUTINE`, `WALKIN`, … */
+export const V2_APPOINTMENT_TYPES = 'http://terminology.hl7.org/CodeSystem/v2-0276';
+const TYPES: readonly string[] = ['routine', 'walkin', 'checkup', 'followup', 'emergency'];
+
+/** The FHIR status of ours: the same words, `-` for `_`. */
+export function fhirAppointmentStatus(status: AppointmentStatus): FhirAppointment['status'] {
+  return status.replaceAll('_', '-') as FhirAppointment['status'];
+}
+
+/** Our status of a FHIR one, or `undefined` (`waitlist` has none). */
+export function storedAppointmentStatus(status: string): AppointmentStatus | undefined {
+  const ours = status.replaceAll('-', '_');
+  const known: readonly string[] = [
+    'proposed',
+    'pending',
+    'booked',
+    'arrived',
+    'checked_in',
+    'fulfilled',
+    'cancelled',
+    'noshow',
+    'entered_in_error',
+  ];
+  return known.includes(ours) ? (ours as AppointmentStatus) : undefined;
+}
+
+type AppointmentElements = Omit<FhirAppointment, 'resourceType' | 'id' | 'meta'>;
+type Participant = FhirAppointment['participant'][number];
+type Field = FieldMapping<StoredAppointment, AppointmentElements>;
+
+function textActor(type: 'Practitioner' | 'Location', display: string): Participant {
+  return { actor: { display, type }, status: 'accepted' };
+}
+
+/** Each stored field and its FHIR elements, both ways. */
+export const APPOINTMENT_FIELDS: readonly Field[] = [
+  {
+    field: 'status',
+    toFhir: (a) => ({ status: fhirAppointmentStatus(a.status) }),
+    fromFhir: (r) => {
+      if (r.status === undefined) return {};
+      const status = storedAppointmentStatus(r.status);
+      if (status === undefined) throw notStorable('Appointment.status', `${r.status} is not kept.`);
+      return { status };
+    },
+  },
+  {
+    field: 'cancellation_reason',
+    toFhir: (a) =>
+      a.cancellation_reason === null ? {} : { cancelationReason: { text: a.cancellation_reason } },
+    fromFhir: (r) =>
+      r.cancelationReason?.text === undefined
+        ? {}
+        : { cancellation_reason: r.cancelationReason.text },
+  },
+  {
+    field: 'appointment_type',
+    toFhir: (a) =>
+      a.appointment_type === null
+        ? {}
+        : { appointmentType: coded(V2_APPOINTMENT_TYPES, a.appointment_type.toUpperCase()) },
+    fromFhir: (r) => {
+      if (r.appointmentType === undefined) return {};
+      const code = codeOf(r.appointmentType, V2_APPOINTMENT_TYPES)?.toLowerCase();
+      if (code === undefined || !TYPES.includes(code)) {
+        throw notStorable(
+          'Appointment.appointmentType',
+          `needs a coding of ${V2_APPOINTMENT_TYPES}.`,
+        );
+      }
+      return { appointment_type: code as AppointmentType };
+    },
+  },
+  {
+    field: 'reason',
+    toFhir: (a) => (a.reason === null ? {} : { reasonCode: [{ text: a.reason }] }),
+    fromFhir: (r) =>
+      r.reasonCode?.[0]?.text === undefined ? {} : { reason: r.reasonCode[0].text },
+  },
+  {
+    field: 'start',
+    toFhir: (a) => (a.start === null ? {} : { start: instant(a.start) }),
+    fromFhir: (r) =>
+      r.start === undefined ? {} : { start: secondsOf(r.start, 'Appointment.start') },
+  },
+  {
+    field: 'end',
+    toFhir: (a) => (a.end === null ? {} : { end: instant(a.end) }),
+    fromFhir: (r) => (r.end === undefined ? {} : { end: secondsOf(r.end, 'Appointment.end') }),
+  },
+  {
+    field: 'created',
+    toFhir: (a) => ({ created: instant(a.created) }),
+    fromFhir: (r) =>
+      r.created === undefined ? {} : { created: secondsOf(r.created, 'Appointment.created') },
+  },
+  {
+    field: 'patient, practitioner, location',
+    toFhir: (a) => {
+      const participant: Participant[] = [
+        { actor: referenceTo('Patient', a.patient), status: 'accepted' },
+        textActor('Practitioner', a.practitioner),
+      ];
+      if (a.location !== null) participant.push(textActor('Location', a.location));
+      return { participant };
+    },
+    fromFhir: (r) => {
+      const out: Partial<StoredAppointment> = {};
+      for (const [n, { actor }] of (r.participant ?? []).entries()) {
+        const where = `Appointment.participant[${n}].actor`;
+        if (actor.type === 'Patient') out.patient = idFromReference('Patient', actor, where);
+        else if (actor.type === 'Practitioner' && actor.display) out.practitioner = actor.display;
+        else if (actor.type === 'Location' && actor.display) out.location = actor.display;
+        else
+          throw notStorable(
+            where,
+            'a Patient reference, or a Practitioner or Location display, is kept.',
+          );
+      }
+      return out;
+    },
+  },
+];
+
+/** The FHIR Appointment of a stored appointment. */
+export function appointmentToFhir(stored: StoredAppointment): FhirAppointment {
+  return {
+    resourceType: 'Appointment',
+    id: toFhirId(stored.id),
+    meta: metaOf(stored),
+    ...mapToFhir(APPOINTMENT_FIELDS, stored),
+  } as FhirAppointment;
+}
+
+/** The stored fields a FHIR Appointment carries (no route creates appointments yet). */
+export function appointmentFromFhir(resource: FhirAppointment): Partial<StoredAppointment> {
+  const { resourceType: _type, id: _id, meta: _meta, ...elements } = resource;
+  return mapFromFhir(APPOINTMENT_FIELDS, elements);
+}

@@ -1,0 +1,258 @@
+/**
+ * Claim ↔ FHIR R4 Claim, field by field (docs/design.md#fhir-r4). The adjudication (amounts
+ * allowed and paid, denial) is the ClaimResponse (claim-response.ts). Codes: claim types are
+ * HL7's `claim-type` (the same words), diagnoses ICD-10-CM, procedures CPT or HCPCS; money in
+ * major units. Not mapped: `appointment` (R4 Claim points at encounters, not appointments),
+ * the provider's `tax_id` and the coverage's `group_number` (no element short of contained
+ * resources), `metadata`, `livemode`.
+ */
+import type { components } from '../../../generated/types.js';
+import { toFhirId } from '../ids.js';
+import {
+  coded,
+  codeOf,
+  type FhirCodeableConcept,
+  type FieldMapping,
+  idFromReference,
+  instant,
+  mapFromFhir,
+  mapToFhir,
+  metaOf,
+  minorOf,
+  money,
+  notStorable,
+  referenceTo,
+  secondsOf,
+} from './common.js';
+
+type Schemas = components['schemas'];
+export type FhirClaim = Schemas['FhirClaim'];
+type ClaimStatus = Schemas['ClaimStatus'];
+type ClaimType = Schemas['ClaimType'];
+
+/** A claim as the repository stores it (amounts in the currency's minor unit). */
+export interface StoredClaim {
+  id: string;
+  livemode: boolean;
+  created: number;
+  updated: number;
+  patient: string;
+  billing_type: 'insurance' | 'self_pay';
+  type: ClaimType;
+  billing_provider: { npi: string; tax_id?: string };
+  insurance: { payer_id: string; member_id: string; group_number?: string | null } | null;
+  diagnoses: { sequence: number; system: 'icd10'; code: string }[];
+  line_items: {
+    sequence: number;
+    procedure_code: string;
+    modifiers: string[];
+    diagnosis_sequences: number[];
+    service_date: string;
+    quantity: number;
+    unit_amount: number;
+    amount: number;
+  }[];
+  currency: string;
+  amount_total: number;
+  amount_allowed: number | null;
+  amount_paid: number | null;
+  patient_responsibility: number | null;
+  status: ClaimStatus;
+  denial_reason: string | null;
+  adjudicated_at: number | null;
+}
+
+export const CLAIM_TYPES = 'http://terminology.hl7.org/CodeSystem/claim-type';
+export const ICD10_CM = 'http://hl7.org/fhir/sid/icd-10-cm';
+export const CPT = 'http://www.ama-assn.org/go/cpt';
+export const HCPCS = 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets';
+export const NPI = 'http://hl7.org/fhir/sid/us-npi';
+const PRIORITIES = 'http://terminology.hl7.org/CodeSystem/processpriority';
+/** The namespace of a payer's member ids: `{PAYER_MEMBERS}/{payer_id}`. */
+export const PAYER_MEMBERS = 'https://patientcare.example/fhir/payer-members';
+/** The coverage display of a `self_pay` claim. */
+export const SELF_PAY = 'Self-pay';
+
+/** FHIR Claim.status: every claim not cancelled is `active` (its progress is the response's). */
+export function fhirClaimStatus(status: ClaimStatus): FhirClaim['status'] {
+  return status === 'cancelled' ? 'cancelled' : 'active';
+}
+
+/** A procedure code with its system: HCPCS Level II starts with a letter, CPT with a digit. */
+function procedure(code: string): FhirCodeableConcept {
+  return coded(/^[A-Z]/.test(code) ? HCPCS : CPT, code);
+}
+
+type ClaimElements = Omit<FhirClaim, 'resourceType' | 'id' | 'meta'>;
+type Field = FieldMapping<StoredClaim, ClaimElements>;
+
+/** Each stored field and its FHIR elements, both ways. */
+export const CLAIM_FIELDS: readonly Field[] = [
+  {
+    field: 'status',
+    toFhir: (c) => ({ status: fhirClaimStatus(c.status) }),
+    // Only `cancelled` is read back: `active` covers every other status.
+    fromFhir: (r) => (r.status === 'cancelled' ? { status: 'cancelled' } : {}),
+  },
+  {
+    field: 'type',
+    toFhir: (c) => ({ type: coded(CLAIM_TYPES, c.type) }),
+    fromFhir: (r) => {
+      if (r.type === undefined) return {};
+      const code = codeOf(r.type, CLAIM_TYPES);
+      if (code === undefined) throw notStorable('Claim.type', `needs a coding of ${CLAIM_TYPES}.`);
+      return { type: code as ClaimType };
+    },
+  },
+  {
+    // Every claim of ours is a claim for payment; FHIR requires `use` and `priority`.
+    field: '(use, priority)',
+    toFhir: () => ({ use: 'claim', priority: coded(PRIORITIES, 'normal') }),
+    fromFhir: () => ({}),
+  },
+  {
+    field: 'patient',
+    toFhir: (c) => ({ patient: referenceTo('Patient', c.patient) }),
+    fromFhir: (r) =>
+      r.patient === undefined
+        ? {}
+        : { patient: idFromReference('Patient', r.patient, 'Claim.patient') },
+  },
+  {
+    field: 'created',
+    toFhir: (c) => ({ created: instant(c.created) }),
+    fromFhir: (r) =>
+      r.created === undefined ? {} : { created: secondsOf(r.created, 'Claim.created') },
+  },
+  {
+    field: 'billing_provider',
+    toFhir: (c) => ({ provider: { identifier: { system: NPI, value: c.billing_provider.npi } } }),
+    fromFhir: (r) => {
+      if (r.provider === undefined) return {};
+      const id = r.provider.identifier;
+      if (id?.system !== NPI) throw notStorable('Claim.provider', 'needs an NPI identifier.');
+      return { billing_provider: { npi: id.value } };
+    },
+  },
+  {
+    field: 'billing_type, insurance',
+    toFhir: (c) => {
+      const coverage =
+        c.insurance === null
+          ? { display: SELF_PAY }
+          : {
+              identifier: {
+                system: `${PAYER_MEMBERS}/${c.insurance.payer_id}`,
+                value: c.insurance.member_id,
+              },
+              display: `Payer ${c.insurance.payer_id}`,
+            };
+      return { insurance: [{ sequence: 1, focal: true, coverage }] };
+    },
+    fromFhir: (r) => {
+      const coverage = r.insurance?.[0]?.coverage;
+      if (coverage === undefined) return {};
+      if (coverage.display === SELF_PAY) return { billing_type: 'self_pay', insurance: null };
+      const id = coverage.identifier;
+      if (!id?.system?.startsWith(`${PAYER_MEMBERS}/`)) {
+        throw notStorable(
+          'Claim.insurance[0].coverage',
+          `needs an identifier of ${PAYER_MEMBERS}/{payer}.`,
+        );
+      }
+      return {
+        billing_type: 'insurance',
+        insurance: { payer_id: id.system.slice(PAYER_MEMBERS.length + 1), member_id: id.value },
+      };
+    },
+  },
+  {
+    field: 'diagnoses',
+    toFhir: (c) => ({
+      diagnosis: c.diagnoses.map((d) => ({
+        sequence: d.sequence,
+        diagnosisCodeableConcept: coded(ICD10_CM, d.code),
+      })),
+    }),
+    fromFhir: (r) =>
+      r.diagnosis === undefined
+        ? {}
+        : {
+            diagnoses: r.diagnosis.map((d, n) => {
+              const code = codeOf(d.diagnosisCodeableConcept, ICD10_CM);
+              if (code === undefined)
+                throw notStorable(`Claim.diagnosis[${n}]`, `needs an ${ICD10_CM} code.`);
+              return { sequence: d.sequence, system: 'icd10' as const, code };
+            }),
+          },
+  },
+  {
+    field: 'line_items',
+    toFhir: (c) => ({
+      item: c.line_items.map((i) => {
+        const item: NonNullable<FhirClaim['item']>[number] = {
+          sequence: i.sequence,
+          diagnosisSequence: [...i.diagnosis_sequences],
+          productOrService: procedure(i.procedure_code),
+          servicedDate: i.service_date,
+          quantity: { value: i.quantity },
+          unitPrice: money(i.unit_amount, c.currency),
+          net: money(i.amount, c.currency),
+        };
+        if (i.modifiers.length > 0) item.modifier = i.modifiers.map((m) => coded(CPT, m));
+        return item;
+      }),
+    }),
+    fromFhir: (r) =>
+      r.item === undefined
+        ? {}
+        : {
+            line_items: r.item.map((i, n) => {
+              const code = codeOf(i.productOrService, CPT) ?? codeOf(i.productOrService, HCPCS);
+              if (code === undefined || i.servicedDate === undefined || i.unitPrice === undefined) {
+                throw notStorable(
+                  `Claim.item[${n}]`,
+                  'needs a CPT or HCPCS code, servicedDate and unitPrice.',
+                );
+              }
+              const quantity = i.quantity?.value ?? 1;
+              const unit = minorOf(i.unitPrice).amount;
+              return {
+                sequence: i.sequence,
+                procedure_code: code,
+                modifiers: (i.modifier ?? []).map((m) => codeOf(m, CPT) ?? ''),
+                diagnosis_sequences: [...(i.diagnosisSequence ?? [])],
+                service_date: i.servicedDate,
+                quantity,
+                unit_amount: unit,
+                amount: i.net === undefined ? unit * quantity : minorOf(i.net).amount,
+              };
+            }),
+          },
+  },
+  {
+    field: 'currency, amount_total',
+    toFhir: (c) => ({ total: money(c.amount_total, c.currency) }),
+    fromFhir: (r) => {
+      if (r.total === undefined) return {};
+      const { amount, currency } = minorOf(r.total);
+      return { amount_total: amount, currency };
+    },
+  },
+];
+
+/** The FHIR Claim of a stored claim. */
+export function claimToFhir(stored: StoredClaim): FhirClaim {
+  return {
+    resourceType: 'Claim',
+    id: toFhirId(stored.id),
+    meta: metaOf(stored),
+    ...mapToFhir(CLAIM_FIELDS, stored),
+  } as FhirClaim;
+}
+
+/** The stored fields a FHIR Claim carries (no route submits claims through FHIR yet). */
+export function claimFromFhir(resource: FhirClaim): Partial<StoredClaim> {
+  const { resourceType: _type, id: _id, meta: _meta, ...elements } = resource;
+  return mapFromFhir(CLAIM_FIELDS, elements);
+}

@@ -1,0 +1,28 @@
+/**
+ * FHIR token and reference search values: `identifier=system|value` (or `value` under any
+ * system), `patient=Patient/{id}` (or the id alone).
+ */
+import { FhirError } from '../errors.js';
+import { type FhirResourceType, fromReference } from '../ids.js';
+
+/** `system|value` → both; `value` → the value under any system. */
+export function identifierToken(text: string): { system?: string; value: string } {
+  const bar = text.indexOf('|');
+  if (bar === -1) return { value: text };
+  const system = text.slice(0, bar);
+  const value = text.slice(bar + 1);
+  if (value === '') {
+    throw new FhirError(400, 'not-supported', 'identifier needs a value (system|value or value).', {
+      expression: 'identifier',
+    });
+  }
+  return system === '' ? { value } : { system, value };
+}
+
+/**
+ * Our id for a reference parameter, or `null` when it names nothing we could have (then the
+ * search matches nothing, as a reference to a missing resource does).
+ */
+export function referenceParam(type: FhirResourceType, text: string): string | null {
+  return fromReference(type, text) ?? null;
+}

