@@ -38,6 +38,7 @@ import {
   type Send,
   type Totals,
   totals,
+  WORKLOAD_API_VERSION,
 } from '../tooling/concurrency/workload.js';
 import { freePort } from '../tooling/node/ports.js';
 
@@ -233,6 +234,7 @@ async function startService(cwd: string, databaseUrl: string, secret: string): P
       method,
       headers: {
         authorization: `Bearer ${secret}`,
+        'patientcare-version': WORKLOAD_API_VERSION,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),

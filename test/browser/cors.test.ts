@@ -19,6 +19,7 @@ import { buildApp } from '../../server/app.js';
 import { openDb } from '../../server/db/open.js';
 import type { Db } from '../../server/db/types.js';
 import { createKey } from '../../server/keys/store.js';
+import { versions } from '../../server/versioning/index.js';
 import { type BuiltPackage, buildPackageForTest } from '../package/support/build.js';
 import {
   haveChromium,
@@ -154,7 +155,7 @@ describe.skipIf(!haveChromium)('browser keys across origins in headless Chromium
     // Exposed headers are readable by the page.
     expect(intake.requestId).toMatch(/^req_/);
     expect(intake.rateLimitLimit).toMatch(/^\d+$/);
-    expect(intake.version).toBe('2026-11-01');
+    expect(intake.version).toBe(versions.latest);
 
     // The integrator's server: secret key, Node's fetch (no Origin header).
     const created = await server.createPatient({ body: { token: intake.token! } });

@@ -17,6 +17,7 @@ import { buildApp } from '../../server/app.js';
 import { openDb } from '../../server/db/open.js';
 import type { Db } from '../../server/db/types.js';
 import { createKey } from '../../server/keys/store.js';
+import { versions } from '../../server/versioning/index.js';
 import { importGraph, isNodeBuiltin, packageVersion } from '../../tooling/build/client-package.js';
 import { freePort } from '../../tooling/node/ports.js';
 import { type BuiltPackage, buildPackageForTest } from './support/build.js';
@@ -141,13 +142,13 @@ describe('the client package', () => {
   it('is named and versioned from info.version, with an exports map', async () => {
     const manifest = JSON.parse(await readFile(join(built.dir, 'package.json'), 'utf8'));
     expect(manifest.name).toBe('@patient-care/client');
-    expect(manifest.version).toBe(packageVersion('2026-11-01'));
-    expect(manifest.version).toBe('2026.11.1');
+    expect(manifest.version).toBe(packageVersion(versions.latest));
+    expect(manifest.version).toBe(versions.latest.replace(/-0?/g, '.'));
     expect(manifest.type).toBe('module');
     expect(Object.keys(manifest.exports)).toEqual(['.', './webhooks', './package.json']);
     expect(manifest.exports['.'].types).toBe('./dist/index.d.ts');
     expect(Object.keys(manifest.dependencies)).toContain('openapi-fetch');
-    expect(tarball).toMatch(/patient-care-client-2026\.11\.1\.tgz$/);
+    expect(tarball.endsWith(`patient-care-client-${manifest.version}.tgz`)).toBe(true);
   });
 
   it('has a browser entry whose import graph reaches no Node built-in', async () => {
@@ -254,7 +255,7 @@ describe('the client package', () => {
     });
     const result = JSON.parse(stdout.trim());
     expect(result).toEqual({
-      apiVersion: '2026-11-01',
+      apiVersion: versions.latest,
       createdId: expect.stringMatching(/^pat_[0-9A-HJKMNP-TV-Z]{26}$/),
       readStatus: 200,
       readFamily: 'Consumer',

@@ -6,7 +6,13 @@
  * service processes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRound, SCENARIOS, type Send, totals } from '../../tooling/concurrency/workload.js';
+import {
+  runRound,
+  SCENARIOS,
+  type Send,
+  totals,
+  WORKLOAD_API_VERSION,
+} from '../../tooling/concurrency/workload.js';
 import { type ServiceProcess, startService } from '../durability/support/service-process.js';
 import { openTestDb, postgresAvailable, type TestDb } from '../support/databases.js';
 import { makeKey } from '../support/keys.js';
@@ -29,6 +35,7 @@ describe.skipIf(!(await postgresAvailable()))('two server processes on one Postg
         method,
         headers: {
           authorization: `Bearer ${secret}`,
+          'patientcare-version': WORKLOAD_API_VERSION,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -24,6 +24,13 @@ export interface Reply {
   body: any;
 }
 
+/**
+ * The API version the workload's bodies are written in (appointment times as unix seconds):
+ * an HTTP sender sends it as `PatientCare-Version`, as the test helpers do by default. The
+ * domain rules it replays are the latest's; 2026-11-01 only changes how times are written.
+ */
+export const WORKLOAD_API_VERSION = '2026-11-01';
+
 /** Sends one request with the workload's key; `path` starts with `/v1/`. */
 export type Send = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<Reply>;
 
