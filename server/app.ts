@@ -13,10 +13,10 @@ import {
 } from './config.js';
 import type { Db } from './db/types.js';
 import type { DocsPluginOptions } from './docs/plugin.js';
-import { FHIR_BASE, fhirPlugin, isFhirRoute } from './fhir/plugin.js';
+import { FHIR_BASE, fhirPlugin, isFhirRoute, sendOutcome } from './fhir/plugin.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { addCorsHeaders, registerPreflightRoutes } from './http/cors.js';
-import { installErrorHandling, sendError } from './http/error-handler.js';
+import { type ErrorFace, errorSender, installErrorHandling } from './http/error-handler.js';
 import { authenticationHook } from './http/hooks.js';
 import { parseJsonBody } from './http/json-body.js';
 import { type LogSetting, loggerOptions, logRequestCompleted } from './http/logging.js';
@@ -144,6 +144,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     rateLimits: config.rateLimits,
     apiVersions: config.apiVersions,
   };
+  // Errors under /fhir/R4 are OperationOutcomes, router errors included.
+  const errorFaces: readonly ErrorFace[] = [{ prefix: FHIR_BASE, send: sendOutcome }];
+  const sendAnyError = errorSender(deps, errorFaces);
   const app = Fastify({
     logger: loggerOptions(options.logger ?? false, config.logLevel),
     // One line per request is written by `logRequestCompleted`; Fastify's would show the URL.
@@ -160,7 +163,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     exposeHeadRoutes: false,
     // Errors the router raises before any hook (bad percent-encoding, over-long path
     // parameters) get the envelope too, instead of Fastify's own body.
-    frameworkErrors: (error, request, reply) => void sendError(deps, request, reply, error),
+    // The FHIR face's URLs get an OperationOutcome (errorSender chooses by prefix).
+    frameworkErrors: (error, request, reply) => void sendAnyError(error, request, reply),
     // Headers, whole-request and keep-alive deadlines, so no client holds a connection open
     // by sending slowly (docs/design.md#timeouts).
     ...serverTimeoutOptions(config),
@@ -203,7 +207,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
-  installErrorHandling(app, deps);
+  installErrorHandling(app, deps, errorFaces);
   if (options.retention !== undefined) installRetention(app, db, options.retention, clock);
   const registerDeps = {
     ...deps,

@@ -25,8 +25,8 @@ export function isFhirRoute(route: RouteDefinition): boolean {
   return route.url.startsWith(`${FHIR_BASE}/`);
 }
 
-/** Sends an OperationOutcome for anything thrown on the FHIR face. */
-async function sendOutcome(
+/** Sends an OperationOutcome for anything thrown on the FHIR face (router errors too). */
+export async function sendOutcome(
   deps: ErrorDeps,
   request: FastifyRequest,
   reply: FastifyReply,

@@ -117,9 +117,46 @@ function errorIn(version: string | null | undefined, envelope: object): unknown 
   return downgradeBody(versions, version, envelope as Json);
 }
 
+/** A URL prefix whose errors are answered in another form (the FHIR face's OperationOutcome). */
+export interface ErrorFace {
+  prefix: string;
+  send(
+    deps: ErrorDeps,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    error: unknown,
+  ): Promise<FastifyReply>;
+}
+
+/**
+ * The error sender for the whole app: `sendError`, or a face's own form when the URL is under
+ * its prefix. Router errors (a path parameter over the router's length limit, bad
+ * percent-encoding) arrive here via `frameworkErrors` before any route scope is entered, so
+ * the face is chosen by the URL.
+ */
+export function errorSender(
+  deps: ErrorDeps,
+  faces: readonly ErrorFace[] = [],
+): (error: unknown, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
+  return (error, request, reply) => {
+    const url = request.url;
+    const face = faces.find(
+      (f) => url === f.prefix || url.startsWith(`${f.prefix}/`) || url.startsWith(`${f.prefix}?`),
+    );
+    return face === undefined
+      ? sendError(deps, request, reply, error)
+      : face.send(deps, request, reply, error);
+  };
+}
+
 /** Installs the error handler and the unknown-route handler. */
-export function installErrorHandling(app: FastifyInstance, deps: ErrorDeps): void {
-  app.setErrorHandler((error, request, reply) => sendError(deps, request, reply, error));
+export function installErrorHandling(
+  app: FastifyInstance,
+  deps: ErrorDeps,
+  faces: readonly ErrorFace[] = [],
+): void {
+  const send = errorSender(deps, faces);
+  app.setErrorHandler((error, request, reply) => send(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendError(deps, request, reply, new ApiError('route_missing')),
   );

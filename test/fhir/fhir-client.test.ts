@@ -106,12 +106,13 @@ await describeEachDatabase('fhir-kit-client against the service', (dialect) => {
 
     // The date and status searches, and the claim status sets, on this database's SQL.
     const start = Math.floor(Date.now() / 1000) + 86_400;
-    const rfc3339 = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000', '');
+    // Since 2026-12-01 (the latest version) /v1 appointment times are RFC 3339 date-times.
+    const dateTime = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
     const timed = await v1('POST', '/v1/appointments', {
       patient: ana.id,
       practitioner: 'Dr. Lee',
-      start: rfc3339(start),
-      end: rfc3339(start + 1800),
+      start: dateTime(start),
+      end: dateTime(start + 1800),
     });
     const day = new Date(start * 1000).toISOString().slice(0, 10);
     const onDay = (await client.search({

@@ -147,6 +147,18 @@ describe('errors are OperationOutcomes with the right status', () => {
   });
 });
 
+it('a path id over the router length limit is a 400 OperationOutcome, not the /v1 envelope', async () => {
+  // Found by the contract fuzzer: the router refuses it before the FHIR scope is entered.
+  const res = await get(`/fhir/R4/Claim/x_${'0'.repeat(300)}`);
+  expect(res.status).toBe(400);
+  expect(res.headers['content-type']).toMatch(/^application\/fhir\+json/);
+  expect(res.body.resourceType).toBe('OperationOutcome');
+  // /v1 keeps its envelope for the same refusal.
+  const v1 = await get(`/v1/claims/clm_${'0'.repeat(300)}`);
+  expect(v1.status).toBe(400);
+  expect(v1.body.error.code).toBe('parameter_invalid');
+});
+
 describe('Patient', () => {
   it('written through /v1 reads back through FHIR, with ETag and 304', async () => {
     const id = await v1Patient({

@@ -26,9 +26,14 @@ export function acceptableForValid(c: FuzzCase, status: number, code: string | u
   return c.operationId === 'createPatient' && status === 400 && code === 'token_invalid';
 }
 
+/** The error code of a `/v1` error envelope, or of an OperationOutcome's first issue. */
 function errorCode(body: unknown): string | undefined {
   const error = (body as { error?: { code?: unknown } } | undefined)?.error;
-  return typeof error?.code === 'string' ? error.code : undefined;
+  if (typeof error?.code === 'string') return error.code;
+  const issue = (body as { issue?: { details?: { coding?: { code?: unknown }[] } }[] } | undefined)
+    ?.issue?.[0];
+  const code = issue?.details?.coding?.[0]?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /** The problems of one answer (empty when it passes every check). */

@@ -3,7 +3,10 @@
  * except what is different by nature between two runs. `comparable` rewrites an answer so
  * that only those parts differ no more:
  * - ids (`pat_01…`, `req_01…`, inside any string too) become `pat_#1`, `pat_#2`, … in order
- *   of first appearance, so "the same object twice" still shows, but not its random id;
+ *   of first appearance, so "the same object twice" still shows, but not its random id; their
+ *   FHIR form (`pat-01…`, docs/design.md#fhir-r4) gets the same stand-in written `pat-#1`;
+ * - a FHIR resource's `meta.versionId` (a digest of the stored record, ids and times included)
+ *   becomes `<version>`;
  * - times (properties whose schema is the spec's `Timestamp` or `DateTime`) become `<time>`;
  * - secrets the service makes at random (`whsec_…`, `ek_test_…`) become `<secret>`;
  * - an error's `doc_url` keeps only its path and fragment: it names the answering server's
@@ -11,14 +14,16 @@
  */
 import type { Schema } from './schema-registry.js';
 
-const ID = /\b([a-z]+)_[0-9A-HJKMNP-TV-Z]{26}\b/g;
+// Not after a lower-case letter rather than `\b`: in FHIR links the id follows `%2F`.
+const ID = /(?<![a-z])([a-z]+)([_-])([0-9A-HJKMNP-TV-Z]{26})\b/g;
 const SECRET =
   /\b(whsec|ek_test|ek_live|sk_test|sk_live|rk_test|rk_live|pk_test|pk_live)_[A-Za-z0-9]+/g;
 
 const ORIGIN = /^https?:\/\/[^/]+/;
 
-// Unix seconds the spec writes as a plain nullable integer rather than a `Timestamp`.
-const UNTYPED_TIMES = ['next_attempt', 'cancelled_at'];
+// Times the spec writes as a plain nullable integer (unix seconds) rather than a `Timestamp`,
+// and FHIR's instants (`meta.lastUpdated`), typed as FHIR does.
+const UNTYPED_TIMES = ['next_attempt', 'cancelled_at', 'lastUpdated'];
 
 /**
  * Names of the properties whose schema is the `Timestamp` component (unix seconds) or the
@@ -49,7 +54,8 @@ export function comparable(
   const ids = new Map<string, string>();
   const counts = new Map<string, number>();
   const rewrite = (s: string): string =>
-    s.replace(SECRET, '<secret>').replace(ID, (id, prefix: string) => {
+    s.replace(SECRET, '<secret>').replace(ID, (_id, prefix: string, sep: string, ulid: string) => {
+      const id = `${prefix}_${ulid}`;
       let stand = ids.get(id);
       if (stand === undefined) {
         const n = (counts.get(prefix) ?? 0) + 1;
@@ -57,7 +63,7 @@ export function comparable(
         stand = `${prefix}_#${n}`;
         ids.set(id, stand);
       }
-      return stand;
+      return sep === '_' ? stand : stand.replace('_', '-');
     });
   let body: unknown;
   try {
@@ -68,6 +74,7 @@ export function comparable(
   const walk = (value: unknown, key?: string): unknown => {
     if (typeof value === 'string' && key === 'doc_url') return rewrite(value.replace(ORIGIN, ''));
     if (typeof value === 'string' && key !== undefined && timestamps.has(key)) return '<time>';
+    if (typeof value === 'string' && key === 'versionId') return '<version>';
     if (typeof value === 'string') return rewrite(value);
     if (typeof value === 'number')
       return key !== undefined && timestamps.has(key) ? '<time>' : value;

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import type { RouteDefinition } from '../../contract/route-types.js';
 import type { CaseBody, FuzzCase, KeyChoice } from './case-types.js';
+import { fhirPatientOf, fhirReference, fhirType } from './fhir-values.js';
 import { RAW_ABOVE } from './http.js';
 import { HOSTILE_TEXT_KINDS, hostileText, parseJsonText, rawBodies } from './raw-bodies.js';
 import {
@@ -19,7 +20,7 @@ import {
 import { arbitraryFor } from './schema-arbitrary.js';
 import { brokenArbitrary } from './schema-mutations.js';
 import type { Schema, SchemaRegistry } from './schema-registry.js';
-import { BODY_RULES, Picks, type Ruled } from './valid-rules.js';
+import { BODY_RULES, Picks, patientFields, type Ruled } from './valid-rules.js';
 import { FRESH, type FreshKind, unknownId, type World } from './world.js';
 
 /** Operations whose path id should name an object made for the case alone. */
@@ -59,6 +60,11 @@ function validId(
   fresh: FreshKind | undefined,
 ): { value: string; unknown: boolean } | undefined {
   if (route.schemas.params === undefined) return undefined;
+  const fhir = fhirType(route);
+  if (fhir !== undefined) {
+    const found = fhirReference(fhir, world, picks);
+    return { value: found.id, unknown: found.unknown };
+  }
   const prefix = idPrefixOf(route, registry);
   if (picks.oneIn(6)) return { value: unknownId(prefix, picks.below(2 ** 31) + 1), unknown: true };
   if (fresh !== undefined) return { value: FRESH, unknown: false };
@@ -75,6 +81,15 @@ function validBody(
 ): fc.Arbitrary<Ruled> | undefined {
   const schema = route.schemas.body;
   if (schema === undefined) return undefined;
+  if (route.operationId === 'createFhirPatient') {
+    // Drawn as /v1 fields and written in FHIR form (fhir-values.ts says why).
+    return arbitraryFor({ $ref: 'urn:openapi:schema:PatientCreateParams' }, registry)
+      .map((fields): Ruled => {
+        const body = fhirPatientOf(patientFields(fields as Record<string, unknown>));
+        return { body, unknownReference: false };
+      })
+      .filter(({ body }) => registry.valid(schema, body));
+  }
   const rule = BODY_RULES[route.operationId];
   return fc
     .tuple(arbitraryFor(schema, registry), DRAWS)

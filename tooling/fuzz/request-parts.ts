@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import type { RouteDefinition } from '../../contract/route-types.js';
+import { fhirQuery, fhirType } from './fhir-values.js';
 import { malformedIds } from './ids.js';
 import { arbitraryFor } from './schema-arbitrary.js';
 import type { Schema, SchemaRegistry } from './schema-registry.js';
@@ -34,7 +35,8 @@ export function serializeQuery(query: QueryText): string {
 function asText(value: unknown): QueryText {
   const out: QueryText = {};
   for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
-    if (v !== null && typeof v === 'object') {
+    if (Array.isArray(v)) out[name] = v.map(String);
+    else if (v !== null && typeof v === 'object') {
       out[name] = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
     } else out[name] = String(v);
   }
@@ -72,10 +74,15 @@ export function validQuery(
   if (schema === undefined) return fc.constant('');
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   const cursorPrefix = idPrefix(properties.starting_after, registry);
+  const fhir = fhirType(route);
   return fc
-    .tuple(arbitraryFor(schema, registry), fc.array(fc.nat(), { minLength: 4, maxLength: 4 }))
+    .tuple(arbitraryFor(schema, registry), fc.array(fc.nat(), { minLength: 8, maxLength: 8 }))
     .map(([value, draws]) => {
       const query = { ...(value as Record<string, unknown>) };
+      if (fhir !== undefined) {
+        fhirQuery(fhir, query, world, draws);
+        return serializeQuery(asText(query));
+      }
       const picks = new Picks(draws);
       // docs/design.md#lists: the two cursors are exclusive; a random well-formed cursor is still a
       // position.
@@ -234,11 +241,16 @@ export function brokenHeaders(
       options.push({ name: 'idempotency-key', value });
     }
   }
-  return fc
-    .constantFrom(...options)
-    .filter(({ name, value }) => !registry.validText(schema, { [name]: value }))
-    .map(({ name, value }) => ({
-      headers: { [name]: value },
-      why: `header ${name}: ${JSON.stringify(value.slice(0, 20))}${value.length > 20 ? '…' : ''}`,
-    }));
+  // FHIR reads take `If-None-Match` (an ETag, at most 100 characters) and no version header.
+  options.push({ name: 'if-none-match', value: `W/"${'9'.repeat(120)}"` });
+  // Filtered here, not with `fc.filter`: a filter no option passes never returns (a FHIR
+  // read's header schema accepts every version value, which stalled the first FHIR run).
+  const broken = options.filter(
+    ({ name, value }) => !registry.validText(schema, { [name]: value }),
+  );
+  if (broken.length === 0) return undefined;
+  return fc.constantFrom(...broken).map(({ name, value }) => ({
+    headers: { [name]: value },
+    why: `header ${name}: ${JSON.stringify(value.slice(0, 20))}${value.length > 20 ? '…' : ''}`,
+  }));
 }

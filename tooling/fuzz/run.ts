@@ -123,7 +123,10 @@ function sameObjects(from: World, to: World): Map<string, string> {
   for (const kind of Object.keys(from) as (keyof World)[]) {
     from[kind].forEach((id, i) => {
       const other = to[kind][i];
-      if (other !== undefined && other !== id) map.set(id, other);
+      if (other === undefined || other === id) return;
+      map.set(id, other);
+      // The FHIR face names the same objects with `-` for `_` (fhir-values.ts).
+      map.set(id.replace('_', '-'), other.replace('_', '-'));
     });
   }
   return map;

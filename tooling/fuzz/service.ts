@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { connect, openDb } from '../../server/db/open.js';
 import type { Dialect } from '../../server/db/types.js';
 import { createKey } from '../../server/keys/index.js';
+import { advanceClaim } from '../../server/webhooks/clearinghouse.js';
 import { freePort } from '../node/ports.js';
 
 /** Where the service keeps its data. */
@@ -31,6 +32,11 @@ export interface Service {
   publishable: string;
   /** Sent as `PatientCare-Version` on every request when set (a run pinned to a version). */
   apiVersion?: string;
+  /**
+   * Moves a test claim one step as the clearinghouse simulator would (the service runs with
+   * `WORKER=off`), so set-up can have claims with a ClaimResponse (every status but `submitted`).
+   */
+  advanceClaim(id: string): Promise<void>;
   /** Everything the process printed so far. */
   output(): string;
   /** Whether the process has exited (a crash, if before `stop`). */
@@ -156,6 +162,14 @@ export async function startService(
     port,
     secret,
     publishable,
+    async advanceClaim(id: string) {
+      const db = await openDb(databaseUrl);
+      try {
+        await advanceClaim(db, id, Date.now(), 'submitted');
+      } finally {
+        await db.close();
+      }
+    },
     output: () => output,
     exited,
     async stop() {

@@ -51,7 +51,10 @@ function span(service: Service): { start: number | string; end: number | string 
   return { start: text(start), end: text(start + 1800) };
 }
 
-/** Creates the shared objects: 3 patients, an appointment each, 2 claims, 2 webhooks. */
+/**
+ * Creates the shared objects: 3 patients, an appointment each, 2 claims (moved to `accepted`),
+ * 2 webhooks.
+ */
 export async function buildWorld(service: Service): Promise<World> {
   const world: World = { patients: [], appointments: [], claims: [], webhooks: [], events: [] };
   for (let n = 0; n < 3; n++) {
@@ -91,6 +94,8 @@ export async function buildWorld(service: Service): Promise<World> {
       await post(service, '/v1/webhooks', { url: SETUP_HOOK_URL, enabled_events: ['*'] }),
     );
   }
+  // submitted → accepted: a claim has a FHIR ClaimResponse once the clearinghouse answered.
+  for (const claim of world.claims) await service.advanceClaim(claim);
   const events = await send(service.baseUrl, {
     method: 'GET',
     url: '/v1/events?limit=5',

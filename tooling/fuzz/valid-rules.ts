@@ -71,7 +71,8 @@ export function reference(
   return { id: picks.from(ids), unknown: false };
 }
 
-function patientFields(fields: Obj): Obj {
+/** createPatient's fields with run-unique identifier values (MR is unique per mode). */
+export function patientFields(fields: Obj): Obj {
   const out = { ...fields };
   if (Array.isArray(out.identifiers)) {
     out.identifiers = (out.identifiers as Obj[]).map((identifier) => ({

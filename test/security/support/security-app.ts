@@ -12,10 +12,11 @@ import { buildTestApp, type TestApp, type TestAppOptions } from '../../support/a
 import { claimBody } from '../../support/bodies.js';
 
 /**
- * The routes this suite attacks: the `/v1` operations and the probes. The FHIR face
- * (`/fhir/R4`, docs/design.md#fhir-r4) is not in its request table yet; test/fhir and the auth
- * matrix cover it (keys, scopes, modes, OperationOutcome errors). `allRoutes` is every route,
- * for the inventory of what the service registers.
+ * The routes the `/v1`-shaped files attack: the `/v1` operations and the probes. The FHIR face
+ * (`/fhir/R4`, docs/design.md#fhir-r4) answers OperationOutcomes, not the envelope those files
+ * assert, so its attacks live in fhir-face.test.ts (authentication, mode isolation, scopes,
+ * on every FHIR operation). `allRoutes` is every route, for the inventory of what the service
+ * registers.
  */
 const routes = allRoutes.filter((route) => !route.path.startsWith('/fhir/'));
 
