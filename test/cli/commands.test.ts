@@ -36,6 +36,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   'bench:ceiling': 'bench/ceiling.ts',
   'bench:concurrency': 'bench/concurrency.ts',
   'bench:fhir': 'bench/fhir.ts',
+  'bench:versions': 'bench/versions.ts',
   'bench/audit.ts': 'bench/audit.ts',
   'bench/db.ts': 'bench/db.ts',
 };
