@@ -2,7 +2,11 @@
  * `npm run bench:versions`: what dated versions cost per request, in one process and one run:
  *
  * - today: the service as released before versions were real (commit 6cc14ed, extracted to a
- *   temporary folder and loaded beside this one), no version header;
+ *   temporary folder and loaded beside this one), sending `PatientCare-Version: 2026-11-01` as
+ *   its generated client does on every request (so every variant parses one version header);
+ * - before: `main` just before the versions branch was merged (7c7001d), the same header.
+ *   Other work reached main between 6cc14ed and that merge (audit, webhook key bindings, …),
+ *   so *latest* vs this variant is what versions themselves cost;
  * - latest: this service, `PatientCare-Version: 2026-12-01` (handlers' own shape: the request
  *   pays the version choice and the date-time conversion of appointments);
  * - oldest: this service pinned to `2026-11-01` (request migrated up, response down).
@@ -10,8 +14,9 @@
  * Each variant answers `GET /v1/appointments/{id}` and `POST /v1/appointments` through
  * `app.inject()` on its own in-memory SQLite database, so the figure is the service's own CPU
  * cost per request without sockets. Variants alternate within every round (the order rotates),
- * so all see the same machine load; medians of the rounds go to bench/results/versions.md.
- * Target: latest ≤ 3% over today. Nothing is asserted.
+ * so all see the same machine load; medians of the rounds and paired per-round ratios go to
+ * bench/results/versions.md.
+ * Target: latest ≤ 3% over today (paired). Nothing is asserted.
  *
  *   npm run bench:versions [-- --rounds 15 --requests 400 --out FILE]
  */
@@ -22,6 +27,8 @@ import { dirname, join, resolve } from 'node:path';
 import { integerOption, parseOrExit } from '../tooling/cli/command.js';
 
 const RELEASED = '6cc14ed';
+/** `main` just before the versions merge (09e729c's first parent). */
+const BEFORE_MERGE = '7c7001d';
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 
 const { values } = parseOrExit({
@@ -63,7 +70,7 @@ type Inject = (request: {
 }>;
 
 interface Variant {
-  name: 'today' | 'latest' | 'oldest';
+  name: 'today' | 'before' | 'latest' | 'oldest';
   inject: Inject;
   headers: Record<string, string>;
   get: string;
@@ -72,7 +79,7 @@ interface Variant {
 }
 
 /** Builds one service from `root` (this tree or the released one) on an in-memory database. */
-async function service(root: string, version: string | null, times: 'seconds' | 'date-time') {
+async function service(root: string, version: string, times: 'seconds' | 'date-time') {
   const { buildApp } = await import(join(root, 'server/app.ts'));
   const { openDb } = await import(join(root, 'server/db/open.ts'));
   const { ensureInitialTestKey } = await import(join(root, 'server/keys/index.ts'));
@@ -85,7 +92,7 @@ async function service(root: string, version: string | null, times: 'seconds' | 
   const headers: Record<string, string> = {
     authorization: `Bearer ${secret}`,
     'content-type': 'application/json',
-    ...(version === null ? {} : { 'patientcare-version': version }),
+    'patientcare-version': version,
   };
   const inject: Inject = (request) => app.inject(request);
   const patient = await inject({
@@ -157,12 +164,20 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-const released = mkdtempSync(join(tmpdir(), 'bench-versions-'));
+/** `commit`'s tree extracted into a temporary folder, sharing this tree's node_modules. */
+function extract(commit: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-versions-'));
+  execFileSync('sh', ['-c', `git -C '${ROOT}' archive ${commit} | tar -x -C '${dir}'`]);
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+const released = extract(RELEASED);
+const beforeMerge = extract(BEFORE_MERGE);
 try {
-  execFileSync('sh', ['-c', `git -C '${ROOT}' archive ${RELEASED} | tar -x -C '${released}'`]);
-  symlinkSync(join(ROOT, 'node_modules'), join(released, 'node_modules'));
   const variants: Variant[] = [
-    { name: 'today', ...(await service(released, null, 'seconds')) },
+    { name: 'today', ...(await service(released, '2026-11-01', 'seconds')) },
+    { name: 'before', ...(await service(beforeMerge, '2026-11-01', 'seconds')) },
     { name: 'latest', ...(await service(ROOT, '2026-12-01', 'date-time')) },
     { name: 'oldest', ...(await service(ROOT, '2026-11-01', 'seconds')) },
   ];
@@ -182,22 +197,38 @@ try {
   for (const v of variants) await v.close();
   const m = (key: string) => median(samples.get(key)!);
   const least = (key: string) => Math.min(...samples.get(key)!);
-  const pct = (a: number, b: number) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(1)}%`;
+  // Paired: the ratio of two variants measured in the same round (seconds apart, same machine
+  // load), median over the rounds; steadier than a ratio of medians on a shared machine.
+  const paired = (a: string, b: string) => {
+    const xs = samples.get(a)!;
+    const ys = samples.get(b)!;
+    return median(xs.map((x, i) => x / ys[i]!)) - 1;
+  };
+  const signed = (r: number) => `${r >= 0 ? '+' : ''}${(r * 100).toFixed(1)}%`;
   const rows = (['GET', 'POST'] as const).map((method) => {
-    const today = m(`today ${method}`);
-    const latest = m(`latest ${method}`);
-    const oldest = m(`oldest ${method}`);
-    const lows = ['today', 'latest', 'oldest'].map((v) => least(`${v} ${method}`));
-    return `| ${method === 'GET' ? 'GET /v1/appointments/{id}' : 'POST /v1/appointments'} | ${today.toFixed(1)} | ${latest.toFixed(1)} (${pct(latest, today)}) | ${oldest.toFixed(1)} (${pct(oldest, latest)} vs latest) | ${latest <= today * 1.03 ? 'met' : '**missed**'} | ${lows.map((x) => x.toFixed(0)).join(' / ')} (${pct(lows[1]!, lows[0]!)}) |`;
+    const at = (v: string) => `${v} ${method}`;
+    const vsToday = paired(at('latest'), at('today'));
+    const cells = [
+      method === 'GET' ? 'GET /v1/appointments/{id}' : 'POST /v1/appointments',
+      ...['today', 'before', 'latest', 'oldest'].map((v) => m(at(v)).toFixed(1)),
+      signed(vsToday),
+      signed(paired(at('before'), at('today'))),
+      signed(paired(at('latest'), at('before'))),
+      signed(paired(at('oldest'), at('latest'))),
+      vsToday <= 0.03 ? 'met' : '**missed**',
+      ['today', 'before', 'latest', 'oldest'].map((v) => least(at(v)).toFixed(0)).join(' / '),
+    ];
+    return `| ${cells.join(' | ')} |`;
   });
   const text = `# Cost of dated versions per request (bench/versions.ts)
 
 Command: \`npm run bench:versions -- --rounds ${rounds} --requests ${requests}\`. One process, \`app.inject()\`
 (no sockets), each variant on its own in-memory SQLite database with one key, one patient and
-one appointment; ${requests} sequential requests per variant, method and round, the three
+one appointment; ${requests} sequential requests per variant, method and round, the four
 variants alternating inside each of ${rounds} rounds (rotating order) after one warm-up pass;
 figures are medians of the rounds in CPU µs (user + system of the process) per request. *today* is the service at ${RELEASED} (before
-versions were real) with no header; *latest* is this tree with \`PatientCare-Version: 2026-12-01\`;
+versions were real) with \`PatientCare-Version: 2026-11-01\` (its only version, which its generated client sends on every request); *latest* is this tree with \`PatientCare-Version: 2026-12-01\`;
+*before* is \`main\` just before the versions merge (${BEFORE_MERGE}), same header: other work merged between ${RELEASED} and the versions merge, so *latest vs before* is what versions cost;
 *oldest* is this tree pinned to \`2026-11-01\` (request migrated up, response down). POST
 creates a booked appointment (no Idempotency-Key).
 
@@ -206,8 +237,11 @@ ${load.map((x) => x.toFixed(2)).join(' / ')}, at end ${loadavg()
     .map((x) => x.toFixed(2))
     .join(' / ')}. Node ${process.version}.
 
-| request | today CPU µs | latest CPU µs (vs today) | oldest CPU µs (vs latest) | latest ≤ today + 3% (medians) | least of the rounds: today / latest / oldest (latest vs today) |
-|---|---:|---:|---:|---|---|
+Medians of the rounds (CPU µs per request), then paired ratios (median over rounds of the
+ratio of two variants measured in the same round):
+
+| request | today | before | latest | oldest | latest vs today | before vs today | latest vs before | oldest vs latest | latest ≤ today + 3% (paired) | least of the rounds: today / before / latest / oldest |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|
 ${rows.join('\n')}
 
 Every round (CPU µs per request):
@@ -221,4 +255,5 @@ ${[...samples].map(([k, xs]) => `| ${k} | ${xs.map((x) => x.toFixed(0)).join(' |
   console.log(text);
 } finally {
   rmSync(released, { recursive: true, force: true });
+  rmSync(beforeMerge, { recursive: true, force: true });
 }

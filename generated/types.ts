@@ -1642,7 +1642,7 @@ export interface components {
             enabled_events: components["schemas"]["WebhookEnabledEvents"];
             description: string | null;
             status: components["schemas"]["WebhookStatus"];
-            /** @description The version events are rendered in for this endpoint. */
+            /** @description The version events are rendered in for this endpoint; set at creation only. */
             api_version: components["schemas"]["ApiVersion"];
             metadata: components["schemas"]["Metadata"];
             /** @description The signing secret; only in the create response. Store it then. */
@@ -1661,12 +1661,12 @@ export interface components {
             url: components["schemas"]["WebhookUrl"];
             enabled_events: components["schemas"]["WebhookEnabledEvents"];
             description?: string;
-            /** @description Defaults to the current version. */
+            /** @description Defaults to the version of this request. Fixed for the endpoint's life: to move to another version, create a new endpoint. */
             api_version?: components["schemas"]["ApiVersion"];
             metadata?: components["schemas"]["Metadata"];
         };
         /**
-         * @description Fields to change; `metadata` is merged, `description: null` clears it.
+         * @description Fields to change; `metadata` is merged, `description: null` clears it. `api_version` is not among them: it is fixed at creation (create a new endpoint to move versions).
          * @example {
          *       "status": "enabled"
          *     }

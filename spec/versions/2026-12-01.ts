@@ -77,6 +77,100 @@ const eventTimesDown = (event: JsonObject): JsonObject => {
   return { ...event, data: { ...data, previous_attributes: timesDown(previous) } };
 };
 
+/**
+ * The versioning guide (`spec/guides/versioning.md`, bundled into the Versioning tag's
+ * description) as released with 2026-11-01, paragraph by paragraph: each pair is the text the
+ * latest guide has and the text 2026-11-01's had in its place.
+ */
+const GUIDE = '/tags/6/description';
+const guideWas = (textNow: string[], textWas: string[]) => ({
+  at: GUIDE,
+  textNow: textNow.join('\n'),
+  textWas: textWas.join('\n'),
+});
+const GUIDE_EDITS = [
+  guideWas(['(the current one is `2026-12-01`)'], ['(the current one is `2026-11-01`)']),
+  guideWas(
+    [
+      '## The versions',
+      '',
+      '| Version | What it changed |',
+      '|---|---|',
+      '| `2026-12-01` (current) | Appointment `start` and `end` are RFC 3339 date-times with an offset (`2026-11-04T10:00:00+01:00`) in request bodies, responses, events and webhooks; responses give them in UTC (`Z`). |',
+      '| `2026-11-01` | The first dated version: appointment times are unix seconds. Still served. |',
+      '',
+      'Both versions read and write the same records: an appointment booked in one is read in the',
+      'other, each in its own shape. The changelog says why each change was made and how to move.',
+      'The document of each version is served: `/openapi.json` (or `.yaml`) is the current one,',
+      '`/openapi.json?version=2026-11-01` the older one, with `info.version` set to its date. The',
+      'reference in `/docs` has a picker with a link per version.',
+      '',
+      '## Which version a request gets',
+      '',
+      '1. The `PatientCare-Version` header, when the request sends one.',
+      '2. Else the version the account is pinned to. An account is pinned to the current version',
+      '   when its first key is created, so a client that never sends the header keeps the shape',
+      '   it was written against; an account that had keys before dated versions were served is',
+      "   pinned to `2026-11-01`. The server's operator shows and moves the pin with",
+      '   `npm run keys -- version` (shows it and the supported versions) and',
+      '   `npm run keys -- version 2026-12-01` (moves it; a running server follows within a',
+      '   second). Moving the pin changes the shape for every client that sends no header, at once:',
+      '   do it after they are ready.',
+      '3. Else the current version.',
+      '',
+      'An unknown or future date is refused with `400 parameter_invalid` (`param`:',
+      '`PatientCare-Version`; the message lists the supported versions) rather than silently served',
+      'in another shape.',
+      '',
+      '## Pinning your version',
+    ],
+    ['## Pinning your version'],
+  ),
+  guideWas(
+    ['  -H "PatientCare-Version: 2026-12-01"', '# PatientCare-Version: 2026-12-01'],
+    ['  -H "PatientCare-Version: 2026-11-01"', '# PatientCare-Version: 2026-11-01'],
+  ),
+  guideWas(
+    [
+      "the client is how you upgrade. `npm run generate` makes the current version's types and",
+      'client; `npm run generate -- --version 2026-11-01` makes types, routes and a client for an',
+      "older version (in `generated/versions/2026-11-01/`), whose types keep that version's shapes",
+      'and whose client sends that date. To try another version with a client you have, pass it',
+    ],
+    ['the client is how you upgrade. To test a newer version before switching, pass it'],
+  ),
+  guideWas(
+    [
+      '## Webhooks have their own version',
+      '',
+      'An endpoint receives every event rendered in its `api_version`, whichever version the',
+      'request that caused the event was sent in; `api_version` is in each delivered event too. It',
+      'is set when the endpoint is created (default: the version of the create request) and cannot',
+      'be changed afterwards: a retried delivery keeps the shape of its first attempt, and a',
+      'receiver never gets a shape it was not deployed for. Upgrade endpoints one at a time: create',
+      'a second endpoint with the new `api_version`, deploy code that handles both shapes, then',
+      'delete the old endpoint.',
+    ],
+    [
+      'An unknown date is refused with `400 parameter_invalid` (`param`: `PatientCare-Version`)',
+      'rather than silently served in another shape.',
+      '',
+      '## Webhooks have their own version',
+      '',
+      'An endpoint receives events in its `api_version`, set when it is created (default: the',
+      'current version). Upgrade endpoints one at a time: create a second endpoint with the new',
+      '`api_version`, deploy code that handles both shapes, then delete the old endpoint.',
+    ],
+  ),
+  guideWas(
+    [
+      '4. Deploy with the new header, move webhook endpoints as above, then move the account pin',
+      '   (`npm run keys -- version DATE`) if clients without the header remain.',
+    ],
+    ['4. Deploy, then move webhook endpoints as above.'],
+  ),
+];
+
 export const change: VersionChange = {
   date: '2026-12-01',
   description:
@@ -118,6 +212,7 @@ export const change: VersionChange = {
         'is used; an unknown version is `400 parameter_invalid` (`param`: `PatientCare-Version`).',
       ].join('\n'),
     },
+    ...GUIDE_EDITS,
     { examples: exampleTimesDown },
   ],
   requests: {

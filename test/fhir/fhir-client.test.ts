@@ -34,11 +34,14 @@ await describeEachDatabase('fhir-kit-client against the service', (dialect) => {
     await app?.close();
   });
 
-  /** A `/v1` call with the test key. */
+  /** A `/v1` call with the test key, in the latest version (the account's pin). */
   async function v1(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Json> {
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${secret}`,
+        'content-type': 'application/json',
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     expect(res.status, `${method} ${path}`).toBe(200);

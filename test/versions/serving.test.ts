@@ -154,6 +154,28 @@ await describeEachDatabase('two versions served', (dialect) => {
     expect((await res(NEW)).body.api_version).toBe('2026-12-01');
   });
 
+  it("an endpoint's api_version is fixed at creation: an update naming it is refused, nothing changes", async () => {
+    const made = await t.request({
+      method: 'POST',
+      url: '/v1/webhooks',
+      key: key.secret,
+      headers: OLD,
+      body: { url: 'https://hooks.example/a', enabled_events: ['*'] },
+    });
+    const url = `/v1/webhooks/${made.body.id}`;
+    const update = await t.request({
+      method: 'POST',
+      url,
+      key: key.secret,
+      headers: NEW,
+      body: { api_version: '2026-12-01', description: 'moved' },
+    });
+    expect(update.status).toBe(400);
+    expect(update.body.error).toMatchObject({ code: 'parameter_unknown', param: 'api_version' });
+    const after = await get(url, NEW);
+    expect(after.body).toMatchObject({ api_version: '2026-11-01', description: null });
+  });
+
   describe_deliveries();
 
   function describe_deliveries() {
