@@ -1,16 +1,16 @@
 import { appendPointer } from '../../contract/pointer.js';
+import { locate } from '../openapi/tolerant.js';
 import { isObject } from './objects.js';
-import { deref } from './refs.js';
-import type { Located, OpenApiDocument } from './types.js';
+import type { NodeAt, OpenApiDocument } from './types.js';
 
 /** A schema with `allOf` merged in: what a client actually has to send or read. */
 export interface FlatSchema {
   /** Pointer of the schema itself (after following its `$ref`). */
-  ptr: string;
+  pointer: string;
   /** Keywords other than `properties`, `required` and `allOf`; the outer schema wins. */
   keywords: Record<string, unknown>;
   /** Each property with the pointer of the schema that declares it. */
-  properties: Map<string, Located>;
+  properties: Map<string, NodeAt>;
   required: Set<string>;
 }
 
@@ -19,22 +19,22 @@ export interface FlatSchema {
  * `allOf`), so moving a property into a shared base schema is not reported as remove + add.
  * `stack` guards against `allOf` cycles.
  */
-export function flatten(doc: OpenApiDocument, loc: Located, stack = new Set<string>()): FlatSchema {
-  const target = deref(doc, loc);
+export function flatten(doc: OpenApiDocument, loc: NodeAt, stack = new Set<string>()): FlatSchema {
+  const target = locate(doc, loc);
   const flat: FlatSchema = {
-    ptr: target.ptr,
+    pointer: target.pointer,
     keywords: {},
     properties: new Map(),
     required: new Set(),
   };
   const node = target.node;
-  if (!isObject(node) || stack.has(target.ptr)) return flat;
-  stack.add(target.ptr);
+  if (!isObject(node) || stack.has(target.pointer)) return flat;
+  stack.add(target.pointer);
   if (Array.isArray(node.allOf)) {
     node.allOf.forEach((member, i) => {
       const part = flatten(
         doc,
-        { node: member, ptr: appendPointer(target.ptr, 'allOf', i) },
+        { node: member, pointer: appendPointer(target.pointer, 'allOf', i) },
         stack,
       );
       for (const [k, v] of Object.entries(part.keywords)) {
@@ -44,7 +44,7 @@ export function flatten(doc: OpenApiDocument, loc: Located, stack = new Set<stri
       for (const name of part.required) flat.required.add(name);
     });
   }
-  stack.delete(target.ptr);
+  stack.delete(target.pointer);
   for (const [k, v] of Object.entries(node)) {
     if (k === 'allOf' || k === 'properties' || k === 'required' || k === '$ref') continue;
     flat.keywords[k] = v;
@@ -53,7 +53,7 @@ export function flatten(doc: OpenApiDocument, loc: Located, stack = new Set<stri
     for (const [name, schema] of Object.entries(node.properties)) {
       flat.properties.set(name, {
         node: schema,
-        ptr: appendPointer(target.ptr, 'properties', name),
+        pointer: appendPointer(target.pointer, 'properties', name),
       });
     }
   }
