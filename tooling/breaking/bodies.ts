@@ -1,5 +1,5 @@
 import { appendPointer } from '../../contract/pointer.js';
-import { locate, type TolerantOperation } from '../openapi/tolerant.js';
+import type { TolerantEntry, TolerantOperation } from '../openapi/tolerant.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, isObject } from './objects.js';
 import { diffSchema } from './schema-diff.js';
@@ -111,9 +111,9 @@ export function diffResponses(ctx: DiffContext, bOp: TolerantOperation, hOp: Tol
       );
       continue;
     }
-    const b = base.response;
-    const h = head.response;
-    diffHeaders(ctx, b, h);
+    const b = base.resolved;
+    const h = head.resolved;
+    diffHeaders(ctx, base.headers, head.headers);
     diffContent(
       ctx,
       { node: asObject(b.node).content, pointer: appendPointer(b.pointer, 'content') },
@@ -127,52 +127,44 @@ export function diffResponses(ctx: DiffContext, bOp: TolerantOperation, hOp: Tol
   }
 }
 
-function headerMap(loc: NodeAt): Map<string, NodeAt> {
-  const headers = asObject(asObject(loc.node).headers);
-  return new Map(
-    Object.entries(headers).map(([name, node]) => [
-      name.toLowerCase(),
-      { node, pointer: appendPointer(loc.pointer, 'headers', name) },
-    ]),
-  );
-}
-
-function diffHeaders(ctx: DiffContext, b: NodeAt, h: NodeAt) {
-  const bh = headerMap(b);
-  const hh = headerMap(h);
-  for (const [name, loc] of bh) {
-    const match = hh.get(name);
-    if (!match) {
+/** Response headers, paired by name case-insensitively (the model's keys). */
+function diffHeaders(
+  ctx: DiffContext,
+  bh: Map<string, TolerantEntry>,
+  hh: Map<string, TolerantEntry>,
+) {
+  for (const [name, base] of bh) {
+    const head = hh.get(name);
+    if (!head) {
       emit(
         ctx,
         'response-header-removed',
-        loc.pointer,
+        base.at,
         true,
         `response header ${name} removed: clients reading it break`,
       );
       continue;
     }
-    const bn = asObject(locate(ctx.base, loc).node);
-    const hnLoc = locate(ctx.head, match);
-    const hn = asObject(hnLoc.node);
+    const bn = asObject(base.resolved.node);
+    const hn = asObject(head.resolved.node);
     if (bn.required === true && hn.required !== true) {
       emit(
         ctx,
         'response-header-optional',
-        hnLoc.pointer,
+        head.resolved.pointer,
         true,
         `response header ${name} may now be absent: clients expecting it break`,
       );
     }
     diffSchema(
       ctx,
-      { node: bn.schema, pointer: appendPointer(locate(ctx.base, loc).pointer, 'schema') },
-      { node: hn.schema, pointer: appendPointer(hnLoc.pointer, 'schema') },
+      { node: bn.schema, pointer: appendPointer(base.resolved.pointer, 'schema') },
+      { node: hn.schema, pointer: appendPointer(head.resolved.pointer, 'schema') },
       'response',
     );
   }
-  for (const [name, loc] of hh) {
+  for (const [name, head] of hh) {
     if (!bh.has(name))
-      emit(ctx, 'response-header-added', loc.pointer, false, `response header ${name} added`);
+      emit(ctx, 'response-header-added', head.at, false, `response header ${name} added`);
   }
 }

@@ -27,12 +27,19 @@ export interface NodeAt {
   pointer: string;
 }
 
-/** A Response Object under one status key. */
-export interface TolerantResponse {
-  /** Pointer of the status key under `responses`, before any `$ref` is followed. */
+/** A map entry (a status under `responses`, a name under `headers`), read tolerantly. */
+export interface TolerantEntry {
+  /** Pointer of the entry as written, before any `$ref` is followed. */
   at: string;
-  /** The Response Object, its `$ref`s followed. */
-  response: NodeAt;
+  /** The entry's object, its `$ref`s followed. */
+  resolved: NodeAt;
+}
+
+/** A Response Object under one status key. */
+export interface TolerantResponse extends TolerantEntry {
+  /** Header Objects by lower-cased name (HTTP header names are case-insensitive, as in
+   * `parameterKey`), in document order; none when `headers` is not an object. */
+  headers: Map<string, TolerantEntry>;
 }
 
 /** One Operation Object of a Path Item, read tolerantly. */
@@ -112,12 +119,25 @@ function mergedParameters(document: unknown, item: NodeAt, op: NodeAt): Map<stri
 
 function responses(document: unknown, raw: unknown, pointer: string) {
   const out = new Map<string, TolerantResponse>();
-  if (!isObject(raw)) return out;
-  for (const [status, node] of Object.entries(raw)) {
-    const at = appendPointer(pointer, status);
-    out.set(status, { at, response: locate(document, { node, pointer: at }) });
+  for (const [status, entry] of entries(document, raw, pointer)) {
+    const { node, pointer: at } = entry.resolved;
+    const headers = isObject(node) ? node.headers : undefined;
+    const byName = new Map<string, TolerantEntry>();
+    for (const [name, header] of entries(document, headers, appendPointer(at, 'headers'))) {
+      byName.set(name.toLowerCase(), header);
+    }
+    out.set(status, { ...entry, headers: byName });
   }
   return out;
+}
+
+/** The entries of a map object, each resolved; none when `raw` is not an object. */
+function entries(document: unknown, raw: unknown, pointer: string): [string, TolerantEntry][] {
+  if (!isObject(raw)) return [];
+  return Object.entries(raw).map(([key, node]) => {
+    const at = appendPointer(pointer, key);
+    return [key, { at, resolved: locate(document, { node, pointer: at }) }];
+  });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

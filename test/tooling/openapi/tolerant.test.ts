@@ -15,6 +15,7 @@ const doc = {
       Trace: { name: 'X-Trace', in: 'header', schema: { type: 'string' } },
     },
     responses: { Gone: { description: 'gone' } },
+    headers: { Id: { schema: { type: 'string' } } },
     requestBodies: { Note: { content: { 'application/json': { schema: {} } } } },
   },
   paths: {
@@ -26,7 +27,13 @@ const doc = {
       get: {
         parameters: [{ $ref: '#/components/parameters/Trace' }, { $ref: '#/nowhere' }],
         requestBody: { $ref: '#/components/requestBodies/Note' },
-        responses: { '200': { description: 'ok' }, '410': { $ref: '#/components/responses/Gone' } },
+        responses: {
+          '200': {
+            description: 'ok',
+            headers: { 'Request-Id': { $ref: '#/components/headers/Id' } },
+          },
+          '410': { $ref: '#/components/responses/Gone' },
+        },
       },
       put: null,
       post: { parameters: 'not a list', responses: ['not', 'a', 'map'] },
@@ -54,7 +61,7 @@ describe('readPathItemTolerant', () => {
   it('resolves the request body and responses, keeping where each status was written', () => {
     const [get, post] = readPathItemTolerant(doc, item);
     expect(get?.requestBody.pointer).toBe('/components/requestBodies/Note');
-    expect([...(get?.responses.values() ?? [])].map((r) => [r.at, r.response.pointer])).toEqual([
+    expect([...(get?.responses.values() ?? [])].map((r) => [r.at, r.resolved.pointer])).toEqual([
       ['/paths/~1a~1{id}/get/responses/200', '/paths/~1a~1{id}/get/responses/200'],
       ['/paths/~1a~1{id}/get/responses/410', '/components/responses/Gone'],
     ]);
@@ -62,6 +69,15 @@ describe('readPathItemTolerant', () => {
     expect([...(post?.parameters.keys() ?? [])]).toEqual(['path:id', 'header:x-trace']);
     expect(post?.responses.size).toBe(0);
     expect(post?.requestBody.node).toBeUndefined();
+    // Header names are keyed case-insensitively, as parameters are.
+    const headers = [...(get?.responses.get('200')?.headers.entries() ?? [])];
+    expect(headers.map(([name, h]) => [name, h.at, h.resolved.pointer])).toEqual([
+      [
+        'request-id',
+        '/paths/~1a~1{id}/get/responses/200/headers/Request-Id',
+        '/components/headers/Id',
+      ],
+    ]);
   });
 
   it('pairs two revisions by method', () => {
