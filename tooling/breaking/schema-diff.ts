@@ -1,7 +1,7 @@
 import { appendPointer } from '../../contract/pointer.js';
+import { type FlatSchema, flattenSchema } from '../openapi/flatten-schema.js';
 import { locate } from '../openapi/tolerant.js';
 import { type DiffContext, emit, noteReach } from './context.js';
-import { type FlatSchema, flatten } from './flatten.js';
 import { diffOtherKeywords } from './keyword-rules.js';
 import { asObject, isObject } from './objects.js';
 import { refName } from './refs.js';
@@ -15,8 +15,8 @@ import type { Direction, NodeAt } from './types.js';
  * remembered, so the report can name them all.
  */
 export function diffSchema(ctx: DiffContext, b: NodeAt, h: NodeAt, dir: Direction): void {
-  const bf = flatten(ctx.base, b);
-  const hf = flatten(ctx.head, h);
+  const bf = flattenSchema(ctx.base, b);
+  const hf = flattenSchema(ctx.head, h);
   const key = `${dir}|${bf.pointer}|${hf.pointer}`;
   noteReach(ctx, key);
   if (ctx.visited.has(key)) return;
@@ -170,7 +170,7 @@ function variantKey(doc: DiffContext['base'], loc: NodeAt, disc: string | undefi
   const name = refName(loc.node);
   if (name) return name;
   if (disc) {
-    const prop = flatten(doc, loc).properties.get(disc);
+    const prop = flattenSchema(doc, loc).properties.get(disc);
     const values = prop && asObject(locate(doc, prop).node).enum;
     if (Array.isArray(values) && values.length === 1) return `${disc}=${String(values[0])}`;
   }

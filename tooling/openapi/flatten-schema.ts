@@ -1,7 +1,13 @@
+/**
+ * A Schema Object with its `allOf` members merged (OpenAPI 3.0.3 §4.7.24, JSON Schema `allOf`):
+ * the one place the model collects a schema's properties across `allOf`, which the pagination
+ * reading (is a `200` a list envelope, where does the cursor go) and the breaking-change engine
+ * (moving a property into a shared base schema is not remove + add) both read. Tolerant: `$ref`s
+ * go through the model's `locate`, anything that is not an object has no properties.
+ * @see https://spec.openapis.org/oas/v3.0.3#schema-object
+ */
 import { appendPointer } from '../../contract/pointer.js';
-import { locate } from '../openapi/tolerant.js';
-import { isObject } from './objects.js';
-import type { NodeAt, OpenApiDocument } from './types.js';
+import { locate, type NodeAt } from './tolerant.js';
 
 /** A schema with `allOf` merged in: what a client actually has to send or read. */
 export interface FlatSchema {
@@ -15,11 +21,10 @@ export interface FlatSchema {
 }
 
 /**
- * Resolves `$ref` and merges `allOf` members (OpenAPI 3.0 §4.7.24 Schema Object, JSON Schema
- * `allOf`), so moving a property into a shared base schema is not reported as remove + add.
- * `stack` guards against `allOf` cycles.
+ * Resolves `$ref` and merges `allOf` members: the schema's own keywords and properties win, and
+ * of two members declaring one property the later wins. `stack` guards against `allOf` cycles.
  */
-export function flatten(doc: OpenApiDocument, loc: NodeAt, stack = new Set<string>()): FlatSchema {
+export function flattenSchema(doc: unknown, loc: NodeAt, stack = new Set<string>()): FlatSchema {
   const target = locate(doc, loc);
   const flat: FlatSchema = {
     pointer: target.pointer,
@@ -32,7 +37,7 @@ export function flatten(doc: OpenApiDocument, loc: NodeAt, stack = new Set<strin
   stack.add(target.pointer);
   if (Array.isArray(node.allOf)) {
     node.allOf.forEach((member, i) => {
-      const part = flatten(
+      const part = flattenSchema(
         doc,
         { node: member, pointer: appendPointer(target.pointer, 'allOf', i) },
         stack,
@@ -61,4 +66,8 @@ export function flatten(doc: OpenApiDocument, loc: NodeAt, stack = new Set<strin
     for (const name of node.required) if (typeof name === 'string') flat.required.add(name);
   }
   return flat;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
