@@ -1,7 +1,8 @@
 import { appendPointer } from '../../contract/pointer.js';
 import type { TolerantEntry, TolerantOperation } from '../openapi/tolerant.js';
+import { isObject } from '../openapi/tolerant.js';
 import { type DiffContext, emit } from './context.js';
-import { asObject, isObject } from './objects.js';
+import { asObject } from './objects.js';
 import { diffSchema } from './schema-diff.js';
 import type { Direction, NodeAt } from './types.js';
 

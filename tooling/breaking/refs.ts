@@ -1,4 +1,4 @@
-import { isObject } from './objects.js';
+import { isObject } from '../openapi/tolerant.js';
 
 /** Name a `$ref` points at (its last segment), used to pair `oneOf` variants across versions.
  * (Following refs is the model's: `locate` in `tooling/openapi/tolerant.ts`.) */

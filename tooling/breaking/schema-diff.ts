@@ -1,9 +1,9 @@
 import { appendPointer } from '../../contract/pointer.js';
 import { type FlatSchema, flattenSchema } from '../openapi/flatten-schema.js';
-import { locate } from '../openapi/tolerant.js';
+import { isObject, locate } from '../openapi/tolerant.js';
 import { type DiffContext, emit, noteReach } from './context.js';
 import { diffOtherKeywords } from './keyword-rules.js';
-import { asObject, isObject } from './objects.js';
+import { asObject } from './objects.js';
 import { refName } from './refs.js';
 import { diffConstraints, diffEnum, diffNullable, diffType } from './scalar-rules.js';
 import type { Direction, NodeAt } from './types.js';

@@ -7,7 +7,7 @@
  * @see https://spec.openapis.org/oas/v3.0.3#schema-object
  */
 import { appendPointer } from '../../contract/pointer.js';
-import { locate, type NodeAt } from './tolerant.js';
+import { isObject, locate, type NodeAt } from './tolerant.js';
 
 /** A schema with `allOf` merged in: what a client actually has to send or read. */
 export interface FlatSchema {
@@ -66,8 +66,4 @@ export function flattenSchema(doc: unknown, loc: NodeAt, stack = new Set<string>
     for (const name of node.required) if (typeof name === 'string') flat.required.add(name);
   }
   return flat;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -140,7 +140,8 @@ function entries(document: unknown, raw: unknown, pointer: string): [string, Tol
   });
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** Narrows unknown data to a plain object (not an array): what the reader treats as present. */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
