@@ -32,10 +32,11 @@ const SMART = /^system\/([A-Za-z]+)\.(read|write|\*|rs|cud|cruds)$/;
  * @example smartScopes('system/Patient.read') // ['patients:read']
  */
 export function smartScopes(name: string): Scope[] | undefined {
-  const match = SMART.exec(name);
-  const family = match === null ? undefined : RESOURCES[match[1]!];
-  if (match === null || family === undefined) return undefined;
-  return PERMISSIONS[match[2]!]!.map((access) => `${family}:${access}` as Scope);
+  const [, resource, permission] = SMART.exec(name) ?? [];
+  const family = resource === undefined ? undefined : RESOURCES[resource];
+  const accesses = permission === undefined ? undefined : PERMISSIONS[permission];
+  if (family === undefined || accesses === undefined) return undefined;
+  return accesses.map((access) => `${family}:${access}` as Scope);
 }
 
 /** Scope names with SMART names replaced by ours (others are left for the caller to judge). */

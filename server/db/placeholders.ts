@@ -17,7 +17,7 @@ export function translatePlaceholders(input: string): TranslatedSql {
   let out = '';
   let i = 0;
   while (i < input.length) {
-    const ch = input[i]!;
+    const ch = input.charAt(i);
     if (ch === "'" || ch === '"') {
       const end = closingQuote(input, i, ch);
       out += input.slice(i, end);

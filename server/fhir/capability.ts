@@ -40,8 +40,8 @@ export function capabilityStatement(
   const resources = new Map<string, ResourceCapability>();
   for (const route of routes) {
     const match = /^\/fhir\/R4\/([A-Z][A-Za-z]+)(\/\{id\})?$/.exec(route.path);
-    if (match === null) continue;
-    const type = match[1]!;
+    const type = match?.[1];
+    if (match === null || type === undefined) continue;
     let resource = resources.get(type);
     if (resource === undefined) {
       resource = {

@@ -129,7 +129,10 @@ async function renewLease(
   // Re-inserted so the map's order is least recently leased first.
   leases.delete(bucketKey);
   leases.set(bucketKey, lease);
-  if (leases.size > MAX_LEASED_BUCKETS) leases.delete(leases.keys().next().value!);
+  if (leases.size > MAX_LEASED_BUCKETS) {
+    const oldest = leases.keys().next();
+    if (!oldest.done) leases.delete(oldest.value);
+  }
   const pending = store.takeToken(db, {
     bucketKey,
     capacity: rps,

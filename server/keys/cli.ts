@@ -224,10 +224,13 @@ function date(seconds: number | null): string {
 }
 
 function table(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => row[col]!.length)));
+  const columns = rows[0]?.length ?? 0;
+  const widths = Array.from({ length: columns }, (_, col) =>
+    Math.max(...rows.map((row) => (row[col] ?? '').length)),
+  );
   return rows.map((row) =>
     row
-      .map((cell, col) => cell.padEnd(widths[col]!))
+      .map((cell, col) => cell.padEnd(widths[col] ?? 0))
       .join('  ')
       .trimEnd(),
   );

@@ -151,20 +151,21 @@ export function searchPatients<T = PatientDoc>(
   params: PatientSearchParams,
 ): Promise<Page<T>> {
   const filters = [(p: SqlParams) => `p.livemode = ${p.add(params.livemode)}`];
-  if (params.familyName !== undefined) {
-    filters.push((p) => prefixClause('p.family_norm', normalizeName(params.familyName!), p));
+  const { familyName, givenName, email } = params;
+  if (familyName !== undefined) {
+    filters.push((p) => prefixClause('p.family_norm', normalizeName(familyName), p));
   }
-  if (params.givenName !== undefined) {
+  if (givenName !== undefined) {
     filters.push(
       (p) => `EXISTS (SELECT 1 FROM patient_given_names g WHERE g.patient_id = p.id
-        AND g.livemode = p.livemode AND ${prefixClause('g.given_norm', normalizeName(params.givenName!), p)})`,
+        AND g.livemode = p.livemode AND ${prefixClause('g.given_norm', normalizeName(givenName), p)})`,
     );
   }
   if (params.birthDate !== undefined) {
     filters.push((p) => `p.birth_date = ${p.add(params.birthDate)}`);
   }
-  if (params.email !== undefined) {
-    filters.push((p) => `p.email_norm = ${p.add(normalizeEmail(params.email!))}`);
+  if (email !== undefined) {
+    filters.push((p) => `p.email_norm = ${p.add(normalizeEmail(email))}`);
   }
   if (params.phone !== undefined) filters.push((p) => `p.phone = ${p.add(params.phone)}`);
   const identifier = params.identifier;

@@ -21,9 +21,10 @@ const MAX_CODE_POINT = 0x10ffff;
  * @example prefixUpperBound('smi') // 'smj'
  */
 export function prefixUpperBound(prefix: string): string | undefined {
-  const points = Array.from(prefix, (ch) => ch.codePointAt(0)!);
-  while (points.length > 0) {
-    let last = points.pop()! + 1;
+  // Iterating a string yields whole code points, so `codePointAt(0)` is never undefined.
+  const points = Array.from(prefix, (ch) => ch.codePointAt(0) ?? 0);
+  for (let popped = points.pop(); popped !== undefined; popped = points.pop()) {
+    let last = popped + 1;
     if (last >= 0xd800 && last <= 0xdfff) last = 0xe000; // skip the surrogate range
     if (last <= MAX_CODE_POINT) return String.fromCodePoint(...points, last);
   }

@@ -259,9 +259,10 @@ async function settlePostgres(db: Db, rows: readonly SettleRow[]): Promise<boole
   return db.transaction(async (tx) => {
     const out: boolean[] = [];
     for (const part of [first, repeats]) {
+      // `part` holds indexes of `rows` (built above), so the filter drops nothing.
       const results = await settlePostgres(
         tx,
-        part.map((i) => rows[i]!),
+        part.map((i) => rows[i]).filter((row) => row !== undefined),
       );
       for (const [j, i] of part.entries()) out[i] = results[j] ?? false;
     }

@@ -16,7 +16,7 @@ export function upgradeRequest(
   const changes = registry.changesAbove(version);
   let out = parts;
   for (let i = changes.length - 1; i >= 0; i--) {
-    const up = changes[i]!.requests[operationId];
+    const up = changes[i]?.requests[operationId];
     if (up !== undefined) out = up(out);
   }
   return out;

@@ -23,18 +23,20 @@ export interface VersionRegistry {
  * (a programming error caught by the tests, never at a request).
  */
 export function createRegistry(changes: readonly VersionChange[]): VersionRegistry {
-  if (changes.length === 0) throw new Error('no version-change modules');
   const sorted = [...changes].sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
-  for (const [i, change] of sorted.entries()) {
+  const [newest] = sorted;
+  if (newest === undefined) throw new Error('no version-change modules');
+  let previous: VersionChange | undefined;
+  for (const change of sorted) {
     if (!DATED.test(change.date))
       throw new Error(`version change date ${change.date} is not YYYY-MM-DD`);
-    if (i > 0 && sorted[i - 1]!.date === change.date)
-      throw new Error(`two version changes dated ${change.date}`);
+    if (previous?.date === change.date) throw new Error(`two version changes dated ${change.date}`);
+    previous = change;
   }
   const above = new Map<string, VersionChange[]>();
   for (const [i, change] of sorted.entries()) above.set(change.date, sorted.slice(0, i));
   return {
-    latest: sorted[0]!.date,
+    latest: newest.date,
     supported: sorted.map((c) => c.date),
     changes: sorted,
     changesAbove(version) {

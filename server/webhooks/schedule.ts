@@ -60,8 +60,10 @@ const UNITS: Record<string, number> = { ms: 1, s: SECOND, m: MINUTE, h: HOUR };
 function parseDelays(text: string, name: string): number[] {
   return text.split(',').map((part) => {
     const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(part);
-    if (!match) throw new Error(`${name}: "${part.trim()}" is not a delay (e.g. 500ms, 5s, 1m)`);
-    return Math.round(Number(match[1]) * UNITS[match[2] ?? 'ms']!);
+    const unit = match === null ? undefined : UNITS[match[2] ?? 'ms'];
+    if (match === null || unit === undefined)
+      throw new Error(`${name}: "${part.trim()}" is not a delay (e.g. 500ms, 5s, 1m)`);
+    return Math.round(Number(match[1]) * unit);
   });
 }
 

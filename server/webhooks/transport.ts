@@ -65,7 +65,8 @@ function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
     const wanted = options.family === 4 || options.family === 6 ? options.family : 0;
     const usable = addresses.filter((a) => wanted === 0 || a.family === wanted);
     const cb = callback as (...args: unknown[]) => void;
-    if (usable.length === 0) {
+    const first = usable[0];
+    if (first === undefined) {
       cb(Object.assign(new Error('no checked address of that family'), { code: 'ENOTFOUND' }));
     } else if (options.all) {
       cb(
@@ -73,7 +74,7 @@ function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
         usable.map((a) => ({ address: a.address, family: a.family })),
       );
     } else {
-      cb(null, usable[0]!.address, usable[0]!.family);
+      cb(null, first.address, first.family);
     }
   };
 }

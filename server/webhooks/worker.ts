@@ -134,9 +134,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const onError = options.onError ?? (() => {});
   const workerId =
     options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  // The HTTP transport is ours to close only when neither a transport nor a fetch was given
+  // (then `owned` is set, so the last `createHttpTransport()` below never runs).
   const owned = options.transport || options.fetch ? null : createHttpTransport();
   const transport: Transport =
-    options.transport ?? (options.fetch ? fetchTransport(options.fetch) : owned!);
+    options.transport ??
+    (options.fetch ? fetchTransport(options.fetch) : (owned ?? createHttpTransport()));
   const settler = new SettleQueue(db);
   const deps = {
     transport,

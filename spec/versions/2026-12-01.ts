@@ -23,7 +23,10 @@ function toSeconds(value: Json): Json {
 /** The times of an object (an appointment, or `previous_attributes`) as unix seconds. */
 function timesDown(object: JsonObject): JsonObject {
   const out = { ...object };
-  for (const field of TIMES) if (field in out) out[field] = toSeconds(out[field]!);
+  for (const field of TIMES) {
+    const value = out[field];
+    if (value !== undefined) out[field] = toSeconds(value);
+  }
   return out;
 }
 

@@ -1,22 +1,23 @@
 import { appendPointer } from '../../contract/pointer.js';
+import type { TolerantEntry, TolerantOperation } from '../openapi/tolerant.js';
+import { isObject } from '../openapi/tolerant.js';
 import { type DiffContext, emit } from './context.js';
-import { asObject, isObject } from './objects.js';
-import { deref } from './refs.js';
+import { asObject } from './objects.js';
 import { diffSchema } from './schema-diff.js';
-import type { Direction, Located } from './types.js';
+import type { Direction, NodeAt } from './types.js';
 
 /** Media types of a `content` map (OpenAPI 3.0 §4.7.14 Media Type Object): a removed media
  * type breaks clients using it; common ones compare their schemas. */
-export function diffContent(ctx: DiffContext, b: Located, h: Located, dir: Direction) {
+export function diffContent(ctx: DiffContext, b: NodeAt, h: NodeAt, dir: Direction) {
   const bc = asObject(b.node);
   const hc = asObject(h.node);
   for (const mt of Object.keys(bc)) {
-    const ptr = appendPointer(b.ptr, mt);
+    const pointer = appendPointer(b.pointer, mt);
     if (!(mt in hc)) {
       emit(
         ctx,
         'media-type-removed',
-        ptr,
+        pointer,
         true,
         dir === 'request'
           ? `request media type ${mt} removed: clients sending it get 415`
@@ -26,8 +27,8 @@ export function diffContent(ctx: DiffContext, b: Located, h: Located, dir: Direc
     }
     diffSchema(
       ctx,
-      { node: asObject(bc[mt]).schema, ptr: appendPointer(ptr, 'schema') },
-      { node: asObject(hc[mt]).schema, ptr: appendPointer(h.ptr, mt, 'schema') },
+      { node: asObject(bc[mt]).schema, pointer: appendPointer(pointer, 'schema') },
+      { node: asObject(hc[mt]).schema, pointer: appendPointer(h.pointer, mt, 'schema') },
       dir,
     );
   }
@@ -36,7 +37,7 @@ export function diffContent(ctx: DiffContext, b: Located, h: Located, dir: Direc
       emit(
         ctx,
         'media-type-added',
-        appendPointer(h.ptr, mt),
+        appendPointer(h.pointer, mt),
         false,
         `${dir} media type ${mt} added`,
       );
@@ -47,18 +48,12 @@ export function diffContent(ctx: DiffContext, b: Located, h: Located, dir: Direc
  * the API sends. */
 export function diffRequestBody(
   ctx: DiffContext,
-  bOp: Located,
-  hOp: Located,
+  bOp: TolerantOperation,
+  hOp: TolerantOperation,
   dir: Direction = 'request',
 ) {
-  const b = deref(ctx.base, {
-    node: asObject(bOp.node).requestBody,
-    ptr: appendPointer(bOp.ptr, 'requestBody'),
-  });
-  const h = deref(ctx.head, {
-    node: asObject(hOp.node).requestBody,
-    ptr: appendPointer(hOp.ptr, 'requestBody'),
-  });
+  const b = bOp.requestBody;
+  const h = hOp.requestBody;
   const bn = isObject(b.node) ? b.node : undefined;
   const hn = isObject(h.node) ? h.node : undefined;
   if (!bn && !hn) return;
@@ -67,7 +62,7 @@ export function diffRequestBody(
     emit(
       ctx,
       'request-body-added',
-      h.ptr,
+      h.pointer,
       breaking,
       breaking
         ? 'required request body added: requests without a body are rejected'
@@ -79,7 +74,7 @@ export function diffRequestBody(
     emit(
       ctx,
       'request-body-removed',
-      b.ptr,
+      b.pointer,
       true,
       'request body removed: clients still sending one are rejected or ignored',
     );
@@ -89,99 +84,88 @@ export function diffRequestBody(
     emit(
       ctx,
       'request-body-required',
-      h.ptr,
+      h.pointer,
       true,
       'request body became required: requests without one are rejected',
     );
   }
   diffContent(
     ctx,
-    { node: bn.content, ptr: appendPointer(b.ptr, 'content') },
-    { node: hn.content, ptr: appendPointer(h.ptr, 'content') },
+    { node: bn.content, pointer: appendPointer(b.pointer, 'content') },
+    { node: hn.content, pointer: appendPointer(h.pointer, 'content') },
     dir,
   );
 }
 
 /** Responses rules (OpenAPI 3.0 §4.7.16/17): statuses, their headers and bodies, response
  * direction. */
-export function diffResponses(ctx: DiffContext, bOp: Located, hOp: Located) {
-  const bPtr = appendPointer(bOp.ptr, 'responses');
-  const hPtr = appendPointer(hOp.ptr, 'responses');
-  const br = asObject(asObject(bOp.node).responses);
-  const hr = asObject(asObject(hOp.node).responses);
-  for (const status of Object.keys(br)) {
-    if (!(status in hr)) {
+export function diffResponses(ctx: DiffContext, bOp: TolerantOperation, hOp: TolerantOperation) {
+  for (const [status, base] of bOp.responses) {
+    const head = hOp.responses.get(status);
+    if (!head) {
       emit(
         ctx,
         'response-removed',
-        appendPointer(bPtr, status),
+        base.at,
         true,
         `response ${status} removed: clients relying on that documented outcome break`,
       );
       continue;
     }
-    const b = deref(ctx.base, { node: br[status], ptr: appendPointer(bPtr, status) });
-    const h = deref(ctx.head, { node: hr[status], ptr: appendPointer(hPtr, status) });
-    diffHeaders(ctx, b, h);
+    const b = base.resolved;
+    const h = head.resolved;
+    diffHeaders(ctx, base.headers, head.headers);
     diffContent(
       ctx,
-      { node: asObject(b.node).content, ptr: appendPointer(b.ptr, 'content') },
-      { node: asObject(h.node).content, ptr: appendPointer(h.ptr, 'content') },
+      { node: asObject(b.node).content, pointer: appendPointer(b.pointer, 'content') },
+      { node: asObject(h.node).content, pointer: appendPointer(h.pointer, 'content') },
       'response',
     );
   }
-  for (const status of Object.keys(hr)) {
-    if (!(status in br))
-      emit(ctx, 'response-added', appendPointer(hPtr, status), false, `response ${status} added`);
+  for (const [status, head] of hOp.responses) {
+    if (!bOp.responses.has(status))
+      emit(ctx, 'response-added', head.at, false, `response ${status} added`);
   }
 }
 
-function headerMap(loc: Located): Map<string, Located> {
-  const headers = asObject(asObject(loc.node).headers);
-  return new Map(
-    Object.entries(headers).map(([name, node]) => [
-      name.toLowerCase(),
-      { node, ptr: appendPointer(loc.ptr, 'headers', name) },
-    ]),
-  );
-}
-
-function diffHeaders(ctx: DiffContext, b: Located, h: Located) {
-  const bh = headerMap(b);
-  const hh = headerMap(h);
-  for (const [name, loc] of bh) {
-    const match = hh.get(name);
-    if (!match) {
+/** Response headers, paired by name case-insensitively (the model's keys). */
+function diffHeaders(
+  ctx: DiffContext,
+  bh: Map<string, TolerantEntry>,
+  hh: Map<string, TolerantEntry>,
+) {
+  for (const [name, base] of bh) {
+    const head = hh.get(name);
+    if (!head) {
       emit(
         ctx,
         'response-header-removed',
-        loc.ptr,
+        base.at,
         true,
         `response header ${name} removed: clients reading it break`,
       );
       continue;
     }
-    const bn = asObject(deref(ctx.base, loc).node);
-    const hnLoc = deref(ctx.head, match);
-    const hn = asObject(hnLoc.node);
+    const bn = asObject(base.resolved.node);
+    const hn = asObject(head.resolved.node);
     if (bn.required === true && hn.required !== true) {
       emit(
         ctx,
         'response-header-optional',
-        hnLoc.ptr,
+        head.resolved.pointer,
         true,
         `response header ${name} may now be absent: clients expecting it break`,
       );
     }
     diffSchema(
       ctx,
-      { node: bn.schema, ptr: appendPointer(deref(ctx.base, loc).ptr, 'schema') },
-      { node: hn.schema, ptr: appendPointer(hnLoc.ptr, 'schema') },
+      { node: bn.schema, pointer: appendPointer(base.resolved.pointer, 'schema') },
+      { node: hn.schema, pointer: appendPointer(head.resolved.pointer, 'schema') },
       'response',
     );
   }
-  for (const [name, loc] of hh) {
+  for (const [name, head] of hh) {
     if (!bh.has(name))
-      emit(ctx, 'response-header-added', loc.ptr, false, `response header ${name} added`);
+      emit(ctx, 'response-header-added', head.at, false, `response header ${name} added`);
   }
 }

@@ -40,7 +40,7 @@ export function diffOtherKeywords(
   ctx: DiffContext,
   b: Record<string, unknown>,
   h: Record<string, unknown>,
-  ptr: string,
+  pointer: string,
   dir: Direction,
 ) {
   if (canonical(b.default) !== canonical(h.default)) {
@@ -48,12 +48,12 @@ export function diffOtherKeywords(
     emit(
       ctx,
       'default-changed',
-      ptr,
+      pointer,
       breaking,
       `${dir} default ${show(b.default)} → ${show(h.default)}${breaking ? ': clients that omit the field now get other behaviour' : ''}`,
     );
   }
-  diffDiscriminator(ctx, b, h, ptr);
+  diffDiscriminator(ctx, b, h, pointer);
   const docs: string[] = [];
   const unknown: string[] = [];
   for (const key of new Set([...Object.keys(b), ...Object.keys(h)])) {
@@ -62,12 +62,12 @@ export function diffOtherKeywords(
     else unknown.push(key);
   }
   if (docs.length > 0)
-    emit(ctx, 'docs-changed', ptr, false, `documentation changed (${docs.join(', ')})`);
+    emit(ctx, 'docs-changed', pointer, false, `documentation changed (${docs.join(', ')})`);
   for (const key of unknown) {
     emit(
       ctx,
       'keyword-changed',
-      ptr,
+      pointer,
       true,
       `unclassified change of \`${key}\` in a ${dir} schema: treated as breaking until reviewed`,
     );
@@ -78,7 +78,7 @@ function diffDiscriminator(
   ctx: DiffContext,
   b: Record<string, unknown>,
   h: Record<string, unknown>,
-  ptr: string,
+  pointer: string,
 ) {
   if (canonical(b.discriminator) === canonical(h.discriminator)) return;
   const bd = asObject(b.discriminator);
@@ -91,7 +91,7 @@ function diffDiscriminator(
   emit(
     ctx,
     'discriminator-changed',
-    ptr,
+    pointer,
     breaking,
     breaking
       ? `discriminator changed (${bd.propertyName !== hd.propertyName ? `property ${show(bd.propertyName)} → ${show(hd.propertyName)}` : `mapping of ${lost.join(', ')}`}): clients pick the wrong shape`

@@ -1,7 +1,4 @@
-/** Narrows unknown data to a plain object (not an array). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { isObject } from '../openapi/tolerant.js';
 
 /** The value as a plain object, or an empty one. */
 export function asObject(value: unknown): Record<string, unknown> {

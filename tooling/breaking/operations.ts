@@ -1,12 +1,11 @@
 import { appendPointer } from '../../contract/pointer.js';
-import { pairOperations, pathItemOperations } from '../openapi/operations.js';
+import { pairPathItemsTolerant, type TolerantOperation } from '../openapi/tolerant.js';
 import { diffRequestBody, diffResponses } from './bodies.js';
 import { type DiffContext, emit } from './context.js';
-import { asObject, canonical, isObject, show } from './objects.js';
-import { collectParameters, diffParameters } from './parameters.js';
-import { deref } from './refs.js';
+import { asObject, canonical, show } from './objects.js';
+import { diffParameters } from './parameters.js';
 import { diffOperationSecurity } from './security-rules.js';
-import type { Located } from './types.js';
+import type { NodeAt } from './types.js';
 
 /** `/v1/patients/{id}` and `/v1/patients/{patient}` are the same route to a client. */
 function routeKey(path: string): string {
@@ -35,8 +34,8 @@ export function diffPaths(ctx: DiffContext) {
     matched.add(headPath);
     diffPathItem(
       ctx,
-      { node: bp[path], ptr: appendPointer('/paths', path) },
-      { node: hp[headPath], ptr: appendPointer('/paths', headPath) },
+      { node: bp[path], pointer: appendPointer('/paths', path) },
+      { node: hp[headPath], pointer: appendPointer('/paths', headPath) },
       headPath,
     );
   }
@@ -48,79 +47,57 @@ export function diffPaths(ctx: DiffContext) {
 }
 
 /**
- * The operations of two revisions of a Path Item, paired by method through the model's walk.
- * Tolerant: whatever is not an object (a `null` operation, a Path Item that is a string) counts
- * as absent, so a base revision with a broken or older shape is still compared.
+ * The operations of two revisions of a Path Item, read by the model's tolerant reader (a base
+ * revision with a broken or older shape is still compared) and paired by method.
  */
-function operationPairs(
-  b: Located,
-  h: Located,
-): { method: string; base?: Located; head?: Located }[] {
-  const objects = (item: Located) =>
-    pathItemOperations(item.node, item.ptr).filter((op) => isObject(op.node));
-  return pairOperations(objects(b), objects(h)).map(({ method, base, head }) => ({
-    method,
-    ...(base && { base: { node: base.node, ptr: base.pointer } }),
-    ...(head && { head: { node: head.node, ptr: head.pointer } }),
-  }));
+function operationPairs(ctx: DiffContext, b: NodeAt, h: NodeAt) {
+  return pairPathItemsTolerant({ document: ctx.base, item: b }, { document: ctx.head, item: h });
 }
 
-function diffPathItem(ctx: DiffContext, bLoc: Located, hLoc: Located, path: string) {
-  const b = deref(ctx.base, bLoc);
-  const h = deref(ctx.head, hLoc);
-  for (const { method, base: bOp, head: hOp } of operationPairs(b, h)) {
+function diffPathItem(ctx: DiffContext, b: NodeAt, h: NodeAt, path: string) {
+  for (const { method, base: bOp, head: hOp } of operationPairs(ctx, b, h)) {
     ctx.operation = `${method.toUpperCase()} ${path}`;
     if (!hOp) {
       if (!bOp) continue;
       emit(
         ctx,
         'operation-removed',
-        bOp.ptr,
+        bOp.pointer,
         true,
         `operation ${ctx.operation} removed: clients calling it get 404/405`,
       );
       continue;
     }
     if (!bOp) {
-      emit(ctx, 'operation-added', hOp.ptr, false, `operation ${ctx.operation} added`);
+      emit(ctx, 'operation-added', hOp.pointer, false, `operation ${ctx.operation} added`);
       continue;
     }
-    diffOperation(ctx, b, h, bOp, hOp);
+    diffOperation(ctx, bOp, hOp);
   }
 }
 
 /** Operation Object rules (OpenAPI 3.0 §4.7.10). */
-function diffOperation(
-  ctx: DiffContext,
-  bItem: Located,
-  hItem: Located,
-  bOp: Located,
-  hOp: Located,
-) {
-  const bo = asObject(bOp.node);
-  const ho = asObject(hOp.node);
+function diffOperation(ctx: DiffContext, bOp: TolerantOperation, hOp: TolerantOperation) {
+  const bo = bOp.node;
+  const ho = hOp.node;
   if (bo.operationId !== ho.operationId) {
     emit(
       ctx,
       'operation-id-changed',
-      appendPointer(hOp.ptr, 'operationId'),
+      appendPointer(hOp.pointer, 'operationId'),
       true,
       `operationId ${show(bo.operationId)} → ${show(ho.operationId)}: the generated client method is renamed, SDK callers break`,
     );
   }
   diffOperationSecurity(ctx, bOp, hOp);
-  diffParameters(
-    ctx,
-    collectParameters(ctx.base, bItem, bOp),
-    collectParameters(ctx.head, hItem, hOp),
-  );
+  diffParameters(ctx, bOp.parameters, hOp.parameters);
   diffRequestBody(ctx, bOp, hOp);
   diffResponses(ctx, bOp, hOp);
   const docs = ['summary', 'description', 'tags', 'deprecated', 'externalDocs'].filter(
     (kw) => canonical(bo[kw]) !== canonical(ho[kw]),
   );
   if (docs.length > 0)
-    emit(ctx, 'docs-changed', hOp.ptr, false, `documentation changed (${docs.join(', ')})`);
+    emit(ctx, 'docs-changed', hOp.pointer, false, `documentation changed (${docs.join(', ')})`);
 }
 
 /**
@@ -132,20 +109,19 @@ export function diffWebhooks(ctx: DiffContext, key: 'x-webhooks' | 'webhooks') {
   const h = asObject(ctx.head[key]);
   for (const name of Object.keys(b)) {
     ctx.operation = `webhook ${name}`;
-    const ptr = appendPointer(`/${key}`, name);
+    const pointer = appendPointer(`/${key}`, name);
     if (!(name in h)) {
       emit(
         ctx,
         'webhook-removed',
-        ptr,
+        pointer,
         true,
         `webhook event ${name} removed: receivers waiting for it break`,
       );
       continue;
     }
-    const bi = deref(ctx.base, { node: b[name], ptr });
-    const hi = deref(ctx.head, { node: h[name], ptr });
-    for (const { base: bOp, head: hOp } of operationPairs(bi, hi)) {
+    const items = operationPairs(ctx, { node: b[name], pointer }, { node: h[name], pointer });
+    for (const { base: bOp, head: hOp } of items) {
       if (bOp && hOp) diffRequestBody(ctx, bOp, hOp, 'response');
     }
   }

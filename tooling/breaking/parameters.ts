@@ -1,50 +1,27 @@
 import { appendPointer } from '../../contract/pointer.js';
-import { parameterKey } from '../openapi/operations.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, canonical } from './objects.js';
-import { deref } from './refs.js';
 import { diffSchema } from './schema-diff.js';
-import type { Located, OpenApiDocument } from './types.js';
-
-/**
- * Path-level and operation-level parameters of one operation, the operation's winning on the
- * same `in` + `name` (OpenAPI 3.0 §4.7.9 Path Item `parameters`), keyed as the model keys
- * them (`parameterKey`: header names case-insensitive).
- */
-export function collectParameters(
-  doc: OpenApiDocument,
-  pathItem: Located,
-  op: Located,
-): Map<string, Located> {
-  const out = new Map<string, Located>();
-  for (const owner of [pathItem, op]) {
-    const list = asObject(owner.node).parameters;
-    if (!Array.isArray(list)) continue;
-    list.forEach((node, i) => {
-      const loc = deref(doc, { node, ptr: appendPointer(owner.ptr, 'parameters', i) });
-      const p = asObject(loc.node);
-      out.set(parameterKey(p.in, p.name), loc);
-    });
-  }
-  return out;
-}
+import type { NodeAt } from './types.js';
 
 function label(p: Record<string, unknown>): string {
   return `${String(p.in)} parameter \`${String(p.name)}\``;
 }
 
-/** Parameter rules (OpenAPI 3.0 §4.7.12); parameter schemas compare in the request direction. */
+/** Parameter rules (OpenAPI 3.0 §4.7.12); parameter schemas compare in the request direction.
+ * `base` and `head` are an operation's merged parameters as the model's tolerant reader keys
+ * them (`TolerantOperation.parameters`). */
 export function diffParameters(
   ctx: DiffContext,
-  base: Map<string, Located>,
-  head: Map<string, Located>,
+  base: Map<string, NodeAt>,
+  head: Map<string, NodeAt>,
 ) {
   for (const [key, loc] of base) {
     if (head.has(key)) continue;
     emit(
       ctx,
       'parameter-removed',
-      loc.ptr,
+      loc.pointer,
       true,
       `${label(asObject(loc.node))} removed or renamed: clients still sending it are rejected`,
     );
@@ -57,7 +34,7 @@ export function diffParameters(
       emit(
         ctx,
         breaking ? 'parameter-added-required' : 'parameter-added',
-        loc.ptr,
+        loc.pointer,
         breaking,
         breaking
           ? `new required ${label(h)}: requests without it are rejected`
@@ -71,7 +48,7 @@ export function diffParameters(
       emit(
         ctx,
         breaking ? 'parameter-required' : 'parameter-optional',
-        loc.ptr,
+        loc.pointer,
         breaking,
         breaking
           ? `${label(h)} became required: requests without it are rejected`
@@ -83,7 +60,7 @@ export function diffParameters(
       emit(
         ctx,
         'parameter-style-changed',
-        loc.ptr,
+        loc.pointer,
         true,
         `${label(h)} \`${kw}\` changed: clients serialise it the old way and are misread`,
       );
@@ -96,7 +73,7 @@ export function diffParameters(
       emit(
         ctx,
         'docs-changed',
-        loc.ptr,
+        loc.pointer,
         false,
         `documentation of ${label(h)} changed (${docs.join(', ')})`,
       );
@@ -104,14 +81,14 @@ export function diffParameters(
   }
 }
 
-function diffParameterSchema(ctx: DiffContext, b: Located, h: Located) {
+function diffParameterSchema(ctx: DiffContext, b: NodeAt, h: NodeAt) {
   const bn = asObject(b.node);
   const hn = asObject(h.node);
   if (bn.schema !== undefined || hn.schema !== undefined) {
     diffSchema(
       ctx,
-      { node: bn.schema, ptr: appendPointer(b.ptr, 'schema') },
-      { node: hn.schema, ptr: appendPointer(h.ptr, 'schema') },
+      { node: bn.schema, pointer: appendPointer(b.pointer, 'schema') },
+      { node: hn.schema, pointer: appendPointer(h.pointer, 'schema') },
       'request',
     );
   }
@@ -122,8 +99,8 @@ function diffParameterSchema(ctx: DiffContext, b: Located, h: Located) {
     if (!(mt in hc)) continue;
     diffSchema(
       ctx,
-      { node: asObject(bc[mt]).schema, ptr: appendPointer(b.ptr, 'content', mt, 'schema') },
-      { node: asObject(hc[mt]).schema, ptr: appendPointer(h.ptr, 'content', mt, 'schema') },
+      { node: asObject(bc[mt]).schema, pointer: appendPointer(b.pointer, 'content', mt, 'schema') },
+      { node: asObject(hc[mt]).schema, pointer: appendPointer(h.pointer, 'content', mt, 'schema') },
       'request',
     );
   }

@@ -29,7 +29,13 @@ function accepts(outer: Set<string> | undefined, inner: Set<string> | undefined)
 }
 
 /** `type` rule: a narrowed request type or a widened response type breaks clients. */
-export function diffType(ctx: DiffContext, b: Keywords, h: Keywords, ptr: string, dir: Direction) {
+export function diffType(
+  ctx: DiffContext,
+  b: Keywords,
+  h: Keywords,
+  pointer: string,
+  dir: Direction,
+) {
   const bt = typeSet(b);
   const ht = typeSet(h);
   if (canonical(bt && [...bt].sort()) === canonical(ht && [...ht].sort())) return;
@@ -45,7 +51,7 @@ export function diffType(ctx: DiffContext, b: Keywords, h: Keywords, ptr: string
       : breaking
         ? 'clients may receive values of a type they do not expect'
         : 'the API sends a subset of what it sent before';
-  emit(ctx, 'type-changed', ptr, breaking, `${dir} ${what}: ${why}`);
+  emit(ctx, 'type-changed', pointer, breaking, `${dir} ${what}: ${why}`);
 }
 
 function isNullable(kw: Keywords): boolean {
@@ -60,7 +66,7 @@ export function diffNullable(
   ctx: DiffContext,
   b: Keywords,
   h: Keywords,
-  ptr: string,
+  pointer: string,
   dir: Direction,
 ) {
   const bn = isNullable(b);
@@ -75,7 +81,7 @@ export function diffNullable(
       : bn
         ? 'response field is no longer null: readers that handle null are unaffected'
         : 'response field may now be null: clients that do not expect null break';
-  emit(ctx, bn ? 'nullable-removed' : 'nullable-added', ptr, breaking, message);
+  emit(ctx, bn ? 'nullable-removed' : 'nullable-added', pointer, breaking, message);
 }
 
 function enumOf(kw: Keywords): unknown[] | undefined {
@@ -88,7 +94,13 @@ function enumOf(kw: Keywords): unknown[] | undefined {
  * enum is not breaking: like Stripe, the API tells clients to tolerate unknown enum values.
  * Dropping a response enum altogether turns a closed set into any value, which is breaking.
  */
-export function diffEnum(ctx: DiffContext, b: Keywords, h: Keywords, ptr: string, dir: Direction) {
+export function diffEnum(
+  ctx: DiffContext,
+  b: Keywords,
+  h: Keywords,
+  pointer: string,
+  dir: Direction,
+) {
   const be = enumOf(b);
   const he = enumOf(h);
   if (!be && !he) return;
@@ -97,7 +109,7 @@ export function diffEnum(ctx: DiffContext, b: Keywords, h: Keywords, ptr: string
     emit(
       ctx,
       'enum-removed',
-      ptr,
+      pointer,
       breaking,
       breaking
         ? 'response enum dropped: clients may receive any value, not just the listed ones'
@@ -110,7 +122,7 @@ export function diffEnum(ctx: DiffContext, b: Keywords, h: Keywords, ptr: string
     emit(
       ctx,
       'enum-added',
-      ptr,
+      pointer,
       breaking,
       breaking
         ? `request now limited to ${show(he)}: other values sent before are rejected`
@@ -127,7 +139,7 @@ export function diffEnum(ctx: DiffContext, b: Keywords, h: Keywords, ptr: string
     emit(
       ctx,
       'enum-value-removed',
-      ptr,
+      pointer,
       breaking,
       breaking
         ? `request enum lost ${show(removed)}: clients sending it are rejected`
@@ -138,7 +150,7 @@ export function diffEnum(ctx: DiffContext, b: Keywords, h: Keywords, ptr: string
     emit(
       ctx,
       'enum-value-added',
-      ptr,
+      pointer,
       false,
       dir === 'request'
         ? `request enum gained ${show(added)}`
@@ -170,7 +182,7 @@ export function diffConstraints(
   ctx: DiffContext,
   b: Keywords,
   h: Keywords,
-  ptr: string,
+  pointer: string,
   dir: Direction,
 ) {
   const report = (kw: string, narrowed: boolean, widened: boolean) => {
@@ -182,7 +194,7 @@ export function diffConstraints(
         : 'the API may now send values clients were told could not occur'
       : 'compatible for clients';
     const kind = OPAQUE.includes(kw) ? `${kw}-changed` : 'constraint-changed';
-    emit(ctx, kind, ptr, breaking, `${what}: ${why}`);
+    emit(ctx, kind, pointer, breaking, `${what}: ${why}`);
   };
   const bound = (kw: string, lower: boolean) => {
     const bv = num(b[kw]);

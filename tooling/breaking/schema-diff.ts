@@ -1,11 +1,12 @@
 import { appendPointer } from '../../contract/pointer.js';
+import { type FlatSchema, flattenSchema } from '../openapi/flatten-schema.js';
+import { isObject, locate } from '../openapi/tolerant.js';
 import { type DiffContext, emit, noteReach } from './context.js';
-import { type FlatSchema, flatten } from './flatten.js';
 import { diffOtherKeywords } from './keyword-rules.js';
-import { asObject, isObject } from './objects.js';
-import { deref, refName } from './refs.js';
+import { asObject } from './objects.js';
+import { refName } from './refs.js';
 import { diffConstraints, diffEnum, diffNullable, diffType } from './scalar-rules.js';
-import type { Direction, Located } from './types.js';
+import type { Direction, NodeAt } from './types.js';
 
 /**
  * Compares two schemas (OpenAPI 3.0 §4.7.24) as seen from one direction, after resolving
@@ -13,10 +14,10 @@ import type { Direction, Located } from './types.js';
  * stops `$ref` cycles and reports a shared component once; every operation reaching it is
  * remembered, so the report can name them all.
  */
-export function diffSchema(ctx: DiffContext, b: Located, h: Located, dir: Direction): void {
-  const bf = flatten(ctx.base, b);
-  const hf = flatten(ctx.head, h);
-  const key = `${dir}|${bf.ptr}|${hf.ptr}`;
+export function diffSchema(ctx: DiffContext, b: NodeAt, h: NodeAt, dir: Direction): void {
+  const bf = flattenSchema(ctx.base, b);
+  const hf = flattenSchema(ctx.head, h);
+  const key = `${dir}|${bf.pointer}|${hf.pointer}`;
   noteReach(ctx, key);
   if (ctx.visited.has(key)) return;
   ctx.visited.add(key);
@@ -31,32 +32,32 @@ export function diffSchema(ctx: DiffContext, b: Located, h: Located, dir: Direct
 function compareFlat(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: Direction): void {
   const bk = bf.keywords;
   const hk = hf.keywords;
-  diffType(ctx, bk, hk, hf.ptr, dir);
-  diffNullable(ctx, bk, hk, hf.ptr, dir);
-  diffEnum(ctx, bk, hk, hf.ptr, dir);
-  diffConstraints(ctx, bk, hk, hf.ptr, dir);
+  diffType(ctx, bk, hk, hf.pointer, dir);
+  diffNullable(ctx, bk, hk, hf.pointer, dir);
+  diffEnum(ctx, bk, hk, hf.pointer, dir);
+  diffConstraints(ctx, bk, hk, hf.pointer, dir);
   diffProperties(ctx, bf, hf, dir);
   if (bk.items !== undefined || hk.items !== undefined) {
     diffSchema(
       ctx,
-      { node: bk.items, ptr: appendPointer(bf.ptr, 'items') },
-      { node: hk.items, ptr: appendPointer(hf.ptr, 'items') },
+      { node: bk.items, pointer: appendPointer(bf.pointer, 'items') },
+      { node: hk.items, pointer: appendPointer(hf.pointer, 'items') },
       dir,
     );
   }
   diffAdditionalProperties(ctx, bf, hf, dir);
   diffVariants(ctx, bf, hf, dir);
-  diffOtherKeywords(ctx, bk, hk, hf.ptr, dir);
+  diffOtherKeywords(ctx, bk, hk, hf.pointer, dir);
 }
 
 /** Properties a client deals with in this direction: readOnly ones are never sent, writeOnly
  * ones never received (OpenAPI 3.0 Schema Object `readOnly`/`writeOnly`). */
 function visible(ctx: DiffContext, flat: FlatSchema, dir: Direction, isBase: boolean) {
   const doc = isBase ? ctx.base : ctx.head;
-  const out = new Map<string, Located>();
+  const out = new Map<string, NodeAt>();
   for (const [name, loc] of flat.properties) {
     const raw = asObject(loc.node);
-    const schema = asObject(deref(doc, loc).node);
+    const schema = asObject(locate(doc, loc).node);
     const hidden = dir === 'request' ? 'readOnly' : 'writeOnly';
     if (raw[hidden] === true || schema[hidden] === true) continue;
     out.set(name, loc);
@@ -79,7 +80,7 @@ function diffProperties(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: D
       emit(
         ctx,
         'property-removed',
-        loc.ptr,
+        loc.pointer,
         true,
         `response property \`${name}\` removed or renamed: clients reading it break`,
       );
@@ -88,7 +89,7 @@ function diffProperties(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: D
       emit(
         ctx,
         'property-removed',
-        loc.ptr,
+        loc.pointer,
         !tolerant,
         tolerant
           ? `request property \`${name}\` removed: unknown properties are still accepted, so senders are not rejected (the value is ignored)`
@@ -103,7 +104,7 @@ function diffProperties(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: D
       emit(
         ctx,
         breaking ? 'property-added-required' : 'property-added',
-        loc.ptr,
+        loc.pointer,
         breaking,
         breaking
           ? `new required request property \`${name}\`: requests without it are rejected`
@@ -121,7 +122,13 @@ function diffProperties(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: D
         : dir === 'request'
           ? `request property \`${name}\` became optional`
           : `response property \`${name}\` may now be absent: clients expecting it break`;
-      emit(ctx, required ? 'property-required' : 'property-optional', loc.ptr, breaking, message);
+      emit(
+        ctx,
+        required ? 'property-required' : 'property-optional',
+        loc.pointer,
+        breaking,
+        message,
+      );
     }
     const before = bp.get(name);
     if (before !== undefined) diffSchema(ctx, before, loc, dir);
@@ -140,8 +147,8 @@ function diffAdditionalProperties(
   if (isObject(b) && isObject(h)) {
     diffSchema(
       ctx,
-      { node: b, ptr: appendPointer(bf.ptr, 'additionalProperties') },
-      { node: h, ptr: appendPointer(hf.ptr, 'additionalProperties') },
+      { node: b, pointer: appendPointer(bf.pointer, 'additionalProperties') },
+      { node: h, pointer: appendPointer(hf.pointer, 'additionalProperties') },
       dir,
     );
     return;
@@ -156,15 +163,15 @@ function diffAdditionalProperties(
       ? 'request object accepts fewer extra properties: requests valid before may be rejected'
       : 'response map values are no longer constrained: clients may receive values they do not expect'
     : `${dir} \`additionalProperties\` changed compatibly`;
-  emit(ctx, 'additional-properties-changed', hf.ptr, breaking, message);
+  emit(ctx, 'additional-properties-changed', hf.pointer, breaking, message);
 }
 
-function variantKey(doc: DiffContext['base'], loc: Located, disc: string | undefined, i: number) {
+function variantKey(doc: DiffContext['base'], loc: NodeAt, disc: string | undefined, i: number) {
   const name = refName(loc.node);
   if (name) return name;
   if (disc) {
-    const prop = flatten(doc, loc).properties.get(disc);
-    const values = prop && asObject(deref(doc, prop).node).enum;
+    const prop = flattenSchema(doc, loc).properties.get(disc);
+    const values = prop && asObject(locate(doc, prop).node).enum;
     if (Array.isArray(values) && values.length === 1) return `${disc}=${String(values[0])}`;
   }
   return `#${i}`;
@@ -186,7 +193,7 @@ function diffVariants(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: Dir
     emit(
       ctx,
       'composition-changed',
-      hf.ptr,
+      hf.pointer,
       true,
       `${dir} schema switched to or from \`${word}\`: the shape clients handle changed`,
     );
@@ -198,15 +205,20 @@ function diffVariants(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: Dir
   };
   const bd = disc(bf.keywords);
   const hd = disc(hf.keywords);
-  const index = (doc: DiffContext['base'], list: unknown[], ptr: string, d: string | undefined) =>
+  const index = (
+    doc: DiffContext['base'],
+    list: unknown[],
+    pointer: string,
+    d: string | undefined,
+  ) =>
     new Map(
       list.map((node, i) => {
-        const loc = { node, ptr: appendPointer(ptr, word, i) };
+        const loc = { node, pointer: appendPointer(pointer, word, i) };
         return [variantKey(doc, loc, d, i), loc] as const;
       }),
     );
-  const bMap = index(ctx.base, bv, bf.ptr, bd);
-  const hMap = index(ctx.head, hv, hf.ptr, hd);
+  const bMap = index(ctx.base, bv, bf.pointer, bd);
+  const hMap = index(ctx.head, hv, hf.pointer, hd);
   for (const [key, loc] of bMap) {
     const match = hMap.get(key);
     if (match) {
@@ -217,7 +229,7 @@ function diffVariants(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: Dir
     emit(
       ctx,
       'variant-removed',
-      loc.ptr,
+      loc.pointer,
       breaking,
       breaking
         ? `request \`${word}\` variant ${key} removed: clients sending that shape are rejected`
@@ -230,7 +242,7 @@ function diffVariants(ctx: DiffContext, bf: FlatSchema, hf: FlatSchema, dir: Dir
     emit(
       ctx,
       'variant-added',
-      loc.ptr,
+      loc.pointer,
       breaking,
       dir === 'request'
         ? `request \`${word}\` variant ${key} added`

@@ -1,7 +1,7 @@
 import { appendPointer } from '../../contract/pointer.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, canonical, show } from './objects.js';
-import type { Located } from './types.js';
+import type { NodeAt } from './types.js';
 
 function stringSet(value: unknown): string[] {
   return Array.isArray(value) ? value.map(String).sort() : [];
@@ -12,7 +12,7 @@ function stringSet(value: unknown): string[] {
  * `x-key-kinds` is breaking: a narrowed one makes existing keys get 403, and a widened one
  * changes who can reach the data, which must be reviewed and versioned like any other break.
  */
-export function diffOperationSecurity(ctx: DiffContext, b: Located, h: Located) {
+export function diffOperationSecurity(ctx: DiffContext, b: NodeAt, h: NodeAt) {
   const bo = asObject(b.node);
   const ho = asObject(h.node);
   const bSec = bo.security ?? ctx.base.security;
@@ -21,7 +21,7 @@ export function diffOperationSecurity(ctx: DiffContext, b: Located, h: Located) 
     emit(
       ctx,
       'security-changed',
-      appendPointer(h.ptr, 'security'),
+      appendPointer(h.pointer, 'security'),
       true,
       `security requirement ${show(bSec)} → ${show(hSec)}: clients authenticated the old way may get 401`,
     );
@@ -38,7 +38,7 @@ export function diffOperationSecurity(ctx: DiffContext, b: Located, h: Located) 
     emit(
       ctx,
       kw === 'x-scopes' ? 'scopes-changed' : 'key-kinds-changed',
-      appendPointer(h.ptr, kw),
+      appendPointer(h.pointer, kw),
       true,
       `\`${kw}\` ${show(before)} → ${show(after)}; ${parts.join('; ')}`,
     );
@@ -60,12 +60,12 @@ export function diffSecuritySchemes(ctx: DiffContext) {
   const b = asObject(asObject(ctx.base.components).securitySchemes);
   const h = asObject(asObject(ctx.head.components).securitySchemes);
   for (const name of Object.keys(b)) {
-    const ptr = appendPointer('/components/securitySchemes', name);
+    const pointer = appendPointer('/components/securitySchemes', name);
     if (!(name in h)) {
       emit(
         ctx,
         'security-scheme-removed',
-        ptr,
+        pointer,
         true,
         `security scheme ${name} removed: clients using it get 401`,
       );
@@ -76,7 +76,7 @@ export function diffSecuritySchemes(ctx: DiffContext) {
       emit(
         ctx,
         'security-scheme-changed',
-        ptr,
+        pointer,
         true,
         `security scheme ${name} changed: clients authenticate the old way`,
       );

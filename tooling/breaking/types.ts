@@ -19,12 +19,8 @@ export interface Change {
   operations?: string[];
 }
 
-/** A node of a document together with its JSON pointer. */
-export interface Located {
-  node: unknown;
-  ptr: string;
-}
-
 /** A whole OpenAPI document as plain data (YAML/JSON already parsed, external refs bundled):
  * the model's one type. */
 export type { OpenApiDocument } from '../openapi/document.js';
+/** A node of a document together with its JSON pointer: the model's tolerant reader's type. */
+export type { NodeAt } from '../openapi/tolerant.js';

@@ -49,8 +49,11 @@ export function findSerialOrder<S, R>(check: SerialCheck<S, R>): number[] | unde
     for (let i = 0; i < requests.length; i++) {
       if (placed & (1 << i)) continue;
       if (--steps < 0) return false;
-      const got = outcomes[i]!;
-      const result = apply(state, requests[i]!);
+      const got = outcomes[i];
+      const request = requests[i];
+      // Both arrays have `requests.length` entries (checked above); this only narrows.
+      if (got === undefined || request === undefined) continue;
+      const result = apply(state, request);
       let next: S;
       if (result.ok) {
         if (!got.ok || key(got.reply) !== key(result.state)) continue;

@@ -172,7 +172,9 @@ async function wire(c: FuzzCase, target: Target): Promise<WireRequest> {
  */
 function runVersion(headers: Record<string, string>, service: Service): Record<string, string> {
   const name = Object.keys(headers).find((h) => h.toLowerCase() === 'patientcare-version');
-  if (name === undefined || !versions.supported.includes(headers[name]!)) return headers;
+  const sent = name === undefined ? undefined : headers[name];
+  if (name === undefined || sent === undefined || !versions.supported.includes(sent))
+    return headers;
   return { ...headers, [name]: service.apiVersion ?? versions.latest };
 }
 

@@ -65,7 +65,7 @@ export interface RefTarget {
 /**
  * The one `$ref` follower for raw documents: follows internal `$ref`s (Reference Object,
  * §4.7.23) until a non-reference node, and says where and why it stopped. The strict
- * `resolveRef`, the lenient `tryResolveRef` and the breaking-change engine's tolerant reading
+ * `resolveRef`, the lenient `tryResolveRef` and the tolerant reader's `locate` (`tolerant.ts`)
  * are built on it. (Converted JSON Schemas have theirs: `contract/schema-refs.ts`.)
  */
 export function followRef(document: unknown, node: unknown, pointer: string): RefTarget {

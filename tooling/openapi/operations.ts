@@ -212,21 +212,21 @@ export function pathItemOperations(item: unknown, pointer: string): OperationNod
 }
 
 /** The operations two revisions of a Path Item hold under one method; a side is absent when its item has none. */
-export interface OperationPair {
+export interface OperationPair<T extends { method: LowerMethod } = OperationNode> {
   method: LowerMethod;
-  base?: OperationNode;
-  head?: OperationNode;
+  base?: T;
+  head?: T;
 }
 
 /**
  * Pairs the operations of two revisions of a Path Item by method, in `HTTP_METHODS` order, for
  * comparing them: every method either side has, once.
  */
-export function pairOperations(
-  base: readonly OperationNode[],
-  head: readonly OperationNode[],
-): OperationPair[] {
-  const pairs: OperationPair[] = [];
+export function pairOperations<T extends { method: LowerMethod }>(
+  base: readonly T[],
+  head: readonly T[],
+): OperationPair<T>[] {
+  const pairs: OperationPair<T>[] = [];
   for (const method of HTTP_METHODS) {
     const b = base.find((op) => op.method === method);
     const h = head.find((op) => op.method === method);

@@ -8,6 +8,7 @@
  * @see https://spec.openapis.org/oas/v3.0.3#schema-object (`allOf`)
  */
 import { tryResolveRef } from './document.js';
+import { flattenSchema } from './flatten-schema.js';
 import { isJsonMediaType, type MediaModel } from './media.js';
 
 /** Where the next page's cursor goes. */
@@ -23,9 +24,6 @@ export interface PaginationModel {
 
 /** Forward cursor parameters, by preference: Stripe-style, then the common `after`. */
 const CURSOR_NAMES = ['starting_after', 'after'];
-
-/** `allOf` nesting followed when collecting properties. */
-const MAX_ALLOF_DEPTH = 8;
 
 type Json = Record<string, unknown>;
 
@@ -48,8 +46,8 @@ export function readPagination(
   const ok = source.responses.find((response) => response.status === '200');
   const schema = jsonSchemaOf(document, ok?.content ?? []);
   if (!schema) return null;
-  const properties = collectProperties(document, schema, 0, new Set());
-  const data = tryResolveRef(document, properties.get('data'));
+  const { properties } = flattenSchema(document, { node: schema, pointer: '' });
+  const data = tryResolveRef(document, properties.get('data')?.node);
   const list = properties.has('has_more') && (data?.type === 'array' || data?.items !== undefined);
   if (!list) return null;
   const cursor = findCursor(document, source);
@@ -62,7 +60,7 @@ function findCursor(document: unknown, source: PaginationSource): CursorModel | 
   if (inQuery) return { in: 'query', name: inQuery };
   const body = jsonSchemaOf(document, source.requestContent);
   if (!body) return undefined;
-  const properties = collectProperties(document, body, 0, new Set());
+  const { properties } = flattenSchema(document, { node: body, pointer: '' });
   const inBody = CURSOR_NAMES.find((name) => properties.has(name));
   return inBody ? { in: 'body', name: inBody } : undefined;
 }
@@ -73,30 +71,4 @@ function jsonSchemaOf(document: unknown, content: readonly MediaModel[]): Json |
     .filter((entry) => isJsonMediaType(entry.mediaType))
     .sort((a, b) => (a.mediaType < b.mediaType ? -1 : a.mediaType > b.mediaType ? 1 : 0))[0];
   return media ? tryResolveRef(document, media.schema) : undefined;
-}
-
-/** Properties of a schema and of its `allOf` parts (bounded, cycle-safe). */
-function collectProperties(
-  document: unknown,
-  schema: Json,
-  depth: number,
-  seen: Set<Json>,
-): Map<string, unknown> {
-  const result = new Map<string, unknown>();
-  if (depth > MAX_ALLOF_DEPTH || seen.has(schema)) return result;
-  seen.add(schema);
-  const properties = schema.properties;
-  if (properties !== null && typeof properties === 'object' && !Array.isArray(properties)) {
-    for (const [key, value] of Object.entries(properties)) result.set(key, value);
-  }
-  if (Array.isArray(schema.allOf)) {
-    for (const part of schema.allOf) {
-      const resolved = tryResolveRef(document, part);
-      if (!resolved) continue;
-      for (const [key, value] of collectProperties(document, resolved, depth + 1, seen)) {
-        if (!result.has(key)) result.set(key, value);
-      }
-    }
-  }
-  return result;
 }

@@ -58,7 +58,9 @@ export function checkVersionCoverage(input: CoverageInput): string[] {
     );
     return problems;
   }
-  const headChange = registry.changes[0]!;
+  // createRegistry refuses an empty list, and `latest` is the first change's date.
+  const [headChange] = registry.changes;
+  if (headChange === undefined) return problems;
   const bullets = [...(parseChangelog(input.changelog ?? '').get(headChange.date) ?? [])];
   const text = sectionText(input.changelog ?? '', headChange.date);
   const missing = headChange.changelog.filter((line) => !text.includes(`- ${line}`));

@@ -162,8 +162,9 @@ export const PATIENT_FIELDS: readonly Field[] = [
     },
     fromFhir: (r) => {
       if (r.address === undefined) return {};
-      if (r.address.length !== 1) throw notStorable('Patient.address', 'one address is kept.');
-      const a = r.address[0]!;
+      const [a] = r.address;
+      if (r.address.length !== 1 || a === undefined)
+        throw notStorable('Patient.address', 'one address is kept.');
       return {
         address: {
           ...(a.line?.[0] === undefined ? {} : { line1: a.line[0] }),

@@ -1,0 +1,110 @@
+/** The model's tolerant reader: what it hands over of documents the strict reader refuses. */
+import { describe, expect, it } from 'vitest';
+import { listOperations } from '../../../tooling/openapi/operations.js';
+import {
+  locate,
+  pairPathItemsTolerant,
+  readPathItemTolerant,
+} from '../../../tooling/openapi/tolerant.js';
+
+const doc = {
+  openapi: '3.0.3',
+  info: { title: 't', version: '1' },
+  components: {
+    parameters: {
+      Trace: { name: 'X-Trace', in: 'header', schema: { type: 'string' } },
+    },
+    responses: { Gone: { description: 'gone' } },
+    headers: { Id: { schema: { type: 'string' } } },
+    requestBodies: { Note: { content: { 'application/json': { schema: {} } } } },
+  },
+  paths: {
+    '/a/{id}': {
+      parameters: [
+        { name: 'id', in: 'path', required: true },
+        { name: 'x-trace', in: 'header', description: 'path level' },
+      ],
+      get: {
+        parameters: [{ $ref: '#/components/parameters/Trace' }, { $ref: '#/nowhere' }],
+        requestBody: { $ref: '#/components/requestBodies/Note' },
+        responses: {
+          '200': {
+            description: 'ok',
+            headers: { 'Request-Id': { $ref: '#/components/headers/Id' } },
+          },
+          '410': { $ref: '#/components/responses/Gone' },
+        },
+      },
+      put: null,
+      post: { parameters: 'not a list', responses: ['not', 'a', 'map'] },
+    },
+  },
+};
+const item = { node: doc.paths['/a/{id}'], pointer: '/paths/~1a~1{id}' };
+
+describe('readPathItemTolerant', () => {
+  it('reads a document the strict reader refuses', () => {
+    expect(() => listOperations(doc)).toThrow();
+    expect(readPathItemTolerant(doc, item).map((op) => op.method)).toEqual(['get', 'post']);
+  });
+
+  it('merges parameters by the model key, the operation winning, each resolved', () => {
+    const [get] = readPathItemTolerant(doc, item);
+    expect([...(get?.parameters.entries() ?? [])].map(([key, at]) => [key, at.pointer])).toEqual([
+      ['path:id', '/paths/~1a~1{id}/parameters/0'],
+      ['header:x-trace', '/components/parameters/Trace'],
+      // A dangling `$ref` is kept at its own pointer, under the key of what it holds.
+      ['undefined:undefined', '/paths/~1a~1{id}/get/parameters/1'],
+    ]);
+  });
+
+  it('resolves the request body and responses, keeping where each status was written', () => {
+    const [get, post] = readPathItemTolerant(doc, item);
+    expect(get?.requestBody.pointer).toBe('/components/requestBodies/Note');
+    expect([...(get?.responses.values() ?? [])].map((r) => [r.at, r.resolved.pointer])).toEqual([
+      ['/paths/~1a~1{id}/get/responses/200', '/paths/~1a~1{id}/get/responses/200'],
+      ['/paths/~1a~1{id}/get/responses/410', '/components/responses/Gone'],
+    ]);
+    // Its own `parameters` is not a list: only the Path Item's apply.
+    expect([...(post?.parameters.keys() ?? [])]).toEqual(['path:id', 'header:x-trace']);
+    expect(post?.responses.size).toBe(0);
+    expect(post?.requestBody.node).toBeUndefined();
+    // Header names are keyed case-insensitively, as parameters are.
+    const headers = [...(get?.responses.get('200')?.headers.entries() ?? [])];
+    expect(headers.map(([name, h]) => [name, h.at, h.resolved.pointer])).toEqual([
+      [
+        'request-id',
+        '/paths/~1a~1{id}/get/responses/200/headers/Request-Id',
+        '/components/headers/Id',
+      ],
+    ]);
+  });
+
+  it('pairs two revisions by method', () => {
+    const head = { node: { get: {}, delete: {} }, pointer: '/paths/~1a' };
+    const pairs = pairPathItemsTolerant(
+      { document: doc, item },
+      { document: { paths: {} }, item: head },
+    );
+    expect(pairs.map((p) => [p.method, Boolean(p.base), Boolean(p.head)])).toEqual([
+      ['get', true, true],
+      ['post', true, false],
+      ['delete', false, true],
+    ]);
+  });
+});
+
+describe('locate', () => {
+  it.each([
+    ['a node without $ref', { a: 1 }, '/x'],
+    ['a ref cycle, at the last node reached', { $ref: '#/loop/a' }, '/loop/b'],
+    ['an external ref, where it is written', { $ref: 'other.yaml#/x' }, '/x'],
+    ['a percent-encoded target, decoded', { $ref: '#/paths/~1a~1%7Bid%7D' }, '/paths/~1a~1{id}'],
+  ])('%s', (_name, node, want) => {
+    const document = {
+      loop: { a: { $ref: '#/loop/b' }, b: { $ref: '#/loop/a' } },
+      paths: { '/a/{id}': {} },
+    };
+    expect(locate(document, { node, pointer: '/x' }).pointer).toBe(want);
+  });
+});
