@@ -78,10 +78,10 @@ await describeEachDatabase('concurrent conflicting updates', (dialect) => {
 
     // Two connections as two processes would have. PostgreSQL only: a SQLite file serves one
     // process (server/db/server-lock.ts), and two of its connections in one event loop wait
-    // for each other's locks on that loop.
-    it.skipIf(dialect === 'sqlite')(
-      `${scenario.name}: the same across two connections`,
-      async () => {
+    // for each other's locks on that loop. Registered for PostgreSQL only, so no test shows as
+    // skipped on SQLite.
+    if (dialect === 'postgres') {
+      it(`${scenario.name}: the same across two connections`, async () => {
         const send = await twoConnections();
         const results = [];
         for (let round = 0; round < ROUNDS; round++) {
@@ -90,8 +90,8 @@ await describeEachDatabase('concurrent conflicting updates', (dialect) => {
         const sum = totals(results);
         expect(sum.details).toEqual([]);
         expect([sum.lost, sum.illegal, sum.unexpected]).toEqual([0, 0, 0]);
-      },
-    );
+      });
+    }
   }
 
   it('webhooks: the worker disabling an endpoint keeps racing API updates, and disables it once', async () => {
