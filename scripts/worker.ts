@@ -2,7 +2,8 @@
  * `npm run worker`: webhook delivery, the test clearinghouse and the retention schedule
  * without the HTTP server (run the server with `WORKER=off` then, or on PostgreSQL run as
  * many of both as you like). Reads DATABASE_URL, WEBHOOK_SCHEDULE, CLEARINGHOUSE_DELAY_MS,
- * WEBHOOK_CONCURRENCY, WEBHOOK_ALLOW_PRIVATE_TARGETS (and HOST, its default),
+ * WEBHOOK_CONCURRENCY, WEBHOOK_ENDPOINT_CONCURRENCY, WEBHOOK_TIMEOUT_MS,
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS (and HOST, its default),
  * RETENTION_INTERVAL_MS, RETENTION_BUCKET_IDLE_MS.
  */
 import { loadRetentionConfig } from '../server/config.js';
@@ -20,6 +21,7 @@ await runCommand(
     options: {},
     notes: [
       'Environment: DATABASE_URL, WEBHOOK_SCHEDULE, CLEARINGHOUSE_DELAY_MS, WEBHOOK_CONCURRENCY,',
+      'WEBHOOK_ENDPOINT_CONCURRENCY, WEBHOOK_TIMEOUT_MS,',
       'WEBHOOK_ALLOW_PRIVATE_TARGETS (default: on only when HOST is loopback),',
       'RETENTION_INTERVAL_MS, RETENTION_BUCKET_IDLE_MS; see README.md.',
     ],

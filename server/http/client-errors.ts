@@ -12,18 +12,14 @@ import { ApiError, type ErrorCode, errorEnvelope } from '../errors.js';
 import { newId } from '../ids.js';
 
 /** Which registry code a parser error becomes; everything not listed is malformed framing. */
-export function clientErrorCode(error: { code?: unknown }): ErrorCode {
+function clientErrorCode(error: { code?: unknown }): ErrorCode {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
   if (error.code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
   return 'request_malformed';
 }
 
 /** The raw HTTP/1.1 response for `code`, with the headers every error carries. */
-export function clientErrorResponse(
-  code: ErrorCode,
-  requestId: string,
-  apiVersion: string,
-): string {
+function clientErrorResponse(code: ErrorCode, requestId: string, apiVersion: string): string {
   const api = new ApiError(code);
   const body = JSON.stringify(errorEnvelope(api, requestId));
   const lines = [

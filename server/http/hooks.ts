@@ -100,9 +100,13 @@ export function authenticationHook(deps: HookDeps) {
     reply.header('X-Content-Type-Options', 'nosniff');
     if (answerPreflight(request, reply)) return reply.send();
     const key = await identifyKey(deps.db, deps.store, request.headers.authorization, deps.clock());
-    // The account's pinned version (served without a version header); cached for a second.
-    const pinned = cachedAccountApiVersion(deps.db, keyCacheNow());
-    request.pinnedVersion = pinned instanceof Promise ? await pinned : pinned;
+    // The account's pinned version serves requests without a version header (cached for a
+    // second); a request that names its version never needs it.
+    const header = request.headers['patientcare-version'];
+    if (((Array.isArray(header) ? header[0] : header)?.trim() ?? '') === '') {
+      const pinned = cachedAccountApiVersion(deps.db, keyCacheNow());
+      request.pinnedVersion = pinned instanceof Promise ? await pinned : pinned;
+    }
     if (
       (key.kind === 'secret' || key.kind === 'restricted') &&
       !ipAllowed(key.allowedIps, request.ip)

@@ -100,7 +100,7 @@ export type IdempotencyStart =
 const REPLAY_CREDENTIALS: Readonly<Record<string, string>> = { createWebhook: 'secret' };
 
 /** The replayed body for `keyId`: as stored, or without the operation's credential field. */
-export function replayBody(
+function replayBody(
   operationId: string,
   bodyText: string,
   storedKeyId: string | null,

@@ -49,7 +49,7 @@ export async function insertClaim<T extends ClaimDoc>(
 }
 
 /** A claim to store and when the clearinghouse should next look at it (ms, or `null`). */
-export interface ClaimChange<T> {
+interface ClaimChange<T> {
   doc: T;
   nextActionAt: number | null;
 }

@@ -36,7 +36,7 @@ import { type DocTable, parseData } from './rows.js';
 export type DocChange<T, C> = (current: T) => C | undefined | Promise<C | undefined>;
 
 /** Writes the decided change over the row (the table's columns and the JSON document). */
-export type DocWrite<T, C> = (tx: Db, change: C, current: T) => Promise<void>;
+type DocWrite<T, C> = (tx: Db, change: C, current: T) => Promise<void>;
 
 /** The outcome of `modifyDoc` for a row that exists. */
 export interface Modified<T, C> {

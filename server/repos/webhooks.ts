@@ -1,7 +1,7 @@
 import type { Db } from '../db/types.js';
 import { type DocChange, type Modified, modifyDoc } from './modify-doc.js';
 import { type ListParams, type Page, paginate } from './pagination.js';
-import { getDoc, parseData } from './rows.js';
+import { bool, getDoc, parseData } from './rows.js';
 
 /** The fields of a stored webhook endpoint this repository reads; the rest is kept as given. */
 export interface WebhookDoc {
@@ -114,7 +114,7 @@ export async function lockWebhook(tx: Db, id: string): Promise<boolean | undefin
     `SELECT livemode FROM webhooks WHERE id = $1${lock}`,
     [id],
   );
-  return row === undefined ? undefined : Number(row.livemode) === 1 || row.livemode === true;
+  return row === undefined ? undefined : bool(row.livemode);
 }
 
 /** The stored endpoint, without its secret. */

@@ -24,7 +24,7 @@ import { type ApiKeyRecord, keyState, toKeyRecord } from '../keys/record.js';
 import { setWebhookBoundKey } from '../repos/webhooks.js';
 
 /** The read scopes a subscription needs, in the order of `EVENT_FAMILY_SCOPES`. */
-export function subscriptionScopes(enabledEvents: readonly string[]): string[] {
+function subscriptionScopes(enabledEvents: readonly string[]): string[] {
   const families = enabledEvents.includes('*')
     ? (Object.keys(EVENT_FAMILY_SCOPES) as EventFamily[])
     : enabledEvents.map(eventFamily);

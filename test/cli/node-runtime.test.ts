@@ -119,7 +119,7 @@ describe('.ci/use-node.sh', () => {
   }
 
   it.skipIf(!machineIsOld)(
-    'sourced by two shells at once, both end on Node 24 and the cache is whole',
+    'sourced by three shells at once, all end on Node 24 and the cache is whole',
     {
       timeout: 300_000,
     },

@@ -15,18 +15,15 @@
  *   (with createPatient's rules) and written in FHIR form by the mapping the spec documents.
  */
 import type { RouteDefinition } from '../../contract/route-types.js';
+import { ID_PREFIXES, toFhirId } from '../../server/fhir/ids.js';
+import { FHIR_BASE as FHIR_BASE_PATH } from '../../server/fhir/plugin.js';
 import { Picks, reference } from './valid-rules.js';
 import type { World } from './world.js';
 
-const FHIR_BASE = '/fhir/R4/';
+const FHIR_BASE = `${FHIR_BASE_PATH}/`;
 
-/** The id prefix behind each FHIR resource type (a ClaimResponse has its claim's id). */
-const PREFIXES: Readonly<Record<string, string>> = {
-  Patient: 'pat',
-  Appointment: 'appt',
-  Claim: 'clm',
-  ClaimResponse: 'clm',
-};
+/** The id prefix behind each FHIR resource type: the server's mapping (server/fhir/ids.ts). */
+const PREFIXES: Readonly<Record<string, string>> = ID_PREFIXES;
 
 const WORLD_KEYS: Readonly<Record<string, keyof World>> = {
   pat: 'patients',
@@ -42,9 +39,7 @@ export function fhirType(route: RouteDefinition): string | undefined {
 }
 
 /** Our id in FHIR form. */
-export function toFhirForm(id: string): string {
-  return id.replace('_', '-');
-}
+const toFhirForm = toFhirId;
 
 /** A set-up object of `type` in FHIR form, or a random well-formed one (`unknown`). */
 export function fhirReference(
