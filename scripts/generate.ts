@@ -3,7 +3,9 @@
  * write `generated/` (types, client, routes) and add handler stubs to `server/handlers/`.
  *
  * The check is what generation needs, the same depth as openapi-typescript's: Redocly's `struct`
- * rule and unresolved `$ref`s. The house rules (`redocly.yaml`: examples, scopes, PHI in URLs,
+ * rule and unresolved `$ref`s, then validity against the official OpenAPI 3.0 JSON Schema
+ * (tooling/openapi/validate-document.ts), which refuses any document, ours or another, that
+ * breaks it: other people's tools read what we generate from. The house rules (`redocly.yaml`: examples, scopes, PHI in URLs,
  * error responses) are `npm run lint:spec`'s, which `npm test`, `npm run spec:check` and
  * `npm run dev` run; a generator that also ran them would double `npm test`'s lint and take
  * 1.9× openapi-typescript's time instead of about 1× (bench/results/generate.md).
@@ -33,6 +35,7 @@ import {
   locateProblem,
   ParseError,
 } from '../tooling/openapi/load.js';
+import { locateViolations, validateDocument } from '../tooling/openapi/validate-document.js';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const OUR_SPEC = 'spec/openapi.yaml';
@@ -59,7 +62,7 @@ const SPEC = {
   name: 'npm run generate --',
   prefix: 'generate',
   summary:
-    'Checks that spec/openapi.yaml is a well-formed OpenAPI 3.0 document, then writes generated/ (types, client, routes) and adds handler stubs to server/handlers/. With --spec and --out, generates any OpenAPI 3.0 document into any folder (files there that it did not write are never overwritten). The house lint rules are npm run lint:spec.',
+    'Checks that spec/openapi.yaml is a well-formed OpenAPI 3.0 document, valid against the official OpenAPI 3.0 schema, then writes generated/ (types, client, routes) and adds handler stubs to server/handlers/. With --spec and --out, generates any OpenAPI 3.0 document into any folder (files there that it did not write are never overwritten). The house lint rules are npm run lint:spec.',
   options: {
     check: {
       type: 'boolean',
@@ -147,6 +150,20 @@ async function main(): Promise<void> {
       console.log(`  ... and ${problems.length - 5} more structural finding(s)`);
     console.log(`check: ${problems.length} structural finding(s) · ${seconds()}`);
   }
+  const violations = locateViolations(
+    await validateDocument(loaded.bundled),
+    loaded.root,
+    specFile,
+    ROOT,
+  );
+  if (violations.length > 0) {
+    fail([
+      ...violations.slice(0, 50).map(format),
+      ...(violations.length > 50 ? [`  ... and ${violations.length - 50} more`] : []),
+      `check: ${shown} is not valid against the official OpenAPI 3.0 schema (${violations.length} error(s)); nothing was generated.`,
+    ]);
+  }
+  console.log(`check: valid against the official OpenAPI 3.0 schema · ${seconds()}`);
   // Loaded after the check: the generators (openapi-typescript, TypeScript) are the heavy part.
   const { foreignFiles, treeFiles, staleFiles, writeTree } = await import(
     '../tooling/generate/tree.js'

@@ -20,6 +20,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   start: 'scripts/start.ts',
   dev: 'scripts/dev.ts',
   generate: 'scripts/generate.ts',
+  'lint:spec': 'scripts/lint-spec.ts',
   docs: 'scripts/docs.ts',
   'spec:check': 'scripts/spec-check.ts',
   keys: 'scripts/keys.ts',
