@@ -214,6 +214,28 @@ describe('npm run dev', () => {
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await script.text()).toContain("new EventSource('/docs/dev/events')");
 
+    // Valid YAML that Redocly's lint passes but the official OpenAPI 3.0 schema refuses
+    // (`required` needs at least one name): refused at its line, the contract kept.
+    output.length = 0;
+    const required = '      required:\n        - url\n        - enabled_events\n';
+    const schema = good.indexOf('    WebhookCreateParams:\n');
+    const at = good.indexOf(required, schema);
+    expect(schema).toBeGreaterThan(0);
+    expect(at).toBeGreaterThan(schema);
+    const emptyRequired = `${good.slice(0, at)}      required: []\n${good.slice(at + required.length)}`;
+    saveByRename(specFile, emptyRequired);
+    const line = emptyRequired
+      .slice(0, emptyRequired.indexOf('      required: []'))
+      .split('\n').length;
+    await printed(/✗ 1 lint error · still serving the last good contract/);
+    expect(
+      await printed(
+        new RegExp(`openapi\\.yaml:${line}:17 {2}error {2}openapi-3\\.0-schema {2}\`required\``),
+      ),
+    ).toBeDefined();
+    expect((await liveState()).contract).toBe(servedBefore.contract);
+    expect(await paths()).toContain('/v1/practitioners');
+
     // YAML that does not parse: named by file, line and column. Saved the way editors' "safe
     // write" does (a new file renamed over the old), as is the fix below: the loop must still
     // see the save after the file it watched was replaced.

@@ -1,6 +1,6 @@
 /**
  * One save of the spec, start to end: parse → bundle → route table → (the service builds it
- * while the lint runs) → swap on a clean lint → regenerate `generated/` and reconcile handler
+ * while the lint and the OpenAPI 3.0 schema check run) → swap on a clean lint → regenerate `generated/` and reconcile handler
  * stubs, writing only files whose text changed. A spec that does not parse, lint or generate
  * leaves the last good contract serving and is reported in the terminal and on `/docs`.
  */
@@ -92,7 +92,7 @@ export class SaveRunner {
     // of the two takes longer, not for both.
     phases.mark('routes');
     if (contract !== undefined && before?.id !== id) this.service.candidate(contract);
-    const findings = await this.toolchain.lint(spec);
+    const findings = await this.toolchain.lint(spec, document);
     phases.mark('lint');
     const errors = findings.filter((finding) => finding.severity === 'error');
     if (errors.length > 0) {

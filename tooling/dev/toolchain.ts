@@ -1,6 +1,6 @@
 /**
  * The dev loop's one adapter over the toolchain: Redocly (parse, lint with `redocly.yaml`,
- * bundle), the generators and the handler-stub reconciliation. Everything else in
+ * bundle), the official OpenAPI 3.0 schema's validity check, the generators and the handler-stub reconciliation. Everything else in
  * `tooling/dev/` reads the spec through this file, so when the loader or the generators move,
  * only this file follows them.
  *
@@ -26,6 +26,7 @@ import {
   parseFile,
 } from '../openapi/load.js';
 import { listOperations } from '../openapi/operations.js';
+import { locateViolations, validateDocument } from '../openapi/validate-document.js';
 import type { RegenerateRequest, RegenerateResult } from './regenerate.js';
 
 /** One lint finding or load error, ready to print as `file:line:col`. */
@@ -85,23 +86,34 @@ export class Toolchain {
     }
   }
 
-  /** Lints with the project's rules; every finding, errors first. */
-  async lint(spec: ParsedSpec): Promise<Finding[]> {
+  /**
+   * Lints with the project's rules and validates the bundled `document` against the official
+   * OpenAPI 3.0 schema, as `npm run lint:spec` does; every finding, errors first.
+   */
+  async lint(spec: ParsedSpec, document: Record<string, unknown>): Promise<Finding[]> {
     const problems = await lintDocument({
       document: spec.root,
       config: await this.lintConfig(),
       externalRefResolver: spec.resolver,
     });
-    const findings = problems.map((problem) => {
-      const located = locateProblem(problem, this.root);
-      return {
-        severity: located.severity,
-        where: located.where,
-        pointer: located.pointer,
-        message: located.message,
-        ...(located.ruleId === undefined ? {} : { rule: located.ruleId }),
-      };
-    });
+    const file = spec.root.source.absoluteRef;
+    const violations = locateViolations(
+      await validateDocument(document),
+      spec.root,
+      file,
+      this.root,
+    );
+    const located = [
+      ...problems.map((problem) => locateProblem(problem, this.root)),
+      ...violations,
+    ];
+    const findings = located.map((item) => ({
+      severity: item.severity,
+      where: item.where,
+      pointer: item.pointer,
+      message: item.message,
+      ...(item.ruleId === undefined ? {} : { rule: item.ruleId }),
+    }));
     return findings.sort((a, b) =>
       a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1,
     );

@@ -15,7 +15,7 @@
 import type { Document } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { ErrorObject } from 'ajv';
-import { appendPointer } from '../../contract/pointer.js';
+import { appendPointer, parsePointer } from '../../contract/pointer.js';
 import { DocumentError } from './errors.js';
 import {
   LoadError,
@@ -94,17 +94,26 @@ function isBranchNoise(error: ErrorObject): boolean {
 
 /**
  * Ajv's errors → one finding per mistake: a branch-noise error is dropped when a real error lies
- * at or below its node (that one says what to fix); otherwise it is kept, worded for people.
+ * at or below its node (that one says what to fix); the same keyword failing in each branch of
+ * one `oneOf`/`anyOf` at one node is one finding (`in` must be one of "path", "query", …).
  */
 export function reduceErrors(errors: readonly ErrorObject[]): DocumentError[] {
   const real = errors.filter((error) => !isBranchNoise(error));
   const explained = (path: string) =>
     real.some((error) => error.instancePath === path || error.instancePath.startsWith(`${path}/`));
-  const seen = new Set<string>();
-  const out: DocumentError[] = [];
+  const groups = new Map<string, ErrorObject[]>();
   for (const error of errors) {
     if (isBranchNoise(error) && explained(error.instancePath)) continue;
-    const violation = describe(error);
+    const branchOf = error.schemaPath.replace(/\/(oneOf|anyOf)\/\d+\/.*$/, '/$1');
+    const key = `${error.instancePath}\n${error.keyword}\n${branchOf}`;
+    const group = groups.get(key);
+    if (group) group.push(error);
+    else groups.set(key, [error]);
+  }
+  const seen = new Set<string>();
+  const out: DocumentError[] = [];
+  for (const group of groups.values()) {
+    const violation = describe(group);
     const key = `${violation.pointer}\n${violation.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -113,34 +122,56 @@ export function reduceErrors(errors: readonly ErrorObject[]): DocumentError[] {
   return out;
 }
 
-function describe(error: ErrorObject): DocumentError {
+/** One finding for errors of one keyword at one node (several: one per branch). */
+function describe(group: readonly ErrorObject[]): DocumentError {
+  const error = group[0] as ErrorObject;
   const pointer = `#${error.instancePath}`;
   const params = error.params as Record<string, unknown>;
+  const all = (name: string) => [
+    ...new Set(group.map((each) => (each.params as Record<string, unknown>)[name])),
+  ];
+  const said = (message: string) => new DocumentError(pointer, `${subject(pointer)} ${message}`);
   switch (error.keyword) {
-    case 'additionalProperties':
+    case 'additionalProperties': {
+      const name = String(params.additionalProperty);
       return new DocumentError(
-        appendPointer(pointer, String(params.additionalProperty)),
-        `"${String(params.additionalProperty)}" is not allowed here`,
+        appendPointer(pointer, name),
+        `\`${name}\` is not allowed in ${subject(pointer)}`,
       );
+    }
     case 'enum':
-      return new DocumentError(
-        pointer,
-        `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+      return said(
+        `must be one of ${all('allowedValues')
+          .flat()
+          .map((v) => JSON.stringify(v))
+          .join(', ')}`,
       );
     case 'oneOf':
     case 'anyOf':
-      return new DocumentError(
-        pointer,
+      return said(
         Array.isArray(params.passingSchemas)
-          ? 'matches more than one of the shapes allowed here'
-          : 'is none of the shapes allowed here',
+          ? 'matches more than one of the shapes allowed there'
+          : 'is none of the shapes allowed there',
       );
-    case 'required':
-      if (params.missingProperty === '$ref') {
-        return new DocumentError(pointer, 'is neither a valid object here nor a $ref');
+    case 'required': {
+      const missing = all('missingProperty').map((name) => `'${String(name)}'`);
+      if (missing.length === 1 && params.missingProperty === '$ref') {
+        return said('is neither a valid object nor a $ref');
       }
-      return new DocumentError(pointer, error.message ?? 'is invalid');
+      if (missing.length > 1) return said(`must have property ${missing.join(' or ')}`);
+      return said(error.message ?? 'is invalid');
+    }
     default:
-      return new DocumentError(pointer, error.message ?? 'is invalid');
+      return said(error.message ?? 'is invalid');
   }
+}
+
+/** What a message is about: the last name of its pointer (`required`), or the document. */
+function subject(pointer: string): string {
+  const tokens = parsePointer(pointer);
+  const name = tokens.at(-1);
+  if (name === undefined) return 'the document';
+  // `parameters[0]`, not `0`.
+  if (/^\d+$/.test(name) && tokens.length > 1) return `\`${tokens.at(-2)}[${name}]\``;
+  return `\`${name}\``;
 }

@@ -19,9 +19,12 @@ export function runCommand(root: string, cmd: string, args: string[]): StepOutco
   };
 }
 
-/** Redocly lint with the project's rules (`npm run lint:spec`). */
-export function lintStep(root: string): StepOutcome {
-  return runCommand(root, 'npm', ['run', '--silent', 'lint:spec']);
+/**
+ * `npm run lint:spec` on `spec` (relative to `root`): Redocly with the project's rules, and
+ * validity against the official OpenAPI 3.0 schema, each finding as `file:line:col`.
+ */
+export function lintStep(root: string, spec: string): StepOutcome {
+  return runCommand(root, 'npm', ['run', '--silent', 'lint:spec', '--', spec]);
 }
 
 /** The generator's drift check; "not available" until `scripts/generate.ts` exists. */

@@ -30,7 +30,7 @@ export interface SpecCheckOptions extends BreakingOptions {
  */
 export async function runSpecCheck(opts: SpecCheckOptions): Promise<StepResult[]> {
   const steps: Record<StepName, () => StepOutcome | Promise<StepOutcome>> = {
-    lint: () => lintStep(opts.root),
+    lint: () => lintStep(opts.root, opts.spec),
     drift: () => driftStep(opts.root),
     types: () => typesStep(opts.root),
     breaking: () => runBreakingCheck(opts),
