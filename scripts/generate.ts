@@ -35,7 +35,8 @@ import {
   locateProblem,
   ParseError,
 } from '../tooling/openapi/load.js';
-import { locateViolations, validateDocument } from '../tooling/openapi/validate-document.js';
+import { validateDocument } from '../tooling/openapi/validate-document.js';
+import { locateViolations } from '../tooling/openapi/validate-file.js';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const OUR_SPEC = 'spec/openapi.yaml';

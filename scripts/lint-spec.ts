@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { relative, resolve } from 'node:path';
 import { runCommand } from '../tooling/cli/command.js';
-import { validateFile } from '../tooling/openapi/validate-document.js';
+import { validateFile } from '../tooling/openapi/validate-file.js';
 
 const SPEC = {
   name: 'npm run lint:spec --',

@@ -26,7 +26,8 @@ import {
   parseFile,
 } from '../openapi/load.js';
 import { listOperations } from '../openapi/operations.js';
-import { locateViolations, validateDocument } from '../openapi/validate-document.js';
+import { validateDocument } from '../openapi/validate-document.js';
+import { locateViolations } from '../openapi/validate-file.js';
 import type { RegenerateRequest, RegenerateResult } from './regenerate.js';
 
 /** One lint finding or load error, ready to print as `file:line:col`. */

@@ -9,22 +9,13 @@
  * Ajv reports every branch of a `oneOf` that failed (a Schema Object is "a Schema or a
  * Reference"), so one mistake comes back as three errors; `reduceErrors` keeps the one a
  * person acts on. Compiling the schema costs ~0.2 s, so one validator is kept per process (the
- * dev loop validates every save in ~20 ms after the first).
+ * dev loop validates every save in ~20 ms after the first). Locating findings in the YAML is
+ * `validate-file.ts`'s (it needs Redocly's parsed source).
  */
-
-import type { Document } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { ErrorObject } from 'ajv';
 import { appendPointer, parsePointer } from '../../contract/pointer.js';
 import { DocumentError } from './errors.js';
-import {
-  LoadError,
-  type Located,
-  locateError,
-  locateParseError,
-  ParseError,
-  readDocument,
-} from './load.js';
 
 /** The rule id findings carry, as Redocly's carry theirs. */
 export const SCHEMA_RULE = 'openapi-3.0-schema';
@@ -48,36 +39,6 @@ export async function validateDocument(document: unknown): Promise<DocumentError
   if (result.valid) return [];
   if (typeof result.errors === 'string') return [new DocumentError('#', result.errors)];
   return reduceErrors(result.errors ?? []);
-}
-
-/** The violations of `validateDocument`, located in the root file a person edits. */
-export function locateViolations(
-  violations: readonly DocumentError[],
-  root: Document,
-  file: string,
-  cwd: string,
-): Located[] {
-  return violations.map((violation) => ({
-    ...locateError(violation, root, file, cwd),
-    ruleId: SCHEMA_RULE,
-  }));
-}
-
-/**
- * `file` (and the files it `$ref`s) read, bundled and validated: every violation located as
- * `file:line:col`, or the one reason it could not be read (not YAML, not OpenAPI 3.0). Empty
- * when valid. `npm run lint:spec` and the spec gate read a file; generate and the dev loop
- * validate the document they already loaded.
- */
-export async function validateFile(file: string, cwd: string): Promise<Located[]> {
-  try {
-    const { bundled, root } = await readDocument(file);
-    return locateViolations(await validateDocument(bundled), root, file, cwd);
-  } catch (error) {
-    if (error instanceof ParseError) return [locateParseError(error.cause, file, cwd)];
-    if (error instanceof LoadError) return [locateError(error.error, error.root, file, cwd)];
-    throw error;
-  }
 }
 
 /** Noise of a failed `oneOf`/`anyOf`: the combinator itself and its Reference branch. */

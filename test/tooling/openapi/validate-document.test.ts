@@ -5,11 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readDocument } from '../../../tooling/openapi/load.js';
-import {
-  SCHEMA_RULE,
-  validateDocument,
-  validateFile,
-} from '../../../tooling/openapi/validate-document.js';
+import { SCHEMA_RULE, validateDocument } from '../../../tooling/openapi/validate-document.js';
+import { validateFile } from '../../../tooling/openapi/validate-file.js';
 
 const FIXTURE = 'test/fixtures/specs/required-empty.yaml';
 
