@@ -187,7 +187,7 @@ function report(rows: Row[], runs: number): string {
     '',
     'Made by `npm run bench:generate` (bench/generate.ts). Whole processes, median of ' +
       `${runs} interleaved runs; peak RSS from GNU time. "ours" is a full generate (parse, the ` +
-      "structural check (Redocly's `struct` rule and unresolved `$ref`s, the depth openapi-typescript checks), bundle, types, client, routes, run as `npm run generate` runs it with Node's type stripping; for our spec also the handler-stub reconciliation, run as " +
+      "structural check (Redocly's `struct` rule and unresolved `$ref`s, the depth openapi-typescript checks), bundle, validity against the official OpenAPI 3.0 schema, types, client, routes, run as `npm run generate` runs it with Node's type stripping; for our spec also the handler-stub reconciliation, run as " +
       '`--check` so nothing is written); "openapi-typescript" is its CLI alone (types only), run outside the repository so it lints with its own `minimal` rules rather than our redocly.yaml.',
     '',
     `Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM, load average at end ${loadavg()[0]!.toFixed(2)} (the machine is shared).`,
