@@ -7,33 +7,13 @@
  * real old builds is `releases.test.ts` (integration tier); this is its fast, in-process half.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../server/db/types.js';
 import { toFhirId } from '../../server/fhir/ids.js';
 import { versions } from '../../server/versioning/index.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { makeKey } from '../support/keys.js';
+import { storeTimes } from './support/stored-times.js';
 
 const MAX = 253_402_300_799;
-
-/** Rewrites the stored times of an appointment and of its events, as an old release left them. */
-async function storeTimes(db: Db, id: string, start: number, end: number): Promise<void> {
-  const row = await db.get<{ data: string }>('SELECT data FROM appointments WHERE id = $1', [id]);
-  const doc = JSON.parse(String(row?.data));
-  await db.run('UPDATE appointments SET data = $1, start_at = $2 WHERE id = $3', [
-    JSON.stringify({ ...doc, start, end }),
-    start,
-    id,
-  ]);
-  const events = await db.all<{ id: string; data: string }>(
-    'SELECT id, data FROM events WHERE object_id = $1',
-    [id],
-  );
-  for (const event of events) {
-    const data = JSON.parse(String(event.data));
-    data.data.object = { ...data.data.object, start, end };
-    await db.run('UPDATE events SET data = $1 WHERE id = $2', [JSON.stringify(data), event.id]);
-  }
-}
 
 describe.each([
   ['milliseconds-style', 1_795_747_516_000, 1_795_749_316_000],

@@ -1,0 +1,99 @@
+/**
+ * `npm run doctor`: checks of stored data against what today's release considers valid, for
+ * the rows an earlier release accepted under wider rules (docs/design.md, "Upgrades"). A check
+ * reports counts and object ids only — never values, which may be PHI — and what repairs the
+ * rows. Nothing here writes: the API reads such rows (see `storedSecondsOut`) and an update
+ * through it corrects them.
+ */
+import type { Db } from '../db/types.js';
+import { isWritableSeconds } from '../domain/date-time.js';
+
+/** What one check found. */
+export interface DoctorFinding {
+  /** Stable name of the check (`appointment-times`). */
+  readonly check: string;
+  /** `repair`: rows to correct; `info`: rows that read fine and need nothing, said for the record. */
+  readonly kind: 'repair' | 'info';
+  /** What the rows have in common and how they read meanwhile. */
+  readonly summary: string;
+  /** How to correct them (empty for `info`). */
+  readonly repair: string;
+  readonly count: number;
+  /** The first `limit` ids, in id order. */
+  readonly ids: readonly string[];
+}
+
+/** Rows read per query: a scan of millions of rows never holds more than this in memory. */
+const BATCH = 1000;
+
+/** Every row of a `data`-JSON table, in id order, `BATCH` at a time. */
+async function* scan(
+  db: Db,
+  table: 'appointments' | 'events',
+): AsyncGenerator<{ id: string; data: string }> {
+  let after = '';
+  for (;;) {
+    const rows = await db.all<{ id: string; data: string }>(
+      `SELECT id, data FROM ${table} WHERE id > $1 ORDER BY id LIMIT ${BATCH}`,
+      [after],
+    );
+    for (const row of rows) yield row;
+    const last = rows.at(-1);
+    if (last === undefined || rows.length < BATCH) return;
+    after = last.id;
+  }
+}
+
+/** Whether a stored object's `start`/`end` hold a time no version can write. */
+function timesOutOfRange(object: unknown): boolean {
+  if (typeof object !== 'object' || object === null) return false;
+  const { start, end } = object as { start?: unknown; end?: unknown };
+  return [start, end].some((t) => t !== null && t !== undefined && !isWritableSeconds(t));
+}
+
+async function collect(
+  rows: AsyncGenerator<{ id: string; data: string }>,
+  matches: (data: unknown) => boolean,
+  limit: number,
+): Promise<{ count: number; ids: string[] }> {
+  let count = 0;
+  const ids: string[] = [];
+  for await (const row of rows) {
+    if (!matches(JSON.parse(String(row.data)))) continue;
+    count++;
+    if (ids.length < limit) ids.push(row.id);
+  }
+  return { count, ids };
+}
+
+/** Runs every check; `limit` bounds the ids listed per check (the counts are always whole). */
+export async function runDoctor(db: Db, { limit }: { limit: number }): Promise<DoctorFinding[]> {
+  const appointments = await collect(scan(db, 'appointments'), timesOutOfRange, limit);
+  const events = await collect(
+    scan(db, 'events'),
+    (event) => {
+      const data = (event as { data?: { object?: unknown; previous_attributes?: unknown } }).data;
+      return timesOutOfRange(data?.object) || timesOutOfRange(data?.previous_attributes);
+    },
+    limit,
+  );
+  return [
+    {
+      check: 'appointment-times',
+      kind: 'repair',
+      summary:
+        'appointments with a start or end outside 1970..9999 (stored by a release before 2026-11-01, e.g. milliseconds); they read as 9999-12-31T23:59:59Z (2026-11-01: 253402300799)',
+      repair:
+        'update start and end of each through the API (POST /v1/appointments/{id}, any version)',
+      ...appointments,
+    },
+    {
+      check: 'event-times',
+      kind: 'info',
+      summary:
+        'stored events holding such a time; they read with it clamped the same way and expire with the event retention',
+      repair: '',
+      ...events,
+    },
+  ];
+}
