@@ -6,6 +6,7 @@
  * through it corrects them.
  */
 import type { Db } from '../db/types.js';
+import { type AppointmentStatus, isTerminal } from '../domain/appointment-status.js';
 import { isWritableSeconds } from '../domain/date-time.js';
 
 /** What one check found. */
@@ -68,7 +69,10 @@ async function collect(
 
 /** Runs every check; `limit` bounds the ids listed per check (the counts are always whole). */
 export async function runDoctor(db: Db, { limit }: { limit: number }): Promise<DoctorFinding[]> {
-  const appointments = await collect(scan(db, 'appointments'), timesOutOfRange, limit);
+  const outOfRange = (terminal: boolean) => (doc: unknown) =>
+    timesOutOfRange(doc) && isTerminal((doc as { status: AppointmentStatus }).status) === terminal;
+  const open = await collect(scan(db, 'appointments'), outOfRange(false), limit);
+  const closed = await collect(scan(db, 'appointments'), outOfRange(true), limit);
   const events = await collect(
     scan(db, 'events'),
     (event) => {
@@ -77,15 +81,22 @@ export async function runDoctor(db: Db, { limit }: { limit: number }): Promise<D
     },
     limit,
   );
+  const reads = 'they read as 9999-12-31T23:59:59Z (2026-11-01: 253402300799)';
   return [
     {
       check: 'appointment-times',
       kind: 'repair',
-      summary:
-        'appointments with a start or end outside 1970..9999 (stored by a release before 2026-11-01, e.g. milliseconds); they read as 9999-12-31T23:59:59Z (2026-11-01: 253402300799)',
+      summary: `appointments not yet ended with a start or end outside 1970..9999 (stored by a release before 2026-11-01, e.g. milliseconds); ${reads}`,
       repair:
         'update start and end of each through the API (POST /v1/appointments/{id}, any version)',
-      ...appointments,
+      ...open,
+    },
+    {
+      check: 'appointment-times-ended',
+      kind: 'info',
+      summary: `cancelled, fulfilled or otherwise ended appointments with such a time: their times can no longer change; ${reads}`,
+      repair: '',
+      ...closed,
     },
     {
       check: 'event-times',

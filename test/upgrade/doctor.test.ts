@@ -55,7 +55,7 @@ describe('npm run doctor', () => {
   it('finds nothing on rows today wrote', async () => {
     const { code, text, findings } = await report();
     expect(code).toBe(0);
-    expect(findings.map((f) => f.count)).toEqual([0, 0]);
+    expect(findings.map((f) => f.count)).toEqual([0, 0, 0]);
     expect(text).toMatch(/nothing to repair/);
   });
 
@@ -65,7 +65,8 @@ describe('npm run doctor', () => {
     await storeTimes(t.db, ids[2]!, 1_795_754_716, 9_000_000_000_000);
     const before = await report();
     expect(before.code).toBe(1);
-    const [appointments, events] = before.findings;
+    const [appointments, ended, events] = before.findings;
+    expect(ended).toMatchObject({ check: 'appointment-times-ended', kind: 'info', count: 0 });
     expect(appointments).toMatchObject({ check: 'appointment-times', kind: 'repair', count: 2 });
     expect(appointments.ids).toEqual([ids[0], ids[2]].sort());
     expect(events).toMatchObject({ check: 'event-times', kind: 'info', count: 2 });
@@ -83,5 +84,17 @@ describe('npm run doctor', () => {
     expect(fixed.status).toBe(200);
     const after = await report();
     expect(after.findings[0]).toMatchObject({ count: 1, ids: [ids[2]] });
+
+    // Cancelled, its times can no longer change: reported for the record, nothing to repair.
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/appointments/${ids[2]}`,
+      key: secret,
+      body: { status: 'cancelled' },
+    });
+    expect(cancelled.status).toBe(200);
+    const last = await report();
+    expect(last.code).toBe(0);
+    expect(last.findings[1]).toMatchObject({ count: 1, ids: [ids[2]] });
   });
 });
