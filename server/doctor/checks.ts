@@ -52,35 +52,48 @@ function timesOutOfRange(object: unknown): boolean {
   return [start, end].some((t) => t !== null && t !== undefined && !isWritableSeconds(t));
 }
 
+type Found = { count: number; ids: string[] };
+
+/** One pass over `rows`: each row goes to the bucket `bucketOf` names (or none). */
 async function collect(
   rows: AsyncGenerator<{ id: string; data: string }>,
-  matches: (data: unknown) => boolean,
+  bucketOf: (data: unknown) => number | undefined,
+  buckets: number,
   limit: number,
-): Promise<{ count: number; ids: string[] }> {
-  let count = 0;
-  const ids: string[] = [];
+): Promise<Found[]> {
+  const found: Found[] = Array.from({ length: buckets }, () => ({ count: 0, ids: [] }));
   for await (const row of rows) {
-    if (!matches(JSON.parse(String(row.data)))) continue;
-    count++;
-    if (ids.length < limit) ids.push(row.id);
+    const bucket = found[bucketOf(JSON.parse(String(row.data))) ?? -1];
+    if (bucket === undefined) continue;
+    bucket.count++;
+    if (bucket.ids.length < limit) bucket.ids.push(row.id);
   }
-  return { count, ids };
+  return found;
 }
 
 /** Runs every check; `limit` bounds the ids listed per check (the counts are always whole). */
 export async function runDoctor(db: Db, { limit }: { limit: number }): Promise<DoctorFinding[]> {
-  const outOfRange = (terminal: boolean) => (doc: unknown) =>
-    timesOutOfRange(doc) && isTerminal((doc as { status: AppointmentStatus }).status) === terminal;
-  const open = await collect(scan(db, 'appointments'), outOfRange(false), limit);
-  const closed = await collect(scan(db, 'appointments'), outOfRange(true), limit);
-  const events = await collect(
+  // Bucket 0: can still be rescheduled; 1: ended, its times can no longer change.
+  const [open, closed] = (await collect(
+    scan(db, 'appointments'),
+    (doc) => {
+      if (!timesOutOfRange(doc)) return undefined;
+      return isTerminal((doc as { status: AppointmentStatus }).status) ? 1 : 0;
+    },
+    2,
+    limit,
+  )) as [Found, Found];
+  const [events] = (await collect(
     scan(db, 'events'),
     (event) => {
       const data = (event as { data?: { object?: unknown; previous_attributes?: unknown } }).data;
-      return timesOutOfRange(data?.object) || timesOutOfRange(data?.previous_attributes);
+      return timesOutOfRange(data?.object) || timesOutOfRange(data?.previous_attributes)
+        ? 0
+        : undefined;
     },
+    1,
     limit,
-  );
+  )) as [Found];
   const reads = 'they read as 9999-12-31T23:59:59Z (2026-11-01: 253402300799)';
   return [
     {
