@@ -78,7 +78,7 @@ for (const release of RELEASES) {
           seeded = await seedRelease(old.baseUrl, secret, table, receiver.url, 20_261_127);
           for (const hook of seeded.webhooks) receiver.secrets.set(hook.path, hook.secret);
           console.log(
-            `${release.commit} [${dialect}]: the release accepted ${seeded.patients.length} patients, ${seeded.appointments.length} appointments (${seeded.outOfRange.size} with times outside 1970..9999), ${seeded.claims.length} claims; refused ${seeded.refused} requests`,
+            `${release.commit} [${dialect}]: the release accepted ${seeded.patients.length} patients, ${seeded.appointments.length} appointments (${seeded.outOfRange.size} with times outside 1970..9999), ${seeded.claims.length} claims; refused ${seeded.refused.length} requests (${[...new Set(seeded.refused)].join('; ')})`,
           );
           await old.stop();
           old = undefined;

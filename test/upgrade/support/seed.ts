@@ -23,8 +23,8 @@ export interface Seeded {
   claims: string[];
   /** Endpoints pointing at the test's receiver, with their signing secrets. */
   webhooks: { id: string; secret: string; path: string }[];
-  /** Requests the release answered with something else than 200 (edge values it refused). */
-  refused: number;
+  /** Requests the release answered with something else than 200: `POST /path status code param`. */
+  refused: string[];
 }
 
 const MAX_SECONDS = 253_402_300_799;
@@ -52,7 +52,7 @@ export async function seedRelease(
     outOfRange: new Set(),
     claims: [],
     webhooks: [],
-    refused: 0,
+    refused: [],
   };
   const send = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${baseUrl}${path}`, {
@@ -65,7 +65,11 @@ export async function seedRelease(
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const json = (await res.json()) as Record<string, unknown>;
-    if (res.status !== 200) seeded.refused++;
+    if (res.status !== 200) {
+      const error = (json.error ?? {}) as { code?: string; param?: string };
+      const where = path.replace(/[a-z]+_[0-9A-Z]{26}/g, '{id}');
+      seeded.refused.push(`${method} ${where} ${res.status} ${error.code} ${error.param}`);
+    }
     return res.status === 200 ? json : undefined;
   };
   const components = Array.isArray(table.componentSchemas)
@@ -93,9 +97,10 @@ export async function seedRelease(
     if (hook) seeded.webhooks.push({ id: String(hook.id), secret: String(hook.secret), path });
   }
 
+  // Empty text where the release allowed it (names had minLength 1; metadata values did not).
   const patientBodies: unknown[] = [
-    { name: { family: '' } },
-    { name: { family: ODD.slice(0, 100), given: [ODD.slice(0, 50), ''] }, metadata: { '': '' } },
+    { name: { family: ODD.slice(0, 100), given: [ODD.slice(0, 50)] }, metadata: { edge: '' } },
+    { name: { family: 'E' }, metadata: { edge: ODD.slice(0, 500) } },
     ...samples('createPatient', 12),
   ];
   for (const body of patientBodies) {
@@ -110,7 +115,8 @@ export async function seedRelease(
     ...EDGE_TIMES.map(([start, end]) => ({ patient: first, practitioner: ODD, start, end })),
     ...EDGE_TIMES.map(([start, end]) => ({
       patient: first,
-      practitioner: '',
+      practitioner: 'E',
+      reason: ODD,
       start,
       end,
       confirm: true,
