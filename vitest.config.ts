@@ -33,6 +33,9 @@ export const INTEGRATION_TESTS = [
   // npm run on the machine's own (older) Node, and .ci/use-node.sh fetching Node 24 from npm
   // into an empty cache, three shells at once
   'test/cli/node-runtime.test.ts',
+  // earlier releases installed (npm ci, cached) and run as processes, then today's build on
+  // their databases (`npm run test:upgrade`)
+  'test/upgrade/releases.test.ts',
 ];
 
 export default defineConfig({

@@ -23,7 +23,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { connect, openDb } from '../server/db/open.js';
@@ -41,6 +41,7 @@ import {
   WORKLOAD_API_VERSION,
 } from '../tooling/concurrency/workload.js';
 import { freePort } from '../tooling/node/ports.js';
+import { extractCommit } from '../tooling/releases/release-tree.js';
 
 const { values } = parseOrExit({
   name: 'npm run bench:concurrency --',
@@ -330,14 +331,7 @@ async function serviceFigure(
 
 /** A commit's files (`git archive`) in a temporary folder, with this node_modules. */
 function checkout(rev: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-baseline-'));
-  const archive = execFileSync('git', ['archive', '--format=tar', rev], {
-    cwd: ROOT,
-    maxBuffer: 1 << 30,
-  });
-  execFileSync('tar', ['-x', '-C', dir], { input: archive });
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
+  return extractCommit(ROOT, rev, 'bench-baseline-');
 }
 
 // ---------------------------------------------------------------------------------------------

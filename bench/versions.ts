@@ -20,11 +20,11 @@
  *
  *   npm run bench:versions [-- --rounds 15 --requests 400 --out FILE]
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { extractCommit } from '../tooling/releases/release-tree.js';
 
 const RELEASED = '6cc14ed';
 /** `main` just before the versions merge (09e729c's first parent). */
@@ -166,10 +166,7 @@ function median(xs: number[]): number {
 
 /** `commit`'s tree extracted into a temporary folder, sharing this tree's node_modules. */
 function extract(commit: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-versions-'));
-  execFileSync('sh', ['-c', `git -C '${ROOT}' archive ${commit} | tar -x -C '${dir}'`]);
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
+  return extractCommit(ROOT, commit, 'bench-versions-');
 }
 
 const released = extract(RELEASED);

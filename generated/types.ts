@@ -320,7 +320,9 @@ export interface paths {
          *     code, or an error class when no status came back (`timeout`, `connection_refused`,
          *     `connection_reset`, `host_unreachable`, `dns_failure`, `tls_error`, `url_refused`,
          *     `endpoint_disabled`, `network_error`), or why it was not sent (`key_revoked`,
-         *     `scope_missing`: see the Webhooks tag). `timeout` may come with the status the receiver
+         *     `scope_missing`: see the Webhooks tag; `render_failed`: the stored event could not be
+         *     rendered in the endpoint's version, retried on the schedule and then given up without
+         *     disabling the endpoint). `timeout` may come with the status the receiver
          *     sent when its body did not end within the deadline. Response bodies are never stored, and a delivery
          *     carries no copy of the event it sent (its `event` id and `event_type` only): the
          *     payload is read with `retrieveEvent`, under that operation's rules. Deliveries are
@@ -1181,7 +1183,11 @@ export interface components {
             status: components["schemas"]["AppointmentStatus"];
             /**
              * Format: date-time
-             * @description Start time (RFC 3339, in UTC); `null` only while `proposed` (or when cancelled before a time was set).
+             * @description Start time (RFC 3339, in UTC); `null` only while `proposed` (or when cancelled before a
+             *     time was set). Releases before 2026-11-01 stored any integer as a time, so a row may
+             *     hold one outside 1970..9999 (milliseconds sent as seconds): `start` and `end` then read
+             *     as `9999-12-31T23:59:59Z` (in 2026-11-01, `253402300799`) until an update sets them;
+             *     `npm run doctor` lists such rows for the server's operator.
              */
             start: string | null;
             /**

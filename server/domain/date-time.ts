@@ -15,13 +15,13 @@ const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
  * latest version pays two of these, so the civil date is computed from the day count (the
  * proleptic Gregorian days-to-date rule) rather than through `Date#toISOString`: measured with
  * tsx on this machine, 0.15–0.29 µs a call against 0.78–0.82 µs, about 4% of a
- * `GET /v1/appointments/{id}`'s CPU in a profile (`node --cpu-prof`). Anything outside
- * 1970..9999 or not whole seconds (never stored today) takes the `Date` path; a test holds
- * the two equal.
+ * `GET /v1/appointments/{id}`'s CPU in a profile (`node --cpu-prof`); a test holds the two
+ * equal. Only whole seconds in 1970..9999 have an RFC 3339 text: anything else throws (a
+ * `RangeError`, as `Date` would); stored data goes through `storedSecondsOut`, which never does.
  */
 export function secondsToDateTime(seconds: number): string {
-  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_DATE_TIME_SECONDS) {
-    return `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+  if (!isWritableSeconds(seconds)) {
+    throw new RangeError(`${seconds} is not a whole second from 1970 to 9999`);
   }
   const days = Math.floor(seconds / 86_400);
   const time = seconds - days * 86_400;
@@ -63,7 +63,34 @@ export function dateTimeToSeconds(value: string, param: string): number {
   return seconds;
 }
 
+/** Whether `value` is a time every version can write: whole seconds in 1970..9999. */
+export function isWritableSeconds(value: unknown): value is number {
+  return (
+    typeof value === 'number' &&
+    Number.isInteger(value) &&
+    value >= 0 &&
+    value <= MAX_DATE_TIME_SECONDS
+  );
+}
+
+/**
+ * A stored time as RFC 3339 in UTC, for every reader (the API's versions, events, webhooks,
+ * FHIR). Releases before 2026-11-01 stored any integer ≥ 0, so rows may hold milliseconds
+ * (`1795747516000`) or larger; such a time is written as the nearest instant that has a text,
+ * 9999-12-31T23:59:59Z (below 1970: 1970-01-01T00:00:00Z; a fraction is cut to the second).
+ * Clamped, not refused: the row stays readable and correctable through the API in every
+ * version, and every answer stays valid by its version's document (2026-11-01 migrates the
+ * text down to 253402300799). The stored value is left alone for its owner to repair;
+ * `npm run doctor` lists such rows (docs/design.md, "Upgrades").
+ */
+export function storedSecondsOut(seconds: number): string {
+  if (isWritableSeconds(seconds)) return secondsToDateTime(seconds);
+  if (!(seconds >= 0)) return secondsToDateTime(0);
+  if (seconds > MAX_DATE_TIME_SECONDS) return secondsToDateTime(MAX_DATE_TIME_SECONDS);
+  return secondsToDateTime(Math.floor(seconds));
+}
+
 /** A nullable stored time as the API returns it. */
 export function storedTimeOut(seconds: number | null): string | null {
-  return seconds === null ? null : secondsToDateTime(seconds);
+  return seconds === null ? null : storedSecondsOut(seconds);
 }

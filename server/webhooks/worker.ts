@@ -212,11 +212,31 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         return;
       }
     }
-    const rendered = renderEventJson(
-      versions,
-      delivery.eventJson,
-      facts.versions.get(delivery.webhookId),
-    );
+    let rendered: string;
+    try {
+      rendered = renderEventJson(
+        versions,
+        delivery.eventJson,
+        facts.versions.get(delivery.webhookId),
+      );
+    } catch (err) {
+      // Stored data this build cannot render: an attempt that failed on our side, so the
+      // schedule retries it (a fixed build may render it) and finally gives it up, instead of
+      // the lease running out and the delivery coming back forever with no attempt recorded.
+      attempted();
+      onError('webhook event could not be rendered', err);
+      const attempt = unsent(clock(), 'render_failed');
+      const retryAt = nextRetryAt(
+        schedule,
+        delivery.livemode,
+        delivery.attempts + 1,
+        clock(),
+        random,
+      );
+      // Given up without disabling the endpoint: its receiver did nothing wrong.
+      await settler.settle({ deliveryId: delivery.id, workerId, attempt, retryAt });
+      return;
+    }
     const body = deliveryBody(rendered, facts.pending.get(delivery.eventId));
     const attempt = await attemptDelivery(delivery, body, deps);
     attempted();

@@ -25,6 +25,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   'spec:check': 'scripts/spec-check.ts',
   keys: 'scripts/keys.ts',
   audit: 'scripts/audit.ts',
+  doctor: 'scripts/doctor.ts',
   worker: 'scripts/worker.ts',
   'build:client': 'scripts/build-client.ts',
   'test:fuzz': 'scripts/fuzz.ts',

@@ -4,7 +4,12 @@
  * across the whole range.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_DATE_TIME_SECONDS, secondsToDateTime } from '../../server/domain/date-time.js';
+import {
+  isWritableSeconds,
+  MAX_DATE_TIME_SECONDS,
+  secondsToDateTime,
+  storedSecondsOut,
+} from '../../server/domain/date-time.js';
 
 const viaDate = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
 
@@ -39,8 +44,43 @@ describe('secondsToDateTime', () => {
     expect(mismatches).toBe(0);
   });
 
-  it('outside whole seconds in 1970..9999 it writes what Date writes', () => {
-    for (const s of [-1, 1.5, MAX_DATE_TIME_SECONDS + 1])
-      expect(secondsToDateTime(s)).toBe(viaDate(s));
+  it('refuses what has no RFC 3339 text instead of writing an extended year', () => {
+    for (const s of [-1, 1.5, MAX_DATE_TIME_SECONDS + 1, 1_795_747_516_000, Number.NaN])
+      expect(() => secondsToDateTime(s)).toThrow(RangeError);
+  });
+});
+
+describe('storedSecondsOut (what an earlier release may have stored)', () => {
+  it('writes a time in range as secondsToDateTime does', () => {
+    expect(storedSecondsOut(1793782800)).toBe('2026-11-04T09:00:00Z');
+    expect(storedSecondsOut(MAX_DATE_TIME_SECONDS)).toBe('9999-12-31T23:59:59Z');
+  });
+
+  it('clamps milliseconds-style and larger times to the last writable instant', () => {
+    // 1795747516000 s is year 58874 (toISOString wrote "+058874-…"); 9e12 s is past Date's
+    // range (toISOString threw); 2^63 and 1e300 are what a JSON integer may hold.
+    for (const s of [
+      MAX_DATE_TIME_SECONDS + 1,
+      1_795_747_516_000,
+      9_000_000_000_000,
+      Number.MAX_SAFE_INTEGER,
+      2 ** 63,
+      1e300,
+      Number.POSITIVE_INFINITY,
+    ])
+      expect(storedSecondsOut(s)).toBe('9999-12-31T23:59:59Z');
+  });
+
+  it('clamps below 1970 to the epoch and cuts fractions to the second', () => {
+    expect(storedSecondsOut(-1)).toBe('1970-01-01T00:00:00Z');
+    expect(storedSecondsOut(Number.NaN)).toBe('1970-01-01T00:00:00Z');
+    expect(storedSecondsOut(1793782800.9)).toBe('2026-11-04T09:00:00Z');
+  });
+
+  it('isWritableSeconds draws the same line', () => {
+    expect(isWritableSeconds(0)).toBe(true);
+    expect(isWritableSeconds(MAX_DATE_TIME_SECONDS)).toBe(true);
+    for (const s of [-1, 0.5, MAX_DATE_TIME_SECONDS + 1, '1', null])
+      expect(isWritableSeconds(s)).toBe(false);
   });
 });

@@ -74,7 +74,8 @@ function validId(
   return { value: picks.from(ids), unknown: false };
 }
 
-function validBody(
+/** Valid bodies of `route` (schema-valid, then made valid for the service by its body rule). */
+export function validBody(
   route: RouteDefinition,
   registry: SchemaRegistry,
   world: World,

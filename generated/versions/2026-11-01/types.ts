@@ -320,7 +320,9 @@ export interface paths {
          *     code, or an error class when no status came back (`timeout`, `connection_refused`,
          *     `connection_reset`, `host_unreachable`, `dns_failure`, `tls_error`, `url_refused`,
          *     `endpoint_disabled`, `network_error`), or why it was not sent (`key_revoked`,
-         *     `scope_missing`: see the Webhooks tag). `timeout` may come with the status the receiver
+         *     `scope_missing`: see the Webhooks tag; `render_failed`: the stored event could not be
+         *     rendered in the endpoint's version, retried on the schedule and then given up without
+         *     disabling the endpoint). `timeout` may come with the status the receiver
          *     sent when its body did not end within the deadline. Response bodies are never stored, and a delivery
          *     carries no copy of the event it sent (its `event` id and `event_type` only): the
          *     payload is read with `retrieveEvent`, under that operation's rules. Deliveries are

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../../../generated/types.js';
+import { storedSecondsOut } from '../../domain/date-time.js';
 import { FhirError } from '../errors.js';
 import { type FhirResourceType, fromReference, toFhirId } from '../ids.js';
 
@@ -47,10 +48,11 @@ export function mapFromFhir<Stored, Resource>(
   return out;
 }
 
-/** A FHIR `instant` (`2026-11-01T00:00:00Z`) for unix seconds. */
-export function instant(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
-}
+/**
+ * A FHIR `instant` (`2026-11-01T00:00:00Z`) for stored unix seconds: the API's one conversion,
+ * so a time an earlier release stored out of range reads as it does in `/v1` (clamped).
+ */
+export const instant: (seconds: number) => string = storedSecondsOut;
 
 /** Unix seconds for a FHIR `instant`/`dateTime` with a zone, or `422` naming `expression`. */
 export function secondsOf(text: string, expression: string): number {
