@@ -98,9 +98,10 @@ export interface CountedPage<T> extends Page<T> {
 
 /**
  * A page and the count of all matches, or the count alone (`countOnly`: FHIR's
- * `_summary=count`). The count is a second statement over the same criteria without the
- * cursor; a first page that holds every match is its own count, so only searches with more
- * than one page pay for it. The two statements are not one snapshot: a write between them can
+ * `_summary=count`). A first page is one statement: the count is a window over the matching
+ * rows (`COUNT(*) OVER ()`, computed before `LIMIT`), so the common case, a search's first
+ * page, costs no second round trip. A later page counts with a second statement over the same
+ * criteria without the cursor; those two are not one snapshot, so a write between them can
  * make `total` differ from what paging finds by that write.
  */
 export async function paginateCounted<T>(
@@ -108,16 +109,25 @@ export async function paginateCounted<T>(
   query: PageQuery<T>,
   countOnly = false,
 ): Promise<CountedPage<T>> {
-  const page: Page<T> = countOnly ? { data: [], hasMore: false } : await paginate(db, query);
-  const first = query.list.startingAfter === undefined && query.list.endingBefore === undefined;
-  if (!countOnly && first && !page.hasMore) return { ...page, total: page.data.length };
   const params = new SqlParams();
   const where = criteria(query, params);
-  const sql = `SELECT COUNT(*) AS n FROM ${query.from}${
-    where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''
-  }`;
-  const rows = await db.all(sql, params.values);
-  return { ...page, total: Number(rows[0]?.n ?? 0) };
+  const from = `FROM ${query.from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  if (countOnly) {
+    const rows = await db.all(`SELECT COUNT(*) AS total_matches ${from}`, params.values);
+    return { data: [], hasMore: false, total: Number(rows[0]?.total_matches ?? 0) };
+  }
+  if (query.list.startingAfter === undefined && query.list.endingBefore === undefined) {
+    const limit = clampLimit(query.list.limit);
+    const sql = `SELECT ${query.select}, COUNT(*) OVER () AS total_matches ${from} ORDER BY ${
+      query.idColumn ?? 'id'
+    } DESC LIMIT ${sqlLimit(limit + 1)}`;
+    const rows = await db.all(sql, params.values);
+    const total = Number(rows[0]?.total_matches ?? 0);
+    return { data: rows.slice(0, limit).map(query.map), hasMore: rows.length > limit, total };
+  }
+  const page = await paginate(db, query);
+  const rows = await db.all(`SELECT COUNT(*) AS total_matches ${from}`, params.values);
+  return { ...page, total: Number(rows[0]?.total_matches ?? 0) };
 }
 
 /** `limit` as stored queries use it: an integer in 1..100, default 10. */
