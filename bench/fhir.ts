@@ -5,7 +5,7 @@
  * (stored JSON spliced as it is), alternating within each run so both see the same machine
  * load. The service is the build `npm start` runs (`build/server/main.js`) on a SQLite file,
  * in its own process, with the test rate limit raised out of the way. Medians go to
- * `bench/results/fhir.md` (or `--out`); the target (FHIR ≥ 70% of the /v1 list's requests
+ * `bench/results/fhir.md` (or `--out`); the target (FHIR ≥ 85% of the /v1 list's requests
  * per second) is reported, never asserted.
  *
  *   npm run bench:fhir [-- --runs 3 --seconds 5 --connections 20 --out FILE]
@@ -53,7 +53,7 @@ try {
   exitOnFailure('bench:fhir')(error);
 }
 const OUT = values.out ?? join(ROOT, 'bench/results/fhir.md');
-const TARGET = 0.7;
+const TARGET = 0.85;
 
 async function waitUntilUp(url: string, headers: Record<string, string>): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -88,6 +88,51 @@ async function measure(url: string, headers: Record<string, string>): Promise<Fi
     p99: result.latency.p99,
     non2xx: result.non2xx + result.errors,
   };
+}
+
+const CPU_ROUNDS = 21;
+const CPU_REQUESTS = 200;
+
+/**
+ * CPU µs per request of the two requests through `app.inject()` in this process, on the
+ * benchmark's database file, alternating rounds; medians, and the median per-round ratio.
+ */
+async function cpuPerRequest(
+  databaseUrl: string,
+  secret: string,
+): Promise<{ fhir: number; v1: number; ratio: number }> {
+  const { openDb } = await import('../server/db/open.js');
+  const { buildApp } = await import('../server/app.js');
+  const db = await openDb(databaseUrl);
+  const app = await buildApp({ db, config: { rateLimits: { testRps: 1_000_000 } } });
+  const headers = { authorization: `Bearer ${secret}` };
+  const cost = async (url: string): Promise<number> => {
+    const started = process.cpuUsage();
+    for (let i = 0; i < CPU_REQUESTS; i++) {
+      const res = await app.inject({ method: 'GET', url, headers });
+      if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`);
+    }
+    const used = process.cpuUsage(started);
+    return (used.user + used.system) / CPU_REQUESTS;
+  };
+  const fhirUrl = '/fhir/R4/Patient?family=Bench&_count=10';
+  const v1Url = '/v1/patients?limit=10';
+  await cost(fhirUrl);
+  await cost(v1Url);
+  const fhir: number[] = [];
+  const v1: number[] = [];
+  for (let i = 0; i < CPU_ROUNDS; i++) {
+    if (i % 2 === 0) {
+      fhir.push(await cost(fhirUrl));
+      v1.push(await cost(v1Url));
+    } else {
+      v1.push(await cost(v1Url));
+      fhir.push(await cost(fhirUrl));
+    }
+  }
+  await app.close();
+  await db.close();
+  return { fhir: median(fhir), v1: median(v1), ratio: median(v1.map((v, i) => v / fhir[i]!)) };
 }
 
 async function run(): Promise<void> {
@@ -164,6 +209,7 @@ async function run(): Promise<void> {
         `run ${i + 1}: FHIR ${f.rps.toFixed(0)} req/s, /v1 ${v.rps.toFixed(0)} req/s (${((100 * f.rps) / v.rps).toFixed(0)}%)`,
       );
     }
+    const cpu = await cpuPerRequest(databaseUrl, secret);
     const ratios = fhir.map((f, i) => f.rps / v1[i]!.rps);
     const row = (label: string, figures: Figure[]) =>
       `| ${label} | ${median(figures.map((f) => f.rps)).toFixed(0)} | ${median(figures.map((f) => f.p50)).toFixed(1)} | ${median(figures.map((f) => f.p99)).toFixed(1)} | ${figures.reduce((n, f) => n + f.non2xx, 0)} |`;
@@ -181,6 +227,12 @@ ${row('`GET /fhir/R4/Patient?family=Bench&_count=10`', fhir)}
 ${row('`GET /v1/patients?limit=10`', v1)}
 
 FHIR / v1 throughput: ${(100 * ratio).toFixed(0)}% (median of per-run ratios ${ratios.map((r) => `${(100 * r).toFixed(0)}%`).join(', ')}); target ≥ ${100 * TARGET}%: ${ratio >= TARGET ? 'met' : 'not met'}.
+
+CPU per request in one process (\`app.inject()\`, no sockets, on the same database file;
+${CPU_ROUNDS} rounds of ${CPU_REQUESTS} requests of each, alternating; medians), which a loaded
+machine disturbs far less than throughput: FHIR ${cpu.fhir.toFixed(0)} µs, /v1 ${cpu.v1.toFixed(0)} µs, /v1 ÷ FHIR
+${(100 * cpu.ratio).toFixed(0)}% (median of per-round ratios). Without the socket and HTTP parsing both pay
+alike, this ratio is lower than the throughput ratio of a quiet machine.
 `;
     mkdirSync(dirname(OUT), { recursive: true });
     writeFileSync(OUT, text);

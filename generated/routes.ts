@@ -1123,6 +1123,7 @@ const fhirAppointmentBundleSchema: JsonSchema = {
   properties: {
     resourceType: { type: 'string', enum: ['Bundle'] },
     type: { type: 'string', enum: ['searchset'] },
+    total: { type: 'integer', minimum: 0 },
     link: {
       type: 'array',
       maxItems: 2,
@@ -1132,23 +1133,28 @@ const fhirAppointmentBundleSchema: JsonSchema = {
     entry: {
       type: 'array',
       items: {
-        type: 'object',
-        properties: {
-          fullUrl: { type: 'string' },
-          resource: { $ref: 'urn:openapi:schema:FhirAppointment' },
-          search: {
+        oneOf: [
+          {
             type: 'object',
-            properties: { mode: { type: 'string', enum: ['match'] } },
-            required: ['mode'],
+            properties: {
+              fullUrl: { type: 'string' },
+              resource: { $ref: 'urn:openapi:schema:FhirAppointment' },
+              search: {
+                type: 'object',
+                properties: { mode: { type: 'string', enum: ['match'] } },
+                required: ['mode'],
+                additionalProperties: false,
+              },
+            },
+            required: ['fullUrl', 'resource', 'search'],
             additionalProperties: false,
           },
-        },
-        required: ['fullUrl', 'resource', 'search'],
-        additionalProperties: false,
+          { $ref: 'urn:openapi:schema:FhirSearchOutcomeEntry' },
+        ],
       },
     },
   },
-  required: ['resourceType', 'type', 'link', 'entry'],
+  required: ['resourceType', 'type', 'total', 'link'],
   additionalProperties: false,
 };
 
@@ -1176,8 +1182,8 @@ const fhirCapabilityStatementSchema: JsonSchema = {
     },
     implementation: {
       type: 'object',
-      properties: { description: { type: 'string' } },
-      required: ['description'],
+      properties: { description: { type: 'string' }, url: { type: 'string' } },
+      required: ['description', 'url'],
       additionalProperties: false,
     },
     fhirVersion: { type: 'string', enum: ['4.0.1'] },
@@ -1190,6 +1196,20 @@ const fhirCapabilityStatementSchema: JsonSchema = {
         type: 'object',
         properties: {
           mode: { type: 'string', enum: ['server'] },
+          security: {
+            type: 'object',
+            properties: {
+              cors: { type: 'boolean' },
+              service: {
+                type: 'array',
+                minItems: 1,
+                items: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+              },
+              description: { type: 'string' },
+            },
+            required: ['cors', 'service', 'description'],
+            additionalProperties: false,
+          },
           resource: {
             type: 'array',
             items: {
@@ -1202,6 +1222,7 @@ const fhirCapabilityStatementSchema: JsonSchema = {
                     type: 'object',
                     properties: {
                       code: { type: 'string', enum: ['read', 'search-type', 'create'] },
+                      documentation: { type: 'string' },
                     },
                     required: ['code'],
                     additionalProperties: false,
@@ -1217,7 +1238,11 @@ const fhirCapabilityStatementSchema: JsonSchema = {
                     type: 'object',
                     properties: {
                       name: { type: 'string' },
-                      type: { type: 'string', enum: ['string', 'token', 'date', 'reference'] },
+                      type: {
+                        type: 'string',
+                        enum: ['number', 'string', 'token', 'date', 'reference'],
+                      },
+                      documentation: { type: 'string' },
                     },
                     required: ['name', 'type'],
                     additionalProperties: false,
@@ -1237,7 +1262,7 @@ const fhirCapabilityStatementSchema: JsonSchema = {
             },
           },
         },
-        required: ['mode', 'resource'],
+        required: ['mode', 'security', 'resource'],
         additionalProperties: false,
       },
     },
@@ -1306,6 +1331,7 @@ const fhirClaimBundleSchema: JsonSchema = {
   properties: {
     resourceType: { type: 'string', enum: ['Bundle'] },
     type: { type: 'string', enum: ['searchset'] },
+    total: { type: 'integer', minimum: 0 },
     link: {
       type: 'array',
       maxItems: 2,
@@ -1315,23 +1341,28 @@ const fhirClaimBundleSchema: JsonSchema = {
     entry: {
       type: 'array',
       items: {
-        type: 'object',
-        properties: {
-          fullUrl: { type: 'string' },
-          resource: { $ref: 'urn:openapi:schema:FhirClaim' },
-          search: {
+        oneOf: [
+          {
             type: 'object',
-            properties: { mode: { type: 'string', enum: ['match'] } },
-            required: ['mode'],
+            properties: {
+              fullUrl: { type: 'string' },
+              resource: { $ref: 'urn:openapi:schema:FhirClaim' },
+              search: {
+                type: 'object',
+                properties: { mode: { type: 'string', enum: ['match'] } },
+                required: ['mode'],
+                additionalProperties: false,
+              },
+            },
+            required: ['fullUrl', 'resource', 'search'],
             additionalProperties: false,
           },
-        },
-        required: ['fullUrl', 'resource', 'search'],
-        additionalProperties: false,
+          { $ref: 'urn:openapi:schema:FhirSearchOutcomeEntry' },
+        ],
       },
     },
   },
-  required: ['resourceType', 'type', 'link', 'entry'],
+  required: ['resourceType', 'type', 'total', 'link'],
   additionalProperties: false,
 };
 
@@ -1419,6 +1450,7 @@ const fhirClaimResponseBundleSchema: JsonSchema = {
   properties: {
     resourceType: { type: 'string', enum: ['Bundle'] },
     type: { type: 'string', enum: ['searchset'] },
+    total: { type: 'integer', minimum: 0 },
     link: {
       type: 'array',
       maxItems: 2,
@@ -1428,23 +1460,28 @@ const fhirClaimResponseBundleSchema: JsonSchema = {
     entry: {
       type: 'array',
       items: {
-        type: 'object',
-        properties: {
-          fullUrl: { type: 'string' },
-          resource: { $ref: 'urn:openapi:schema:FhirClaimResponse' },
-          search: {
+        oneOf: [
+          {
             type: 'object',
-            properties: { mode: { type: 'string', enum: ['match'] } },
-            required: ['mode'],
+            properties: {
+              fullUrl: { type: 'string' },
+              resource: { $ref: 'urn:openapi:schema:FhirClaimResponse' },
+              search: {
+                type: 'object',
+                properties: { mode: { type: 'string', enum: ['match'] } },
+                required: ['mode'],
+                additionalProperties: false,
+              },
+            },
+            required: ['fullUrl', 'resource', 'search'],
             additionalProperties: false,
           },
-        },
-        required: ['fullUrl', 'resource', 'search'],
-        additionalProperties: false,
+          { $ref: 'urn:openapi:schema:FhirSearchOutcomeEntry' },
+        ],
       },
     },
   },
-  required: ['resourceType', 'type', 'link', 'entry'],
+  required: ['resourceType', 'type', 'total', 'link'],
   additionalProperties: false,
 };
 
@@ -1582,6 +1619,7 @@ const fhirPatientBundleSchema: JsonSchema = {
   properties: {
     resourceType: { type: 'string', enum: ['Bundle'] },
     type: { type: 'string', enum: ['searchset'] },
+    total: { type: 'integer', minimum: 0 },
     link: {
       type: 'array',
       maxItems: 2,
@@ -1591,23 +1629,28 @@ const fhirPatientBundleSchema: JsonSchema = {
     entry: {
       type: 'array',
       items: {
-        type: 'object',
-        properties: {
-          fullUrl: { type: 'string' },
-          resource: { $ref: 'urn:openapi:schema:FhirPatient' },
-          search: {
+        oneOf: [
+          {
             type: 'object',
-            properties: { mode: { type: 'string', enum: ['match'] } },
-            required: ['mode'],
+            properties: {
+              fullUrl: { type: 'string' },
+              resource: { $ref: 'urn:openapi:schema:FhirPatient' },
+              search: {
+                type: 'object',
+                properties: { mode: { type: 'string', enum: ['match'] } },
+                required: ['mode'],
+                additionalProperties: false,
+              },
+            },
+            required: ['fullUrl', 'resource', 'search'],
             additionalProperties: false,
           },
-        },
-        required: ['fullUrl', 'resource', 'search'],
-        additionalProperties: false,
+          { $ref: 'urn:openapi:schema:FhirSearchOutcomeEntry' },
+        ],
       },
     },
   },
-  required: ['resourceType', 'type', 'link', 'entry'],
+  required: ['resourceType', 'type', 'total', 'link'],
   additionalProperties: false,
 };
 
@@ -1651,6 +1694,30 @@ const fhirReferenceSchema: JsonSchema = {
     identifier: { $ref: 'urn:openapi:schema:FhirIdentifier' },
     display: { type: 'string' },
   },
+  additionalProperties: false,
+};
+
+const fhirSearchFormSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirSearchForm',
+  type: 'object',
+  additionalProperties: {
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+  },
+};
+
+const fhirSearchOutcomeEntrySchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirSearchOutcomeEntry',
+  type: 'object',
+  properties: {
+    resource: { $ref: 'urn:openapi:schema:OperationOutcome' },
+    search: {
+      type: 'object',
+      properties: { mode: { type: 'string', enum: ['outcome'] } },
+      required: ['mode'],
+      additionalProperties: false,
+    },
+  },
+  required: ['resource', 'search'],
   additionalProperties: false,
 };
 
@@ -2417,6 +2484,8 @@ export const componentSchemas: readonly JsonSchema[] = [
   fhirPatientCreateSchema,
   fhirQuantitySchema,
   fhirReferenceSchema,
+  fhirSearchFormSchema,
+  fhirSearchOutcomeEntrySchema,
   genderSchema,
   healthSchema,
   humanNameSchema,
@@ -3528,6 +3597,7 @@ const readFhirCapabilitiesRoute: RouteDefinition = {
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirCapabilityStatement' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3557,6 +3627,8 @@ const searchFhirPatientsRoute: RouteDefinition = {
     { name: 'phone', in: 'query', required: false, style: 'form', explode: true },
     { name: '_count', in: 'query', required: false, style: 'form', explode: true },
     { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
   schemas: {
@@ -3573,15 +3645,18 @@ const searchFhirPatientsRoute: RouteDefinition = {
         phone: { type: 'string', pattern: '^\\+[1-9][0-9]{6,14}$' },
         _count: { type: 'integer', minimum: 1, maximum: 100 },
         _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
         _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
       },
       additionalProperties: false,
     },
+    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirPatientBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3629,10 +3704,86 @@ const createFhirPatientRoute: RouteDefinition = {
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '409': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '413': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '422': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** POST /fhir/R4/Patient/_search */
+const searchFhirPatientsByPostRoute: RouteDefinition = {
+  operationId: 'searchFhirPatientsByPost',
+  method: 'POST',
+  path: '/fhir/R4/Patient/_search',
+  url: '/fhir/R4/Patient/_search',
+  tags: ['FHIR Patients'],
+  summary: 'Search Patients (POST, form-encoded)',
+  scopes: ['patients:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: 'application/x-www-form-urlencoded',
+  parameters: [
+    { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_id', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'identifier', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'family', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'given', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'birthdate', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'gender', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'email', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'phone', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        _id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        identifier: { type: 'string', maxLength: 360, minLength: 1 },
+        family: { type: 'string', maxLength: 100, minLength: 1 },
+        given: { type: 'string', maxLength: 100, minLength: 1 },
+        birthdate: { type: 'string', pattern: '^(eq)?[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
+        gender: { type: 'string', enum: ['male', 'female', 'other', 'unknown'] },
+        email: { type: 'string', maxLength: 254, minLength: 3 },
+        phone: { type: 'string', pattern: '^\\+[1-9][0-9]{6,14}$' },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'idempotency-key': {
+          type: 'string',
+          maxLength: 255,
+          minLength: 1,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
+    body: { $ref: 'urn:openapi:schema:FhirSearchForm' },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirPatientBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '409': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '413': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3676,6 +3827,7 @@ const readFhirPatientRoute: RouteDefinition = {
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3700,6 +3852,8 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
     { name: 'status', in: 'query', required: false, style: 'form', explode: true },
     { name: '_count', in: 'query', required: false, style: 'form', explode: true },
     { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
   schemas: {
@@ -3732,15 +3886,104 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
         },
         _count: { type: 'integer', minimum: 1, maximum: 100 },
         _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
         _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
       },
       additionalProperties: false,
     },
+    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirAppointmentBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** POST /fhir/R4/Appointment/_search */
+const searchFhirAppointmentsByPostRoute: RouteDefinition = {
+  operationId: 'searchFhirAppointmentsByPost',
+  method: 'POST',
+  path: '/fhir/R4/Appointment/_search',
+  url: '/fhir/R4/Appointment/_search',
+  tags: ['FHIR Appointments'],
+  summary: 'Search Appointments (POST, form-encoded)',
+  scopes: ['appointments:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: 'application/x-www-form-urlencoded',
+  parameters: [
+    { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'date', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'status', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
+        date: {
+          type: 'array',
+          maxItems: 2,
+          items: {
+            type: 'string',
+            pattern: '^(eq|gt|ge|lt|le|sa|eb)?[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$',
+          },
+        },
+        status: {
+          type: 'string',
+          enum: [
+            'proposed',
+            'pending',
+            'booked',
+            'arrived',
+            'fulfilled',
+            'cancelled',
+            'noshow',
+            'entered-in-error',
+            'checked-in',
+            'waitlist',
+          ],
+        },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'idempotency-key': {
+          type: 'string',
+          maxLength: 255,
+          minLength: 1,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
+    body: { $ref: 'urn:openapi:schema:FhirSearchForm' },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirAppointmentBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '409': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '413': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3784,6 +4027,7 @@ const readFhirAppointmentRoute: RouteDefinition = {
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3808,6 +4052,8 @@ const searchFhirClaimsRoute: RouteDefinition = {
     { name: 'created', in: 'query', required: false, style: 'form', explode: true },
     { name: '_count', in: 'query', required: false, style: 'form', explode: true },
     { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
   schemas: {
@@ -3826,15 +4072,90 @@ const searchFhirClaimsRoute: RouteDefinition = {
         },
         _count: { type: 'integer', minimum: 1, maximum: 100 },
         _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
         _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
       },
       additionalProperties: false,
     },
+    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirClaimBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** POST /fhir/R4/Claim/_search */
+const searchFhirClaimsByPostRoute: RouteDefinition = {
+  operationId: 'searchFhirClaimsByPost',
+  method: 'POST',
+  path: '/fhir/R4/Claim/_search',
+  url: '/fhir/R4/Claim/_search',
+  tags: ['FHIR Claims'],
+  summary: 'Search Claims (POST, form-encoded)',
+  scopes: ['billing:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: 'application/x-www-form-urlencoded',
+  parameters: [
+    { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'status', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'created', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
+        status: { type: 'string', enum: ['active', 'cancelled', 'draft', 'entered-in-error'] },
+        created: {
+          type: 'array',
+          maxItems: 2,
+          items: {
+            type: 'string',
+            pattern: '^(eq|gt|ge|lt|le|sa|eb)?[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$',
+          },
+        },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'idempotency-key': {
+          type: 'string',
+          maxLength: 255,
+          minLength: 1,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
+    body: { $ref: 'urn:openapi:schema:FhirSearchForm' },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirClaimBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '409': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '413': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3878,6 +4199,7 @@ const readFhirClaimRoute: RouteDefinition = {
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3901,6 +4223,8 @@ const searchFhirClaimResponsesRoute: RouteDefinition = {
     { name: 'request', in: 'query', required: false, style: 'form', explode: true },
     { name: '_count', in: 'query', required: false, style: 'form', explode: true },
     { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
   schemas: {
@@ -3911,15 +4235,81 @@ const searchFhirClaimResponsesRoute: RouteDefinition = {
         request: { type: 'string', pattern: '^(Claim/)?[A-Za-z0-9\\-.]{1,64}$' },
         _count: { type: 'integer', minimum: 1, maximum: 100 },
         _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
         _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
       },
       additionalProperties: false,
     },
+    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirClaimResponseBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** POST /fhir/R4/ClaimResponse/_search */
+const searchFhirClaimResponsesByPostRoute: RouteDefinition = {
+  operationId: 'searchFhirClaimResponsesByPost',
+  method: 'POST',
+  path: '/fhir/R4/ClaimResponse/_search',
+  url: '/fhir/R4/ClaimResponse/_search',
+  tags: ['FHIR Claim Responses'],
+  summary: 'Search ClaimResponses (POST, form-encoded)',
+  scopes: ['billing:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: 'application/x-www-form-urlencoded',
+  parameters: [
+    { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'request', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
+        request: { type: 'string', pattern: '^(Claim/)?[A-Za-z0-9\\-.]{1,64}$' },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'idempotency-key': {
+          type: 'string',
+          maxLength: 255,
+          minLength: 1,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
+    body: { $ref: 'urn:openapi:schema:FhirSearchForm' },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirClaimResponseBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '409': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '413': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3963,6 +4353,7 @@ const readFhirClaimResponseRoute: RouteDefinition = {
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3998,12 +4389,16 @@ export const routes: readonly RouteDefinition[] = [
   readFhirCapabilitiesRoute,
   searchFhirPatientsRoute,
   createFhirPatientRoute,
+  searchFhirPatientsByPostRoute,
   readFhirPatientRoute,
   searchFhirAppointmentsRoute,
+  searchFhirAppointmentsByPostRoute,
   readFhirAppointmentRoute,
   searchFhirClaimsRoute,
+  searchFhirClaimsByPostRoute,
   readFhirClaimRoute,
   searchFhirClaimResponsesRoute,
+  searchFhirClaimResponsesByPostRoute,
   readFhirClaimResponseRoute,
 ];
 
@@ -4454,6 +4849,7 @@ export type OperationTypes = {
     responses: {
       200: Readable<paths['/fhir/R4/metadata']['get']['responses'][200]['content']['application/fhir+json']>;
       400: Readable<paths['/fhir/R4/metadata']['get']['responses'][400]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/metadata']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/metadata']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/metadata']['get']['responses'][500]['content']['application/fhir+json']>;
     };
@@ -4461,13 +4857,16 @@ export type OperationTypes = {
   searchFhirPatients: {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Patient']['get']['parameters']['query']>;
-    headers: Record<string, never>;
+    headers: {
+      prefer?: NonNullable<paths['/fhir/R4/Patient']['get']['parameters']['header']>['Prefer'];
+    };
     body: undefined;
     responses: {
       200: Readable<paths['/fhir/R4/Patient']['get']['responses'][200]['content']['application/fhir+json']>;
       400: Readable<paths['/fhir/R4/Patient']['get']['responses'][400]['content']['application/fhir+json']>;
       401: Readable<paths['/fhir/R4/Patient']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Patient']['get']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Patient']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient']['get']['responses'][500]['content']['application/fhir+json']>;
     };
@@ -4484,12 +4883,34 @@ export type OperationTypes = {
       400: Readable<paths['/fhir/R4/Patient']['post']['responses'][400]['content']['application/fhir+json']>;
       401: Readable<paths['/fhir/R4/Patient']['post']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Patient']['post']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Patient']['post']['responses'][406]['content']['application/fhir+json']>;
       409: Readable<paths['/fhir/R4/Patient']['post']['responses'][409]['content']['application/fhir+json']>;
       413: Readable<paths['/fhir/R4/Patient']['post']['responses'][413]['content']['application/fhir+json']>;
       415: Readable<paths['/fhir/R4/Patient']['post']['responses'][415]['content']['application/fhir+json']>;
       422: Readable<paths['/fhir/R4/Patient']['post']['responses'][422]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient']['post']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirPatientsByPost: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['query']>;
+    headers: {
+      'idempotency-key'?: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['header']>['Idempotency-Key'];
+      prefer?: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['header']>['Prefer'];
+    };
+    body: Writable<NonNullable<paths['/fhir/R4/Patient/_search']['post']['requestBody']>['content']['application/x-www-form-urlencoded']> | undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][406]['content']['application/fhir+json']>;
+      409: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][409]['content']['application/fhir+json']>;
+      413: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][413]['content']['application/fhir+json']>;
+      415: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][415]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][500]['content']['application/fhir+json']>;
     };
   };
   readFhirPatient: {
@@ -4506,6 +4927,7 @@ export type OperationTypes = {
       401: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
       404: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
     };
@@ -4513,15 +4935,39 @@ export type OperationTypes = {
   searchFhirAppointments: {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Appointment']['get']['parameters']['query']>;
-    headers: Record<string, never>;
+    headers: {
+      prefer?: NonNullable<paths['/fhir/R4/Appointment']['get']['parameters']['header']>['Prefer'];
+    };
     body: undefined;
     responses: {
       200: Readable<paths['/fhir/R4/Appointment']['get']['responses'][200]['content']['application/fhir+json']>;
       400: Readable<paths['/fhir/R4/Appointment']['get']['responses'][400]['content']['application/fhir+json']>;
       401: Readable<paths['/fhir/R4/Appointment']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Appointment']['get']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Appointment']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirAppointmentsByPost: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['query']>;
+    headers: {
+      'idempotency-key'?: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['header']>['Idempotency-Key'];
+      prefer?: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['header']>['Prefer'];
+    };
+    body: Writable<NonNullable<paths['/fhir/R4/Appointment/_search']['post']['requestBody']>['content']['application/x-www-form-urlencoded']> | undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][406]['content']['application/fhir+json']>;
+      409: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][409]['content']['application/fhir+json']>;
+      413: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][413]['content']['application/fhir+json']>;
+      415: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][415]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][500]['content']['application/fhir+json']>;
     };
   };
   readFhirAppointment: {
@@ -4538,6 +4984,7 @@ export type OperationTypes = {
       401: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
       404: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
     };
@@ -4545,15 +4992,39 @@ export type OperationTypes = {
   searchFhirClaims: {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Claim']['get']['parameters']['query']>;
-    headers: Record<string, never>;
+    headers: {
+      prefer?: NonNullable<paths['/fhir/R4/Claim']['get']['parameters']['header']>['Prefer'];
+    };
     body: undefined;
     responses: {
       200: Readable<paths['/fhir/R4/Claim']['get']['responses'][200]['content']['application/fhir+json']>;
       400: Readable<paths['/fhir/R4/Claim']['get']['responses'][400]['content']['application/fhir+json']>;
       401: Readable<paths['/fhir/R4/Claim']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Claim']['get']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Claim']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirClaimsByPost: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['query']>;
+    headers: {
+      'idempotency-key'?: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['header']>['Idempotency-Key'];
+      prefer?: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['header']>['Prefer'];
+    };
+    body: Writable<NonNullable<paths['/fhir/R4/Claim/_search']['post']['requestBody']>['content']['application/x-www-form-urlencoded']> | undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][406]['content']['application/fhir+json']>;
+      409: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][409]['content']['application/fhir+json']>;
+      413: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][413]['content']['application/fhir+json']>;
+      415: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][415]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][500]['content']['application/fhir+json']>;
     };
   };
   readFhirClaim: {
@@ -4570,6 +5041,7 @@ export type OperationTypes = {
       401: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
       404: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
     };
@@ -4577,15 +5049,39 @@ export type OperationTypes = {
   searchFhirClaimResponses: {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/ClaimResponse']['get']['parameters']['query']>;
-    headers: Record<string, never>;
+    headers: {
+      prefer?: NonNullable<paths['/fhir/R4/ClaimResponse']['get']['parameters']['header']>['Prefer'];
+    };
     body: undefined;
     responses: {
       200: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][200]['content']['application/fhir+json']>;
       400: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][400]['content']['application/fhir+json']>;
       401: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirClaimResponsesByPost: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['query']>;
+    headers: {
+      'idempotency-key'?: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['header']>['Idempotency-Key'];
+      prefer?: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['header']>['Prefer'];
+    };
+    body: Writable<NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['requestBody']>['content']['application/x-www-form-urlencoded']> | undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][406]['content']['application/fhir+json']>;
+      409: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][409]['content']['application/fhir+json']>;
+      413: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][413]['content']['application/fhir+json']>;
+      415: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][415]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][500]['content']['application/fhir+json']>;
     };
   };
   readFhirClaimResponse: {
@@ -4602,6 +5098,7 @@ export type OperationTypes = {
       401: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
       404: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
     };

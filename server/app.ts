@@ -228,6 +228,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       routes: fhirRoutes,
       handlers,
       deps: registerDeps,
+      publicUrl: config.publicUrl,
     });
   }
   registerPreflightRoutes(app, routes);

@@ -53,6 +53,12 @@ export interface HttpConfig {
   requestTimeoutMs: number;
   /** How long an idle keep-alive connection stays open between requests, in ms. Default 72 s. */
   keepAliveTimeoutMs: number;
+  /**
+   * The URL clients reach the service at (`PUBLIC_URL`): advertised in the served spec and the
+   * base of the FHIR face's absolute links. Unset: the spec is relative and FHIR links use the
+   * listening address.
+   */
+  publicUrl: string | undefined;
 }
 
 /** Settings of the process (`server/main.ts`). */
@@ -63,8 +69,6 @@ export interface ServerConfig extends HttpConfig {
   databaseUrl: string | undefined;
   /** How long shutdown waits for in-flight requests before closing connections, in ms. */
   shutdownGraceMs: number;
-  /** The URL clients reach the service at (`PUBLIC_URL`), advertised in the served spec. */
-  publicUrl: string | undefined;
   /** The retention schedule (`server/retention/`). */
   retention: RetentionConfig;
 }
@@ -106,6 +110,7 @@ export const DEFAULT_HTTP_CONFIG: HttpConfig = {
   // Longer than the 60 s idle timeout of common load balancers, so a balancer never reuses a
   // connection the server is closing (the race that answers a client with a reset).
   keepAliveTimeoutMs: 72_000,
+  publicUrl: undefined,
 };
 
 /** A setting that cannot be used; `main` prints its message and exits. */

@@ -1,31 +1,40 @@
 /**
- * Searchset Bundles (docs/design.md#fhir-r4): one page of matches, newest first, with a `self`
- * link and, when more match, a `next` link that repeats the search with `_cursor` set to the
- * last entry's id. URLs are relative to the FHIR base (`Patient?family=…`), which FHIR allows
- * and clients resolve against the base they called; the service never builds absolute URLs
- * from the `Host` header a client sends.
+ * Searchset Bundles (docs/design.md#fhir-r4): one page of matches, newest first, with `total`
+ * (every match, on every page), a `self` link and, when more match, a `next` link that repeats
+ * the search with `_cursor` set to the last entry's id. Every URL is absolute, on the base the
+ * FHIR scope worked out (`base-url.ts`: `PUBLIC_URL`, else the listening address, never the
+ * `Host` header). Parameters lenient handling ignored are named in an OperationOutcome entry
+ * (`search.mode = outcome`) and left out of the links; `_summary=count` has no entries.
  */
 import type { JsonText } from '../../contract/route-types.js';
-import type { Page } from '../repos/pagination.js';
+import type { CountedPage } from '../repos/pagination.js';
 import type { StoredJson } from '../repos/rows.js';
+import type { OperationOutcome } from './errors.js';
 import { toFhirId } from './ids.js';
 import type { RenderCache } from './render-cache.js';
+import { requestInfo } from './request-info.js';
 
-/** A search's query as received: parameter → value(s), already validated. */
+/** A search's query as validated, carrying the FHIR scope's request info. */
 export type SearchQuery = Readonly<Record<string, unknown>>;
 
-interface Entry<R> {
+interface MatchEntry<R> {
   fullUrl: string;
   resource: R;
   search: { mode: 'match' };
 }
 
-/** The Bundle of one page: `resourceType`, `type`, `link`, `entry`. */
+interface OutcomeEntry {
+  resource: OperationOutcome;
+  search: { mode: 'outcome' };
+}
+
+/** The Bundle of one page. */
 export interface SearchsetBundle<R> {
   resourceType: 'Bundle';
   type: 'searchset';
+  total: number;
   link: { relation: 'self' | 'next'; url: string }[];
-  entry: Entry<R>[];
+  entry?: (MatchEntry<R> | OutcomeEntry)[];
 }
 
 /** The query string of `query` with `_cursor` replaced (parameters in a stable order). */
@@ -42,64 +51,105 @@ function queryText(query: SearchQuery, cursor: string | undefined): string {
   return text === '' ? '' : `?${text}`;
 }
 
-/**
- * The Bundle of a page of stored records.
- *
- * @example searchset('Patient', request.query, page, (p) => patientToFhir(p))
- */
-export function searchset<S extends { id: string }, R>(
+/** `self` and, when more match, `next`. */
+function links(
+  base: string,
   type: string,
   query: SearchQuery,
-  page: Page<S>,
-  toFhir: (stored: S) => R,
-): SearchsetBundle<R> {
-  const link: SearchsetBundle<R>['link'] = [
-    { relation: 'self', url: `${type}${queryText(query, query._cursor as string | undefined)}` },
+  page: CountedPage<{ id: string }>,
+): SearchsetBundle<unknown>['link'] {
+  const url = `${base}/${type}`;
+  const out: SearchsetBundle<unknown>['link'] = [
+    { relation: 'self', url: `${url}${queryText(query, query._cursor as string | undefined)}` },
   ];
   const last = page.data.at(-1);
   if (page.hasMore && last !== undefined) {
-    link.push({ relation: 'next', url: `${type}${queryText(query, toFhirId(last.id))}` });
+    out.push({ relation: 'next', url: `${url}${queryText(query, toFhirId(last.id))}` });
   }
+  return out;
+}
+
+/** The warning entry naming the ignored parameters, or `undefined` when none were. */
+function outcomeEntry(ignored: readonly string[]): OutcomeEntry | undefined {
+  if (ignored.length === 0) return undefined;
   return {
-    resourceType: 'Bundle',
-    type: 'searchset',
-    link,
-    entry: page.data.map((stored) => {
-      const resource = toFhir(stored);
-      return { fullUrl: `${type}/${toFhirId(stored.id)}`, resource, search: { mode: 'match' } };
-    }),
+    resource: {
+      resourceType: 'OperationOutcome',
+      issue: ignored.map((name) => ({
+        severity: 'warning' as const,
+        code: 'not-supported' as const,
+        diagnostics: `The search parameter ${name.slice(0, 100)} is not supported here and was ignored (send Prefer: handling=strict to have it refused).`,
+        expression: [name.slice(0, 100)],
+      })),
+    },
+    search: { mode: 'outcome' },
   };
 }
 
 /**
- * The same Bundle as `searchset`, as JSON text spliced from rendered entries (`cache` keeps
- * them by stored text): key order and content match `JSON.stringify(searchset(…))`.
+ * The Bundle of a page of stored records.
+ *
+ * @example searchset('Appointment', request.query, page, appointmentToFhir)
+ */
+export function searchset<S extends { id: string }, R>(
+  type: string,
+  query: SearchQuery,
+  page: CountedPage<S>,
+  toFhir: (stored: S) => R,
+  countOnly = false,
+): SearchsetBundle<R> {
+  const { base, ignored } = requestInfo(query);
+  const bundle: SearchsetBundle<R> = {
+    resourceType: 'Bundle',
+    type: 'searchset',
+    total: page.total,
+    link: links(base, type, query, page),
+  };
+  const outcome = outcomeEntry(ignored);
+  if (countOnly) {
+    if (outcome !== undefined) bundle.entry = [outcome];
+    return bundle;
+  }
+  const entry: SearchsetBundle<R>['entry'] = page.data.map((stored) => ({
+    fullUrl: `${base}/${type}/${toFhirId(stored.id)}`,
+    resource: toFhir(stored),
+    search: { mode: 'match' as const },
+  }));
+  if (outcome !== undefined) entry.push(outcome);
+  bundle.entry = entry;
+  return bundle;
+}
+
+/**
+ * The same Bundle as `searchset`, as JSON text spliced from rendered entries: `cache` keeps
+ * each entry's text after its `fullUrl` by stored text, so a change of base never serves a
+ * stale URL. Key order and content match `JSON.stringify(searchset(…))`.
  */
 export function searchsetText<S extends { id: string }, R>(
   type: string,
   query: SearchQuery,
-  page: Page<StoredJson>,
+  page: CountedPage<StoredJson>,
   toFhir: (stored: S) => R,
   cache: RenderCache,
+  countOnly = false,
 ): JsonText<SearchsetBundle<R>> {
-  const links: SearchsetBundle<R>['link'] = [
-    { relation: 'self', url: `${type}${queryText(query, query._cursor as string | undefined)}` },
-  ];
-  const last = page.data.at(-1);
-  if (page.hasMore && last !== undefined) {
-    links.push({ relation: 'next', url: `${type}${queryText(query, toFhirId(last.id))}` });
-  }
-  const entries = page.data.map((row) =>
-    cache.get(row.json, () => {
-      const resource = toFhir(JSON.parse(row.json) as S);
-      const entry: Entry<R> = {
-        fullUrl: `${type}/${toFhirId(row.id)}`,
-        resource,
-        search: { mode: 'match' },
-      };
-      return JSON.stringify(entry);
-    }),
-  );
-  const text = `{"resourceType":"Bundle","type":"searchset","link":${JSON.stringify(links)},"entry":[${entries.join(',')}]}`;
+  const { base, ignored } = requestInfo(query);
+  const head = `{"resourceType":"Bundle","type":"searchset","total":${page.total},"link":${JSON.stringify(links(base, type, query, page))}`;
+  const outcome = outcomeEntry(ignored);
+  const texts = countOnly
+    ? []
+    : page.data.map((row) => {
+        const rest = cache.get(row.json, () => {
+          const text = JSON.stringify({
+            resource: toFhir(JSON.parse(row.json) as S),
+            search: { mode: 'match' },
+          });
+          return text.slice(1);
+        });
+        return `{"fullUrl":${JSON.stringify(`${base}/${type}/${toFhirId(row.id)}`)},${rest}`;
+      });
+  if (outcome !== undefined) texts.push(JSON.stringify(outcome));
+  const text =
+    countOnly && outcome === undefined ? `${head}}` : `${head},"entry":[${texts.join(',')}]}`;
   return text as JsonText<SearchsetBundle<R>>;
 }

@@ -1,11 +1,12 @@
 /**
  * The CapabilityStatement (`GET /fhir/R4/metadata`), made from the route table so it lists
  * exactly the interactions and search parameters the spec describes and the service serves:
- * an operation added to the spec appears here, one removed disappears.
+ * an operation added to the spec appears here, one removed disappears. `GET [type]` and
+ * `POST [type]/_search` are one interaction (`search-type`) with one list of parameters.
  */
 import type { RouteDefinition } from '../../contract/route-types.js';
 import type { components } from '../../generated/types.js';
-import { FHIR_BASE } from './plugin.js';
+import { FHIR_BASE } from './paths.js';
 
 export type CapabilityStatement = components['schemas']['FhirCapabilityStatement'];
 
@@ -24,22 +25,37 @@ const SEARCH_TYPES: Readonly<Record<string, SearchType>> = {
   status: 'token',
   created: 'date',
   request: 'reference',
+  _count: 'number',
+  _summary: 'token',
 };
 
-/** Result parameters, not search criteria. */
-const CONTROL = new Set(['_count', '_cursor', '_format']);
+/** What the result parameters we list do. */
+const DOCUMENTATION: Readonly<Record<string, string>> = {
+  _count: 'Entries per page, 1-100, default 10.',
+  _summary: 'count only: the Bundle has total and no entries.',
+};
+
+/** Parameters that are not for clients to write (`_cursor` comes from `next` links). */
+const CONTROL = new Set(['_cursor', '_format']);
+
+/** The code system of `rest.security.service`. */
+const SECURITY_SERVICE = 'http://terminology.hl7.org/CodeSystem/restful-security-service';
 
 type ResourceCapability = CapabilityStatement['rest'][number]['resource'][number];
 type SearchType = ResourceCapability['searchParam'][number]['type'];
 
-/** The statement for the FHIR routes of `routes`; `date` is the build's API version date. */
+/**
+ * The statement for the FHIR routes of `routes`; `date` is the build's API version date,
+ * `base` the absolute FHIR base (`implementation.url`).
+ */
 export function capabilityStatement(
   routes: readonly RouteDefinition[],
   date: string,
+  base: string,
 ): CapabilityStatement {
   const resources = new Map<string, ResourceCapability>();
   for (const route of routes) {
-    const match = /^\/fhir\/R4\/([A-Z][A-Za-z]+)(\/\{id\})?$/.exec(route.path);
+    const match = /^\/fhir\/R4\/([A-Z][A-Za-z]+)(\/\{id\}|\/_search)?$/.exec(route.path);
     const type = match?.[1];
     if (match === null || type === undefined) continue;
     let resource = resources.get(type);
@@ -56,12 +72,30 @@ export function capabilityStatement(
       resources.set(type, resource);
     }
     const code: ResourceCapability['interaction'][number]['code'] =
-      match[2] !== undefined ? 'read' : route.method === 'POST' ? 'create' : 'search-type';
-    resource.interaction.push({ code });
+      match[2] === '/{id}'
+        ? 'read'
+        : match[2] === '/_search' || route.method === 'GET'
+          ? 'search-type'
+          : 'create';
+    if (resource.interaction.some((i) => i.code === code)) continue;
+    resource.interaction.push(
+      code === 'search-type'
+        ? {
+            code,
+            documentation: `GET [base]/${type}?params, or POST [base]/${type}/_search with the params as an application/x-www-form-urlencoded body. Unknown parameters are ignored with a warning entry unless Prefer: handling=strict.`,
+          }
+        : { code },
+    );
     if (code !== 'search-type') continue;
     for (const param of route.parameters) {
       if (param.in !== 'query' || CONTROL.has(param.name)) continue;
-      resource.searchParam.push({ name: param.name, type: SEARCH_TYPES[param.name] ?? 'string' });
+      const listed: ResourceCapability['searchParam'][number] = {
+        name: param.name,
+        type: SEARCH_TYPES[param.name] ?? 'string',
+      };
+      const documentation = DOCUMENTATION[param.name];
+      if (documentation !== undefined) listed.documentation = documentation;
+      resource.searchParam.push(listed);
     }
   }
   const ordered = [...resources.values()].sort((a, b) => a.type.localeCompare(b.type));
@@ -72,9 +106,25 @@ export function capabilityStatement(
     date,
     kind: 'instance',
     software: { name: 'Patient-Care API' },
-    implementation: { description: `Patient-Care API FHIR R4 endpoint (${FHIR_BASE})` },
+    implementation: { description: `Patient-Care API FHIR R4 endpoint (${FHIR_BASE})`, url: base },
     fhirVersion: '4.0.1',
     format: ['json'],
-    rest: [{ mode: 'server', resource: ordered }],
+    rest: [
+      {
+        mode: 'server',
+        security: {
+          // Secret and restricted keys (the FHIR face's) are for servers: no CORS reads.
+          cors: false,
+          // FHIR's list has no code for an API key; it is sent as an OAuth 2.0 bearer token
+          // (RFC 6750), the nearest code (docs/design.md#fhir-r4).
+          service: [
+            { coding: [{ system: SECURITY_SERVICE, code: 'OAuth' }], text: 'Bearer API key' },
+          ],
+          description:
+            'Send an API key as `Authorization: Bearer <key>` (secret or restricted keys; test and live modes are separate). Keys carry scopes: patients:read, patients:write, appointments:read, billing:read; SMART backend-services names are accepted where keys are created (system/Patient.read or .rs, system/Patient.write or .cud, system/Patient.*, and the same for Appointment, Claim and ClaimResponse) and stored as ours. No OAuth authorization server: keys are issued by the service.',
+        },
+        resource: ordered,
+      },
+    ],
   };
 }

@@ -84,7 +84,7 @@ const ISSUE_TYPES: Readonly<Record<ErrorCode, IssueType>> = {
   body_too_large: 'too-costly',
   content_type_unsupported: 'not-supported',
   rate_limited: 'throttled',
-  // Refused before routing, so never answered on the FHIR face; listed for completeness.
+  // Refused before routing; under /fhir/R4 answered by server/fhir/refusal.ts.
   request_malformed: 'invalid',
   headers_too_large: 'too-costly',
   request_timeout: 'exception',

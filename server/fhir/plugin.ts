@@ -5,20 +5,26 @@
  * their own that answers the FHIR way: bodies read as `application/fhir+json` (and
  * `application/json`), replies sent as `application/fhir+json`, every error (hooks,
  * validation, handlers, unknown `/fhir/R4` URLs) an `OperationOutcome`, never the `/v1`
- * envelope.
+ * envelope. Before each handler the scope refuses formats other than JSON (`negotiation.ts`),
+ * reads a form-encoded `POST [type]/_search` body into the query, sets aside the search
+ * parameters lenient handling ignores (`lenient-search.ts`) and works out the absolute base
+ * the reply's links are built on (`base-url.ts`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDefinition } from '../../contract/route-types.js';
 import { ApiError } from '../errors.js';
 import { type ErrorDeps, prepareErrorReply, toApiError } from '../http/error-handler.js';
 import { parseJsonBody } from '../http/json-body.js';
+import { parseQueryString } from '../http/querystring.js';
 import { type HandlerTable, type RegisterDeps, registerRoutes } from '../http/register-routes.js';
+import { fhirBaseUrl } from './base-url.js';
 import { FhirError, fhirErrorReply } from './errors.js';
+import { isTypeSearch, lenientQuery, prefersStrict } from './lenient-search.js';
+import { checkAcceptable } from './negotiation.js';
+import { FHIR_BASE, FHIR_JSON } from './paths.js';
+import { attachRequestInfo } from './request-info.js';
 
-/** Where the FHIR face lives. */
-export const FHIR_BASE = '/fhir/R4';
-/** FHIR's JSON media type, what every FHIR reply is sent as. */
-export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
+export { FHIR_BASE, FHIR_JSON } from './paths.js';
 
 /** Whether a route belongs to the FHIR face. */
 export function isFhirRoute(route: RouteDefinition): boolean {
@@ -49,6 +55,36 @@ export interface FhirPluginOptions {
   routes: readonly RouteDefinition[];
   handlers: HandlerTable;
   deps: RegisterDeps;
+  /** `PUBLIC_URL`, the base of every link the face writes; unset: the listening address. */
+  publicUrl?: string | undefined;
+}
+
+/** The query parameters each FHIR type search defines, by `METHOD url`. */
+function knownParameters(routes: readonly RouteDefinition[]): Map<string, ReadonlySet<string>> {
+  const known = new Map<string, ReadonlySet<string>>();
+  for (const route of routes) {
+    if (!isTypeSearch(route.method, route.url)) continue;
+    const names = route.parameters.filter((p) => p.in === 'query').map((p) => p.name);
+    known.set(`${route.method} ${route.url}`, new Set(names));
+  }
+  return known;
+}
+
+/**
+ * A form-encoded search body's fields added to the query (FHIR lets a `POST _search` carry
+ * parameters in both), and the body emptied: from here on it is the same search as the GET.
+ */
+function mergeFormBody(request: FastifyRequest): Record<string, unknown> {
+  const query: Record<string, unknown> = Object.assign(Object.create(null), request.query);
+  const form = request.body;
+  if (form !== null && typeof form === 'object') {
+    for (const [name, value] of Object.entries(form)) {
+      const before = query[name];
+      query[name] = before === undefined ? value : [before, value].flat();
+    }
+  }
+  request.body = {};
+  return query;
 }
 
 /**
@@ -69,6 +105,14 @@ export async function fhirPlugin(app: FastifyInstance, options: FhirPluginOption
       }
     },
   );
+  // `POST [type]/_search` (FHIR R4 search.html): parameters as a form, so they stay out of URLs.
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      done(null, parseQueryString(typeof body === 'string' ? body : body.toString('utf8')));
+    },
+  );
   app.setErrorHandler((error, request, reply) => sendOutcome(deps, request, reply, error));
   app.setNotFoundHandler((request, reply) =>
     sendOutcome(deps, request, reply, new ApiError('route_missing')),
@@ -80,6 +124,33 @@ export async function fhirPlugin(app: FastifyInstance, options: FhirPluginOption
       reply.header('content-type', FHIR_JSON);
     }
     done(null, payload);
+  });
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      checkAcceptable(request.query, request.headers.accept);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
+  });
+  const known = knownParameters(options.routes);
+  app.addHook('preHandler', (request, _reply, done) => {
+    const { method, url } = request.routeOptions;
+    const names = url === undefined ? undefined : known.get(`${method} ${url}`);
+    let query = url?.endsWith('/_search')
+      ? mergeFormBody(request)
+      : (request.query as Record<string, unknown>);
+    let ignored: string[] = [];
+    if (names !== undefined && !prefersStrict(request.headers.prefer)) {
+      ({ query, ignored } = lenientQuery(query, names));
+    }
+    attachRequestInfo(query, {
+      base: fhirBaseUrl(options.publicUrl, request.socket),
+      ignored,
+    });
+    request.query = query;
+    done();
   });
   // Routes are registered under the plugin's prefix, so their URLs drop it here.
   const routes = options.routes.map((route) => ({

@@ -8,6 +8,7 @@ import { conditionalRead } from '../fhir/conditional-read.js';
 import { pageParams } from '../fhir/cursor.js';
 import { resourceNotFound } from '../fhir/errors.js';
 import { fromFhirId } from '../fhir/ids.js';
+import { countOnly } from '../fhir/lenient-search.js';
 import {
   appointmentToFhir,
   type StoredAppointment,
@@ -25,21 +26,26 @@ export const searchFhirAppointments: AppHandler<'searchFhirAppointments'> = asyn
   ctx,
 ) => {
   const q = request.query;
+  const summary = countOnly(q);
   const patient = q.patient === undefined ? undefined : referenceParam('Patient', q.patient);
   const status = q.status === undefined ? undefined : storedAppointmentStatus(q.status);
   // A patient we could not have, or a status we do not keep (waitlist), matches nothing.
   const none = patient === null || (q.status !== undefined && status === undefined);
   const page = none
-    ? { data: [], hasMore: false }
-    : await searchAppointmentsForFhir<StoredAppointment>(ctx.db, {
-        livemode: ctx.livemode,
-        ...pageParams('Appointment', q),
-        ...(patient === undefined ? {} : { patient }),
-        ...(status === undefined ? {} : { status }),
-        ...(q.date === undefined ? {} : { start: dateRange(q.date, 'date') }),
-      });
+    ? { data: [], hasMore: false, total: 0 }
+    : await searchAppointmentsForFhir<StoredAppointment>(
+        ctx.db,
+        {
+          livemode: ctx.livemode,
+          ...pageParams('Appointment', q),
+          ...(patient === undefined ? {} : { patient }),
+          ...(status === undefined ? {} : { status }),
+          ...(q.date === undefined ? {} : { start: dateRange(q.date, 'date') }),
+        },
+        summary,
+      );
   ctx.audit(auditIds(page.data));
-  return { status: 200, body: searchset('Appointment', q, page, appointmentToFhir) };
+  return { status: 200, body: searchset('Appointment', q, page, appointmentToFhir, summary) };
 };
 
 /** GET /fhir/R4/Appointment/{id} */
@@ -56,3 +62,12 @@ export const readFhirAppointment: AppHandler<'readFhirAppointment'> = async (req
   ctx.audit([id, stored.patient]);
   return conditionalRead(appointmentToFhir(stored), request.headers['if-none-match']);
 };
+
+/**
+ * POST /fhir/R4/Appointment/_search: the GET search. The FHIR scope has read the form body into the
+ * query (server/fhir/plugin.ts), so both answer the same Bundle for the same parameters.
+ */
+export const searchFhirAppointmentsByPost: AppHandler<'searchFhirAppointmentsByPost'> = (
+  request,
+  ctx,
+) => searchFhirAppointments({ ...request, body: undefined }, ctx);

@@ -8,6 +8,7 @@ import { conditionalRead } from '../fhir/conditional-read.js';
 import { pageParams } from '../fhir/cursor.js';
 import { resourceNotFound } from '../fhir/errors.js';
 import { fromFhirId } from '../fhir/ids.js';
+import { countOnly } from '../fhir/lenient-search.js';
 import type { StoredClaim } from '../fhir/mapping/claim.js';
 import { claimResponseToFhir, hasClaimResponse } from '../fhir/mapping/claim-response.js';
 import { referenceParam } from '../fhir/search/token.js';
@@ -24,20 +25,25 @@ export const searchFhirClaimResponses: AppHandler<'searchFhirClaimResponses'> = 
   ctx,
 ) => {
   const q = request.query;
+  const summary = countOnly(q);
   const patient = q.patient === undefined ? undefined : referenceParam('Patient', q.patient);
   const claim = q.request === undefined ? undefined : referenceParam('Claim', q.request);
   const page =
     patient === null || claim === null
-      ? { data: [], hasMore: false }
-      : await searchClaimsForFhir<StoredClaim>(ctx.db, {
-          livemode: ctx.livemode,
-          ...pageParams('ClaimResponse', q),
-          statuses: ANSWERED,
-          ...(patient === undefined ? {} : { patient }),
-          ...(claim === undefined ? {} : { id: claim }),
-        });
+      ? { data: [], hasMore: false, total: 0 }
+      : await searchClaimsForFhir<StoredClaim>(
+          ctx.db,
+          {
+            livemode: ctx.livemode,
+            ...pageParams('ClaimResponse', q),
+            statuses: ANSWERED,
+            ...(patient === undefined ? {} : { patient }),
+            ...(claim === undefined ? {} : { id: claim }),
+          },
+          summary,
+        );
   ctx.audit(auditIds(page.data));
-  return { status: 200, body: searchset('ClaimResponse', q, page, claimResponseToFhir) };
+  return { status: 200, body: searchset('ClaimResponse', q, page, claimResponseToFhir, summary) };
 };
 
 /** GET /fhir/R4/ClaimResponse/{id} */
@@ -52,3 +58,12 @@ export const readFhirClaimResponse: AppHandler<'readFhirClaimResponse'> = async 
   ctx.audit([id, stored.patient]);
   return conditionalRead(claimResponseToFhir(stored), request.headers['if-none-match']);
 };
+
+/**
+ * POST /fhir/R4/ClaimResponse/_search: the GET search. The FHIR scope has read the form body into the
+ * query (server/fhir/plugin.ts), so both answer the same Bundle for the same parameters.
+ */
+export const searchFhirClaimResponsesByPost: AppHandler<'searchFhirClaimResponsesByPost'> = (
+  request,
+  ctx,
+) => searchFhirClaimResponses({ ...request, body: undefined }, ctx);

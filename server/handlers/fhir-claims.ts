@@ -8,6 +8,7 @@ import { conditionalRead } from '../fhir/conditional-read.js';
 import { pageParams } from '../fhir/cursor.js';
 import { resourceNotFound } from '../fhir/errors.js';
 import { fromFhirId } from '../fhir/ids.js';
+import { countOnly } from '../fhir/lenient-search.js';
 import { claimToFhir, type StoredClaim } from '../fhir/mapping/claim.js';
 import { dateRange } from '../fhir/search/date-range.js';
 import { referenceParam } from '../fhir/search/token.js';
@@ -26,19 +27,24 @@ const STATUSES: Readonly<Record<string, readonly string[]>> = {
 /** GET /fhir/R4/Claim */
 export const searchFhirClaims: AppHandler<'searchFhirClaims'> = async (request, ctx) => {
   const q = request.query;
+  const summary = countOnly(q);
   const patient = q.patient === undefined ? undefined : referenceParam('Patient', q.patient);
   const page =
     patient === null
-      ? { data: [], hasMore: false }
-      : await searchClaimsForFhir<StoredClaim>(ctx.db, {
-          livemode: ctx.livemode,
-          ...pageParams('Claim', q),
-          ...(patient === undefined ? {} : { patient }),
-          ...(q.status === undefined ? {} : { statuses: STATUSES[q.status] ?? [] }),
-          ...(q.created === undefined ? {} : { created: dateRange(q.created, 'created') }),
-        });
+      ? { data: [], hasMore: false, total: 0 }
+      : await searchClaimsForFhir<StoredClaim>(
+          ctx.db,
+          {
+            livemode: ctx.livemode,
+            ...pageParams('Claim', q),
+            ...(patient === undefined ? {} : { patient }),
+            ...(q.status === undefined ? {} : { statuses: STATUSES[q.status] ?? [] }),
+            ...(q.created === undefined ? {} : { created: dateRange(q.created, 'created') }),
+          },
+          summary,
+        );
   ctx.audit(auditIds(page.data));
-  return { status: 200, body: searchset('Claim', q, page, claimToFhir) };
+  return { status: 200, body: searchset('Claim', q, page, claimToFhir, summary) };
 };
 
 /** GET /fhir/R4/Claim/{id} */
@@ -53,3 +59,10 @@ export const readFhirClaim: AppHandler<'readFhirClaim'> = async (request, ctx) =
   ctx.audit([id, stored.patient]);
   return conditionalRead(claimToFhir(stored), request.headers['if-none-match']);
 };
+
+/**
+ * POST /fhir/R4/Claim/_search: the GET search. The FHIR scope has read the form body into the
+ * query (server/fhir/plugin.ts), so both answer the same Bundle for the same parameters.
+ */
+export const searchFhirClaimsByPost: AppHandler<'searchFhirClaimsByPost'> = (request, ctx) =>
+  searchFhirClaims({ ...request, body: undefined }, ctx);

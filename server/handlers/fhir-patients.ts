@@ -13,8 +13,10 @@ import { checkPatientCreateFields } from '../fhir/create-params.js';
 import { pageParams } from '../fhir/cursor.js';
 import { FhirError, resourceNotFound } from '../fhir/errors.js';
 import { fromFhirId } from '../fhir/ids.js';
+import { countOnly } from '../fhir/lenient-search.js';
 import { patientFromFhir, patientToFhir, type StoredPatient } from '../fhir/mapping/patient.js';
 import { RenderCache } from '../fhir/render-cache.js';
+import { requestInfo } from '../fhir/request-info.js';
 import { identifierToken } from '../fhir/search/token.js';
 import { newId } from '../ids.js';
 import { ConflictError } from '../repos/errors.js';
@@ -28,24 +30,29 @@ const rendered = new RenderCache(2000);
 /** GET /fhir/R4/Patient */
 export const searchFhirPatients: AppHandler<'searchFhirPatients'> = async (request, ctx) => {
   const q = request.query;
+  const summary = countOnly(q);
   const id = q._id === undefined ? undefined : fromFhirId('Patient', q._id);
   const page =
     q._id !== undefined && id === undefined
-      ? { data: [], hasMore: false }
-      : await searchPatientsForFhir(ctx.db, {
-          livemode: ctx.livemode,
-          ...pageParams('Patient', q),
-          ...(id === undefined ? {} : { id }),
-          ...(q.family === undefined ? {} : { familyName: q.family }),
-          ...(q.given === undefined ? {} : { givenName: q.given }),
-          ...(q.birthdate === undefined ? {} : { birthDate: q.birthdate.replace(/^eq/, '') }),
-          ...(q.identifier === undefined ? {} : { identifier: identifierToken(q.identifier) }),
-          ...(q.gender === undefined ? {} : { gender: q.gender }),
-          ...(q.email === undefined ? {} : { email: q.email }),
-          ...(q.phone === undefined ? {} : { phone: q.phone }),
-        });
+      ? { data: [], hasMore: false, total: 0 }
+      : await searchPatientsForFhir(
+          ctx.db,
+          {
+            livemode: ctx.livemode,
+            ...pageParams('Patient', q),
+            ...(id === undefined ? {} : { id }),
+            ...(q.family === undefined ? {} : { familyName: q.family }),
+            ...(q.given === undefined ? {} : { givenName: q.given }),
+            ...(q.birthdate === undefined ? {} : { birthDate: q.birthdate.replace(/^eq/, '') }),
+            ...(q.identifier === undefined ? {} : { identifier: identifierToken(q.identifier) }),
+            ...(q.gender === undefined ? {} : { gender: q.gender }),
+            ...(q.email === undefined ? {} : { email: q.email }),
+            ...(q.phone === undefined ? {} : { phone: q.phone }),
+          },
+          summary,
+        );
   ctx.audit(page.data.map((p) => p.id));
-  return { status: 200, body: searchsetText('Patient', q, page, patientToFhir, rendered) };
+  return { status: 200, body: searchsetText('Patient', q, page, patientToFhir, rendered, summary) };
 };
 
 /** GET /fhir/R4/Patient/{id} */
@@ -94,7 +101,17 @@ export const createFhirPatient: AppHandler<'createFhirPatient'> = async (request
     return {
       status: 201,
       body: resource,
-      headers: { Location: `/fhir/R4/Patient/${resource.id}`, ...versionHeaders(resource.meta) },
+      headers: {
+        Location: `${requestInfo(request.query).base}/Patient/${resource.id}`,
+        ...versionHeaders(resource.meta),
+      },
     };
   });
 };
+
+/**
+ * POST /fhir/R4/Patient/_search: the GET search. The FHIR scope has read the form body into the
+ * query (server/fhir/plugin.ts), so both answer the same Bundle for the same parameters.
+ */
+export const searchFhirPatientsByPost: AppHandler<'searchFhirPatientsByPost'> = (request, ctx) =>
+  searchFhirPatients({ ...request, body: undefined }, ctx);

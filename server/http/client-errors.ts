@@ -9,6 +9,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError, type ErrorCode, errorEnvelope } from '../errors.js';
+import { fhirRefusal, isFhirTarget } from '../fhir/refusal.js';
 import { newId } from '../ids.js';
 
 /** Which registry code a parser error becomes; everything not listed is malformed framing. */
@@ -18,13 +19,35 @@ function clientErrorCode(error: { code?: unknown }): ErrorCode {
   return 'request_malformed';
 }
 
-/** The raw HTTP/1.1 response for `code`, with the headers every error carries. */
-function clientErrorResponse(code: ErrorCode, requestId: string, apiVersion: string): string {
+/**
+ * The request's target when the parser got that far: the routed request's (a body too slow),
+ * else the request line at the start of the refused bytes. `undefined` when neither is known
+ * (headers that never finished arriving).
+ */
+function requestTarget(error: { rawPacket?: unknown }, socket: Socket): string | undefined {
+  const routed = (socket as Socket & { _httpMessage?: { req?: { url?: string } } })._httpMessage;
+  if (routed?.req?.url !== undefined) return routed.req.url;
+  if (!Buffer.isBuffer(error.rawPacket)) return undefined;
+  const line = /^[A-Z]+ (\/\S*)/.exec(error.rawPacket.subarray(0, 2048).toString('latin1'));
+  return line?.[1];
+}
+
+/**
+ * The raw HTTP/1.1 response for `code`, with the headers every error carries; under
+ * `/fhir/R4` an OperationOutcome (server/fhir/refusal.ts), elsewhere the envelope.
+ */
+function clientErrorResponse(
+  code: ErrorCode,
+  requestId: string,
+  apiVersion: string,
+  target: string | undefined,
+): string {
   const api = new ApiError(code);
-  const body = JSON.stringify(errorEnvelope(api, requestId));
+  const fhir = isFhirTarget(target) ? fhirRefusal(code) : undefined;
+  const body = fhir?.body ?? JSON.stringify(errorEnvelope(api, requestId));
   const lines = [
     `HTTP/1.1 ${api.statusCode} ${STATUS_CODES[api.statusCode] ?? 'Error'}`,
-    'Content-Type: application/json; charset=utf-8',
+    `Content-Type: ${fhir?.contentType ?? 'application/json; charset=utf-8'}`,
     `Content-Length: ${Buffer.byteLength(body)}`,
     `Request-Id: ${requestId}`,
     `PatientCare-Version: ${apiVersion}`,
@@ -54,7 +77,7 @@ export function clientErrorHandler(
   apiVersion: string,
 ): (
   this: { log: ClientErrorLog } | undefined,
-  error: Error & { code?: string },
+  error: Error & { code?: string; rawPacket?: unknown },
   socket: Socket,
 ) => void {
   return function answerClientError(error, socket) {
@@ -70,7 +93,7 @@ export function clientErrorHandler(
       socket.destroy();
       return;
     }
-    socket.write(clientErrorResponse(code, requestId, apiVersion));
+    socket.write(clientErrorResponse(code, requestId, apiVersion, requestTarget(error, socket)));
     // Closes once the answer is flushed: the server's sockets are half-open by default, so a
     // bare end() would leave the client holding the connection.
     socket.destroySoon();

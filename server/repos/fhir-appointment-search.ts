@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db/types.js';
 import type { AppointmentListParams } from './appointments.js';
-import { type CreatedRange, type Page, paginate } from './pagination.js';
+import { type CountedPage, type CreatedRange, paginateCounted } from './pagination.js';
 import { parseData } from './rows.js';
 
 export interface FhirAppointmentSearchParams extends AppointmentListParams {
@@ -13,25 +13,30 @@ export interface FhirAppointmentSearchParams extends AppointmentListParams {
   start?: CreatedRange;
 }
 
-/** Appointments matching every given criterion, newest first, as stored. */
+/** Appointments matching every given criterion, newest first, as stored, and how many match. */
 export function searchAppointmentsForFhir<T>(
   db: Db,
   params: FhirAppointmentSearchParams,
-): Promise<Page<T>> {
+  countOnly = false,
+): Promise<CountedPage<T>> {
   const start = params.start ?? {};
-  return paginate(db, {
-    from: 'appointments',
-    select: 'data',
-    filters: [
-      (p) => `livemode = ${p.add(params.livemode)}`,
-      (p) => (params.patient === undefined ? undefined : `patient_id = ${p.add(params.patient)}`),
-      (p) => (params.status === undefined ? undefined : `status = ${p.add(params.status)}`),
-      (p) => (start.gt === undefined ? undefined : `start_at > ${p.add(start.gt)}`),
-      (p) => (start.gte === undefined ? undefined : `start_at >= ${p.add(start.gte)}`),
-      (p) => (start.lt === undefined ? undefined : `start_at < ${p.add(start.lt)}`),
-      (p) => (start.lte === undefined ? undefined : `start_at <= ${p.add(start.lte)}`),
-    ],
-    list: params,
-    map: parseData<T>,
-  });
+  return paginateCounted(
+    db,
+    {
+      from: 'appointments',
+      select: 'data',
+      filters: [
+        (p) => `livemode = ${p.add(params.livemode)}`,
+        (p) => (params.patient === undefined ? undefined : `patient_id = ${p.add(params.patient)}`),
+        (p) => (params.status === undefined ? undefined : `status = ${p.add(params.status)}`),
+        (p) => (start.gt === undefined ? undefined : `start_at > ${p.add(start.gt)}`),
+        (p) => (start.gte === undefined ? undefined : `start_at >= ${p.add(start.gte)}`),
+        (p) => (start.lt === undefined ? undefined : `start_at < ${p.add(start.lt)}`),
+        (p) => (start.lte === undefined ? undefined : `start_at <= ${p.add(start.lte)}`),
+      ],
+      list: params,
+      map: parseData<T>,
+    },
+    countOnly,
+  );
 }

@@ -6,7 +6,7 @@
  */
 import type { Db } from '../db/types.js';
 import type { ListParams } from './pagination.js';
-import { type Page, paginate } from './pagination.js';
+import { type CountedPage, paginateCounted } from './pagination.js';
 import { parseData } from './rows.js';
 
 export interface FhirClaimSearchParams extends ListParams {
@@ -17,24 +17,32 @@ export interface FhirClaimSearchParams extends ListParams {
   statuses?: readonly string[];
 }
 
-/** Claims matching every given criterion, newest first, as stored. */
-export function searchClaimsForFhir<T>(db: Db, params: FhirClaimSearchParams): Promise<Page<T>> {
+/** Claims matching every given criterion, newest first, as stored, and how many match. */
+export function searchClaimsForFhir<T>(
+  db: Db,
+  params: FhirClaimSearchParams,
+  countOnly = false,
+): Promise<CountedPage<T>> {
   const { statuses } = params;
-  return paginate(db, {
-    from: 'claims',
-    select: 'data',
-    filters: [
-      (p) => `livemode = ${p.add(params.livemode)}`,
-      (p) => (params.id === undefined ? undefined : `id = ${p.add(params.id)}`),
-      (p) => (params.patient === undefined ? undefined : `patient_id = ${p.add(params.patient)}`),
-      (p) =>
-        statuses === undefined
-          ? undefined
-          : statuses.length === 0
-            ? '1 = 0'
-            : `status IN (${statuses.map((s) => p.add(s)).join(', ')})`,
-    ],
-    list: params,
-    map: parseData<T>,
-  });
+  return paginateCounted(
+    db,
+    {
+      from: 'claims',
+      select: 'data',
+      filters: [
+        (p) => `livemode = ${p.add(params.livemode)}`,
+        (p) => (params.id === undefined ? undefined : `id = ${p.add(params.id)}`),
+        (p) => (params.patient === undefined ? undefined : `patient_id = ${p.add(params.patient)}`),
+        (p) =>
+          statuses === undefined
+            ? undefined
+            : statuses.length === 0
+              ? '1 = 0'
+              : `status IN (${statuses.map((s) => p.add(s)).join(', ')})`,
+      ],
+      list: params,
+      map: parseData<T>,
+    },
+    countOnly,
+  );
 }

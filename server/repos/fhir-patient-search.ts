@@ -6,7 +6,7 @@
  * from the stored JSON, so it narrows the other criteria rather than being an index range.
  */
 import type { Db } from '../db/types.js';
-import { type Page, paginate } from './pagination.js';
+import { type CountedPage, paginateCounted } from './pagination.js';
 import type { PatientSearchParams } from './patients.js';
 import { type StoredJson, storedJson } from './rows.js';
 import type { SqlParams } from './sql-params.js';
@@ -23,11 +23,12 @@ function prefixClause(column: string, prefix: string, p: SqlParams): string {
   return upper === undefined ? lower : `${lower} AND ${column} < ${p.add(upper)}`;
 }
 
-/** Patients matching every given criterion, newest first, as their stored JSON text. */
+/** Patients matching every given criterion, newest first, as stored JSON text, and how many. */
 export function searchPatientsForFhir(
   db: Db,
   params: FhirPatientSearchParams,
-): Promise<Page<StoredJson>> {
+  countOnly = false,
+): Promise<CountedPage<StoredJson>> {
   const filters = [(p: SqlParams) => `p.livemode = ${p.add(params.livemode)}`];
   const { id, familyName, givenName, birthDate, email, phone, identifier, gender } = params;
   if (id !== undefined) filters.push((p) => `p.id = ${p.add(id)}`);
@@ -58,13 +59,17 @@ export function searchPatientsForFhir(
         : "json_extract(p.data, '$.gender')";
     filters.push((p) => `${field} = ${p.add(gender)}`);
   }
-  return paginate(db, {
-    from: 'patients p',
-    idColumn: 'p.id',
-    createdColumn: 'p.created',
-    select: 'p.id, p.data',
-    filters,
-    list: params,
-    map: storedJson,
-  });
+  return paginateCounted(
+    db,
+    {
+      from: 'patients p',
+      idColumn: 'p.id',
+      createdColumn: 'p.created',
+      select: 'p.id, p.data',
+      filters,
+      list: params,
+      map: storedJson,
+    },
+    countOnly,
+  );
 }

@@ -56,18 +56,8 @@ export interface PageQuery<T> {
 export async function paginate<T>(db: Db, query: PageQuery<T>): Promise<Page<T>> {
   const limit = clampLimit(query.list.limit);
   const id = query.idColumn ?? 'id';
-  const created = query.createdColumn ?? 'created';
   const params = new SqlParams();
-  const where: string[] = [];
-  for (const filter of query.filters) {
-    const clause = filter(params);
-    if (clause) where.push(clause);
-  }
-  const range = query.list.created ?? {};
-  if (range.gt !== undefined) where.push(`${created} > ${params.add(range.gt)}`);
-  if (range.gte !== undefined) where.push(`${created} >= ${params.add(range.gte)}`);
-  if (range.lt !== undefined) where.push(`${created} < ${params.add(range.lt)}`);
-  if (range.lte !== undefined) where.push(`${created} <= ${params.add(range.lte)}`);
+  const where = criteria(query, params);
 
   const backwards = query.list.endingBefore !== undefined && query.list.startingAfter === undefined;
   if (query.list.startingAfter !== undefined) {
@@ -83,6 +73,61 @@ export async function paginate<T>(db: Db, query: PageQuery<T>): Promise<Page<T>>
   const page = rows.slice(0, limit);
   if (backwards) page.reverse();
   return { data: page.map(query.map), hasMore };
+}
+
+/** The WHERE terms of a query's filters and `created` range (no cursor). */
+function criteria(query: PageQuery<unknown>, params: SqlParams): string[] {
+  const created = query.createdColumn ?? 'created';
+  const where: string[] = [];
+  for (const filter of query.filters) {
+    const clause = filter(params);
+    if (clause) where.push(clause);
+  }
+  const range = query.list.created ?? {};
+  if (range.gt !== undefined) where.push(`${created} > ${params.add(range.gt)}`);
+  if (range.gte !== undefined) where.push(`${created} >= ${params.add(range.gte)}`);
+  if (range.lt !== undefined) where.push(`${created} < ${params.add(range.lt)}`);
+  if (range.lte !== undefined) where.push(`${created} <= ${params.add(range.lte)}`);
+  return where;
+}
+
+/** A page with the number of objects matching the query on every page (FHIR's `total`). */
+export interface CountedPage<T> extends Page<T> {
+  total: number;
+}
+
+/**
+ * A page and the count of all matches, or the count alone (`countOnly`: FHIR's
+ * `_summary=count`). A first page is one statement: the count is a window over the matching
+ * rows (`COUNT(*) OVER ()`, computed before `LIMIT`), so the common case, a search's first
+ * page, costs no second round trip. A later page counts with a second statement over the same
+ * criteria without the cursor; those two are not one snapshot, so a write between them can
+ * make `total` differ from what paging finds by that write.
+ */
+export async function paginateCounted<T>(
+  db: Db,
+  query: PageQuery<T>,
+  countOnly = false,
+): Promise<CountedPage<T>> {
+  const params = new SqlParams();
+  const where = criteria(query, params);
+  const from = `FROM ${query.from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  if (countOnly) {
+    const rows = await db.all(`SELECT COUNT(*) AS total_matches ${from}`, params.values);
+    return { data: [], hasMore: false, total: Number(rows[0]?.total_matches ?? 0) };
+  }
+  if (query.list.startingAfter === undefined && query.list.endingBefore === undefined) {
+    const limit = clampLimit(query.list.limit);
+    const sql = `SELECT ${query.select}, COUNT(*) OVER () AS total_matches ${from} ORDER BY ${
+      query.idColumn ?? 'id'
+    } DESC LIMIT ${sqlLimit(limit + 1)}`;
+    const rows = await db.all(sql, params.values);
+    const total = Number(rows[0]?.total_matches ?? 0);
+    return { data: rows.slice(0, limit).map(query.map), hasMore: rows.length > limit, total };
+  }
+  const page = await paginate(db, query);
+  const rows = await db.all(`SELECT COUNT(*) AS total_matches ${from}`, params.values);
+  return { ...page, total: Number(rows[0]?.total_matches ?? 0) };
 }
 
 /** `limit` as stored queries use it: an integer in 1..100, default 10. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { searchset, searchsetText } from '../../server/fhir/bundle.js';
 import { patientToFhir, type StoredPatient } from '../../server/fhir/mapping/patient.js';
 import { RenderCache } from '../../server/fhir/render-cache.js';
+import { attachRequestInfo } from '../../server/fhir/request-info.js';
 import { storedPatient } from './fixtures.js';
 
 const second: StoredPatient = {
@@ -10,42 +11,103 @@ const second: StoredPatient = {
   gender: 'male',
 };
 const rows = [storedPatient, second].map((p) => ({ id: p.id, json: JSON.stringify(p) }));
-const query = { family: 'Riv', _count: 2 };
+const BASE = 'https://api.example.com/fhir/R4';
+
+/** A validated query as the FHIR scope hands it on: with the base and ignored parameters. */
+function queryOf(
+  values: Record<string, unknown>,
+  ignored: string[] = [],
+  base = BASE,
+): Record<string, unknown> {
+  const query = { ...values };
+  attachRequestInfo(query, { base, ignored });
+  return query;
+}
 
 describe('searchset Bundles', () => {
-  it('the spliced text is the same JSON as the object, links included', () => {
-    const page = { data: [storedPatient, second], hasMore: true };
+  it('the spliced text is the same JSON as the object; links and fullUrls are absolute', () => {
+    const query = queryOf({ family: 'Riv', _count: 2 });
+    const page = { data: [storedPatient, second], hasMore: true, total: 5 };
     const text = searchsetText(
       'Patient',
       query,
-      { data: rows, hasMore: true },
+      { data: rows, hasMore: true, total: 5 },
       patientToFhir,
       new RenderCache(10),
     );
     expect(text).toBe(JSON.stringify(searchset('Patient', query, page, patientToFhir)));
-    expect(JSON.parse(text).link).toEqual([
-      { relation: 'self', url: 'Patient?_count=2&family=Riv' },
+    const bundle = JSON.parse(text);
+    expect(bundle.total).toBe(5);
+    expect(bundle.link).toEqual([
+      { relation: 'self', url: `${BASE}/Patient?_count=2&family=Riv` },
       {
         relation: 'next',
-        url: 'Patient?_count=2&family=Riv&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8X',
+        url: `${BASE}/Patient?_count=2&family=Riv&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8X`,
       },
+    ]);
+    expect(bundle.entry.map((e: { fullUrl: string }) => e.fullUrl)).toEqual([
+      `${BASE}/Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W`,
+      `${BASE}/Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8X`,
     ]);
   });
 
   it('no next link on the last page; an empty page has no entries', () => {
     const text = searchsetText(
       'Patient',
-      {},
-      { data: [], hasMore: false },
+      queryOf({}),
+      { data: [], hasMore: false, total: 0 },
       patientToFhir,
       new RenderCache(10),
     );
     expect(JSON.parse(text)).toEqual({
       resourceType: 'Bundle',
       type: 'searchset',
-      link: [{ relation: 'self', url: 'Patient' }],
+      total: 0,
+      link: [{ relation: 'self', url: `${BASE}/Patient` }],
       entry: [],
     });
+  });
+
+  it('ignored parameters: a warning entry after the matches; count only: no matches', () => {
+    const query = queryOf({ family: 'Riv' }, ['_elements', '_sort']);
+    const page = { data: [storedPatient], hasMore: false, total: 1 };
+    const one = { data: rows.slice(0, 1), hasMore: false, total: 1 };
+    const text = searchsetText('Patient', query, one, patientToFhir, new RenderCache(10));
+    expect(text).toBe(JSON.stringify(searchset('Patient', query, page, patientToFhir)));
+    const bundle = JSON.parse(text);
+    expect(bundle.entry.map((e: { search: { mode: string } }) => e.search.mode)).toEqual([
+      'match',
+      'outcome',
+    ]);
+    expect(bundle.entry[1].resource.issue).toMatchObject([
+      { severity: 'warning', code: 'not-supported', expression: ['_elements'] },
+      { severity: 'warning', code: 'not-supported', expression: ['_sort'] },
+    ]);
+    const counted = searchsetText(
+      'Patient',
+      queryOf({ _summary: 'count' }),
+      { data: [], hasMore: false, total: 7 },
+      patientToFhir,
+      new RenderCache(10),
+      true,
+    );
+    expect(JSON.parse(counted)).toEqual({
+      resourceType: 'Bundle',
+      type: 'searchset',
+      total: 7,
+      link: [{ relation: 'self', url: `${BASE}/Patient?_summary=count` }],
+    });
+  });
+
+  it('a cached entry is served on another base with that base', () => {
+    const cache = new RenderCache(10);
+    const page = { data: rows, hasMore: false, total: 2 };
+    searchsetText('Patient', queryOf({}), page, patientToFhir, cache);
+    const other = 'http://127.0.0.1:5000/fhir/R4';
+    const text = searchsetText('Patient', queryOf({}, [], other), page, patientToFhir, cache);
+    expect(JSON.parse(text).entry[0].fullUrl).toBe(
+      `${other}/Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W`,
+    );
   });
 
   it('a changed record is rendered anew, never served from the cache', () => {
@@ -55,14 +117,21 @@ describe('searchset Bundles', () => {
       renders++;
       return patientToFhir(p);
     };
-    searchsetText('Patient', {}, { data: rows, hasMore: false }, counting, cache);
-    searchsetText('Patient', {}, { data: rows, hasMore: false }, counting, cache);
+    const all = { data: rows, hasMore: false, total: 2 };
+    searchsetText('Patient', queryOf({}), all, counting, cache);
+    searchsetText('Patient', queryOf({}), all, counting, cache);
     expect(renders).toBe(2);
     const changed = {
       id: storedPatient.id,
       json: JSON.stringify({ ...storedPatient, phone: '+14155550199' }),
     };
-    const text = searchsetText('Patient', {}, { data: [changed], hasMore: false }, counting, cache);
+    const text = searchsetText(
+      'Patient',
+      queryOf({}),
+      { data: [changed], hasMore: false, total: 1 },
+      counting,
+      cache,
+    );
     expect(renders).toBe(3);
     expect(JSON.parse(text).entry[0].resource.telecom).toContainEqual({
       system: 'phone',

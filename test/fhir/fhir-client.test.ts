@@ -159,6 +159,32 @@ await describeEachDatabase('fhir-kit-client against the service', (dialect) => {
     expect(answers.entry).toEqual([]);
   });
 
+  it('pages a 3-page search with nextPage, every match once, over absolute links', async () => {
+    secret = (await makeKey(holder.db)).secret;
+    client = new Client({ baseUrl: `${base}/fhir/R4`, bearerToken: secret });
+    const made: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      made.push(fhirId((await v1('POST', '/v1/patients', { name: { family: `Kit${i}` } })).id));
+    }
+    let bundle = (await client.search({
+      resourceType: 'Patient',
+      searchParams: { family: 'kit', _count: 3 },
+    })) as Json;
+    const seen: string[] = [];
+    let pages = 0;
+    while (bundle) {
+      pages++;
+      expect(bundle.total).toBe(7);
+      for (const link of bundle.link)
+        expect(link.url.startsWith(`${base}/fhir/R4/Patient?`)).toBe(true);
+      seen.push(...bundle.entry.map((e: Json) => e.resource.id));
+      bundle = (await client.nextPage({ bundle: bundle as never })) as Json;
+    }
+    expect(pages).toBe(3);
+    expect(new Set(seen).size).toBe(7);
+    expect(seen.sort()).toEqual([...made].sort());
+  });
+
   it('created through FHIR, read back through /v1', async () => {
     secret = (await makeKey(holder.db)).secret;
     client = new Client({ baseUrl: `${base}/fhir/R4`, bearerToken: secret });

@@ -61,8 +61,11 @@ describe('GET /fhir/R4/metadata', () => {
     ]);
     const patient = resources.find((r) => r.type === 'Patient')!;
     expect(patient.interaction.map((i: Body) => i.code)).toEqual(['create', 'read', 'search-type']);
+    expect(patient.interaction[2].documentation).toContain('POST [base]/Patient/_search');
     expect(patient.searchParam.map((p: Body) => p.name).sort()).toEqual([
+      '_count',
       '_id',
+      '_summary',
       'birthdate',
       'email',
       'family',
@@ -73,16 +76,53 @@ describe('GET /fhir/R4/metadata', () => {
     ]);
   });
 
-  it('accepts _format=json and refuses other formats with an OperationOutcome', async () => {
-    expect((await get('/fhir/R4/metadata?_format=json', null)).status).toBe(200);
-    const res = await get('/fhir/R4/metadata?_format=xml', null);
-    expect(res.status).toBe(400);
-    expect(res.body.resourceType).toBe('OperationOutcome');
-    expect(res.body.issue[0]).toMatchObject({
-      severity: 'error',
-      code: 'value',
-      expression: ['_format'],
+  it('says how to authenticate and where it is', async () => {
+    const res = await get('/fhir/R4/metadata', null);
+    // inject() has no socket: the default address stands in for the listening one.
+    expect(res.body.implementation.url).toBe('http://127.0.0.1:4010/fhir/R4');
+    expect(res.body.rest[0].security).toMatchObject({
+      cors: false,
+      service: [
+        {
+          coding: [
+            {
+              system: 'http://terminology.hl7.org/CodeSystem/restful-security-service',
+              code: 'OAuth',
+            },
+          ],
+        },
+      ],
     });
+    expect(res.body.rest[0].security.description).toContain('system/Patient.read');
+  });
+
+  it('JSON however asked; XML is 406 with an OperationOutcome however asked', async () => {
+    for (const [url, accept] of [
+      ['/fhir/R4/metadata?_format=json', undefined],
+      ['/fhir/R4/metadata?_format=application/fhir%2Bjson', undefined],
+      ['/fhir/R4/metadata', 'application/fhir+json'],
+      ['/fhir/R4/metadata', 'application/json'],
+      ['/fhir/R4/metadata', 'application/fhir+xml;q=0.9, application/fhir+json'],
+      ['/fhir/R4/metadata', '*/*'],
+    ] as const) {
+      const res = await get(url, null, accept === undefined ? {} : { accept });
+      expect(res.status, `${url} ${accept}`).toBe(200);
+      expect(res.headers['content-type']).toBe('application/fhir+json; charset=utf-8');
+    }
+    for (const [url, accept] of [
+      ['/fhir/R4/metadata?_format=xml', undefined],
+      ['/fhir/R4/metadata?_format=application/fhir%2Bxml', undefined],
+      ['/fhir/R4/metadata', 'application/fhir+xml'],
+      ['/fhir/R4/metadata', 'application/xml'],
+    ] as const) {
+      const res = await get(url, null, accept === undefined ? {} : { accept });
+      expect(res.status, `${url} ${accept}`).toBe(406);
+      expect(res.headers['content-type']).toBe('application/fhir+json; charset=utf-8');
+      expect(res.body.issue[0]).toMatchObject({ severity: 'error', code: 'not-supported' });
+    }
+    const keyed = await get('/fhir/R4/Patient', key.secret, { accept: 'application/fhir+xml' });
+    expect(keyed.status).toBe(406);
+    expect((await get('/fhir/R4/Patient?_format=xml', key.secret)).status).toBe(406);
   });
 });
 
@@ -138,12 +178,20 @@ describe('errors are OperationOutcomes with the right status', () => {
     }
   });
 
-  it('400 for an unknown search parameter, naming it', async () => {
-    const res = await get('/fhir/R4/Patient?name=Rivera');
+  it('an unknown search parameter: ignored with a warning; 400 naming it under handling=strict', async () => {
+    const strict = { prefer: 'handling=strict' };
+    const res = await get('/fhir/R4/Patient?name=Rivera', key.secret, strict);
     expect(res.status).toBe(400);
     expect(res.body.issue[0]).toMatchObject({ code: 'not-supported', expression: ['name'] });
     // The value is not echoed back.
     expect(res.text).not.toContain('Rivera');
+    const lenient = await get('/fhir/R4/Patient?name=Rivera');
+    expect(lenient.status).toBe(200);
+    expect(lenient.text).not.toContain('Rivera');
+    expect(lenient.body.entry.at(-1)).toMatchObject({
+      search: { mode: 'outcome' },
+      resource: { issue: [{ severity: 'warning', code: 'not-supported', expression: ['name'] }] },
+    });
   });
 });
 
@@ -210,7 +258,8 @@ describe('Patient', () => {
     });
     expect(res.status).toBe(201);
     const id = (res.body.id as string).replace('-', '_');
-    expect(res.headers.location).toBe(`/fhir/R4/Patient/${res.body.id}`);
+    // inject() has no socket: the default address stands in for the listening one.
+    expect(res.headers.location).toBe(`http://127.0.0.1:4010/fhir/R4/Patient/${res.body.id}`);
     const v1 = await t.request<Body>({ method: 'GET', url: `/v1/patients/${id}`, key: key.secret });
     expect(v1.body).toMatchObject({
       name: { family: 'Okafor', given: ['Chidi'] },
@@ -317,8 +366,12 @@ describe('Patient', () => {
     const first = await get('/fhir/R4/Patient?family=riv&_count=1');
     expect(first.body.entry).toHaveLength(1);
     const next = (first.body.link as Body[]).find((l) => l.relation === 'next');
-    expect(next?.url).toBe(`Patient?_count=1&family=riv&_cursor=${fhirId(rivas)}`);
-    const second = await get(`/fhir/R4/${next!.url}`);
+    expect(next?.url).toBe(
+      `http://127.0.0.1:4010/fhir/R4/Patient?_count=1&family=riv&_cursor=${fhirId(rivas)}`,
+    );
+    expect(first.body.total).toBe(2);
+    const second = await get(new URL(next!.url).pathname + new URL(next!.url).search);
+    expect(second.body.total).toBe(2);
     expect(second.body.entry.map((e: Body) => e.resource.id)).toEqual([fhirId(ana)]);
     expect((second.body.link as Body[]).some((l) => l.relation === 'next')).toBe(false);
   });

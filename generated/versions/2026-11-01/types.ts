@@ -524,6 +524,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/fhir/R4/Patient/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search Patients (POST, form-encoded)
+         * @description The same search as `GET /fhir/R4/Patient`, with the parameters sent as an `application/x-www-form-urlencoded` body (query parameters, if any, are added to them), so search values stay out of URLs and access logs. Same scopes, audit, rate limit, lenient handling and Bundle as the GET.
+         */
+        post: operations["searchFhirPatientsByPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fhir/R4/Patient/{id}": {
         parameters: {
             query?: never;
@@ -564,6 +584,26 @@ export interface paths {
         get: operations["searchFhirAppointments"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/R4/Appointment/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search Appointments (POST, form-encoded)
+         * @description The same search as `GET /fhir/R4/Appointment`, with the parameters sent as an `application/x-www-form-urlencoded` body (query parameters, if any, are added to them), so search values stay out of URLs and access logs. Same scopes, audit, rate limit, lenient handling and Bundle as the GET.
+         */
+        post: operations["searchFhirAppointmentsByPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -616,6 +656,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/fhir/R4/Claim/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search Claims (POST, form-encoded)
+         * @description The same search as `GET /fhir/R4/Claim`, with the parameters sent as an `application/x-www-form-urlencoded` body (query parameters, if any, are added to them), so search values stay out of URLs and access logs. Same scopes, audit, rate limit, lenient handling and Bundle as the GET.
+         */
+        post: operations["searchFhirClaimsByPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fhir/R4/Claim/{id}": {
         parameters: {
             query?: never;
@@ -656,6 +716,26 @@ export interface paths {
         get: operations["searchFhirClaimResponses"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/R4/ClaimResponse/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search ClaimResponses (POST, form-encoded)
+         * @description The same search as `GET /fhir/R4/ClaimResponse`, with the parameters sent as an `application/x-www-form-urlencoded` body (query parameters, if any, are added to them), so search values stay out of URLs and access logs. Same scopes, audit, rate limit, lenient handling and Bundle as the GET.
+         */
+        post: operations["searchFhirClaimResponsesByPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2914,13 +2994,55 @@ export interface components {
         /**
          * @example {
          *       "relation": "next",
-         *       "url": "/fhir/R4/Patient?_count=10&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8W"
+         *       "url": "http://127.0.0.1:4010/fhir/R4/Patient?_count=10&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8W"
          *     }
          */
         FhirBundleLink: {
             /** @enum {string} */
             relation: "self" | "next";
             url: string;
+        };
+        /**
+         * @description The search parameters of the matching `GET` search, form-encoded (`family=Rivera&_count=10`); a repeated name is a repeated parameter. They are read and validated exactly as in the query string.
+         * @example {
+         *       "_count": "10"
+         *     }
+         */
+        FhirSearchForm: {
+            [key: string]: string | string[];
+        };
+        /**
+         * @description The last entry of a searchset when lenient handling ignored parameters: an OperationOutcome with one `warning` issue per parameter, `search.mode = outcome`.
+         * @example {
+         *       "resource": {
+         *         "resourceType": "OperationOutcome",
+         *         "issue": [
+         *           {
+         *             "severity": "warning",
+         *             "code": "not-supported",
+         *             "diagnostics": "The search parameter _elements is not supported here and was ignored (send Prefer: handling=strict to have it refused).",
+         *             "expression": [
+         *               "_elements"
+         *             ]
+         *           }
+         *         ]
+         *       },
+         *       "search": {
+         *         "mode": "outcome"
+         *       }
+         *     }
+         */
+        FhirSearchOutcomeEntry: {
+            resource: components["schemas"]["OperationOutcome"];
+            /**
+             * @example {
+             *       "mode": "outcome"
+             *     }
+             */
+            search: {
+                /** @enum {string} */
+                mode: "outcome";
+            };
         };
         /**
          * @description The body of every FHIR error (never the `/v1` envelope): `diagnostics` says what is wrong without PHI; `expression` names the parameter or element; `details` carries the `/v1` error code (system `https://patientcare.example/fhir/CodeSystem/error-code`, an identifier; the codes are documented at `/docs/errors`) when there is one, so both faces can be handled on the same codes.
@@ -2959,7 +3081,8 @@ export interface components {
          *         "name": "Patient-Care API"
          *       },
          *       "implementation": {
-         *         "description": "Patient-Care API FHIR R4 endpoint (/fhir/R4)"
+         *         "description": "Patient-Care API FHIR R4 endpoint (/fhir/R4)",
+         *         "url": "http://127.0.0.1:4010/fhir/R4"
          *       },
          *       "fhirVersion": "4.0.1",
          *       "format": [
@@ -2968,6 +3091,21 @@ export interface components {
          *       "rest": [
          *         {
          *           "mode": "server",
+         *           "security": {
+         *             "cors": false,
+         *             "service": [
+         *               {
+         *                 "coding": [
+         *                   {
+         *                     "system": "http://terminology.hl7.org/CodeSystem/restful-security-service",
+         *                     "code": "OAuth"
+         *                   }
+         *                 ],
+         *                 "text": "Bearer API key"
+         *               }
+         *             ],
+         *             "description": "Send an API key as `Authorization: Bearer <key>`."
+         *           },
          *           "resource": [
          *             {
          *               "type": "Patient",
@@ -3011,6 +3149,8 @@ export interface components {
             };
             implementation: {
                 description: string;
+                /** @description The absolute FHIR base (`PUBLIC_URL` + `/fhir/R4`, else the listening address). */
+                url: string;
             };
             /** @enum {string} */
             fhirVersion: "4.0.1";
@@ -3018,11 +3158,17 @@ export interface components {
             rest: {
                 /** @enum {string} */
                 mode: "server";
+                security: {
+                    cors: boolean;
+                    service: components["schemas"]["FhirCodeableConcept"][];
+                    description: string;
+                };
                 resource: {
                     type: string;
                     interaction: {
                         /** @enum {string} */
                         code: "read" | "search-type" | "create";
+                        documentation?: string;
                     }[];
                     /** @enum {string} */
                     versioning: "versioned";
@@ -3033,7 +3179,8 @@ export interface components {
                     searchParam: {
                         name: string;
                         /** @enum {string} */
-                        type: "string" | "token" | "date" | "reference";
+                        type: "number" | "string" | "token" | "date" | "reference";
+                        documentation?: string;
                     }[];
                 }[];
             }[];
@@ -3043,19 +3190,20 @@ export interface components {
          * @example {
          *       "resourceType": "Bundle",
          *       "type": "searchset",
+         *       "total": 1,
          *       "link": [
          *         {
          *           "relation": "self",
-         *           "url": "/fhir/R4/Patient?_count=10"
+         *           "url": "http://127.0.0.1:4010/fhir/R4/Patient?_count=10"
          *         },
          *         {
          *           "relation": "next",
-         *           "url": "/fhir/R4/Patient?_count=10&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8W"
+         *           "url": "http://127.0.0.1:4010/fhir/R4/Patient?_count=10&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8W"
          *         }
          *       ],
          *       "entry": [
          *         {
-         *           "fullUrl": "/fhir/R4/Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+         *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
          *           "resource": {
          *             "resourceType": "Patient",
          *             "id": "pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
@@ -3122,8 +3270,11 @@ export interface components {
             resourceType: "Bundle";
             /** @enum {string} */
             type: "searchset";
+            /** @description How many resources match the search, on every page (not only this one's). */
+            total: number;
             link: components["schemas"]["FhirBundleLink"][];
-            entry: {
+            /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
+            entry?: ({
                 fullUrl: string;
                 resource: components["schemas"]["FhirPatient"];
                 /**
@@ -3135,26 +3286,27 @@ export interface components {
                     /** @enum {string} */
                     mode: "match";
                 };
-            }[];
+            } | components["schemas"]["FhirSearchOutcomeEntry"])[];
         };
         /**
          * @description A page of Appointment search results.
          * @example {
          *       "resourceType": "Bundle",
          *       "type": "searchset",
+         *       "total": 1,
          *       "link": [
          *         {
          *           "relation": "self",
-         *           "url": "/fhir/R4/Appointment?_count=10"
+         *           "url": "http://127.0.0.1:4010/fhir/R4/Appointment?_count=10"
          *         },
          *         {
          *           "relation": "next",
-         *           "url": "/fhir/R4/Appointment?_count=10&_cursor=appt-01JD8A2B3C4D5E6F7G8H9J0K1M"
+         *           "url": "http://127.0.0.1:4010/fhir/R4/Appointment?_count=10&_cursor=appt-01JD8A2B3C4D5E6F7G8H9J0K1M"
          *         }
          *       ],
          *       "entry": [
          *         {
-         *           "fullUrl": "/fhir/R4/Appointment/appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
+         *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/Appointment/appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
          *           "resource": {
          *             "resourceType": "Appointment",
          *             "id": "appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
@@ -3215,8 +3367,11 @@ export interface components {
             resourceType: "Bundle";
             /** @enum {string} */
             type: "searchset";
+            /** @description How many resources match the search, on every page (not only this one's). */
+            total: number;
             link: components["schemas"]["FhirBundleLink"][];
-            entry: {
+            /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
+            entry?: ({
                 fullUrl: string;
                 resource: components["schemas"]["FhirAppointment"];
                 /**
@@ -3228,26 +3383,27 @@ export interface components {
                     /** @enum {string} */
                     mode: "match";
                 };
-            }[];
+            } | components["schemas"]["FhirSearchOutcomeEntry"])[];
         };
         /**
          * @description A page of Claim search results.
          * @example {
          *       "resourceType": "Bundle",
          *       "type": "searchset",
+         *       "total": 1,
          *       "link": [
          *         {
          *           "relation": "self",
-         *           "url": "/fhir/R4/Claim?_count=10"
+         *           "url": "http://127.0.0.1:4010/fhir/R4/Claim?_count=10"
          *         },
          *         {
          *           "relation": "next",
-         *           "url": "/fhir/R4/Claim?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
+         *           "url": "http://127.0.0.1:4010/fhir/R4/Claim?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
          *         }
          *       ],
          *       "entry": [
          *         {
-         *           "fullUrl": "/fhir/R4/Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+         *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
          *           "resource": {
          *             "resourceType": "Claim",
          *             "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
@@ -3351,8 +3507,11 @@ export interface components {
             resourceType: "Bundle";
             /** @enum {string} */
             type: "searchset";
+            /** @description How many resources match the search, on every page (not only this one's). */
+            total: number;
             link: components["schemas"]["FhirBundleLink"][];
-            entry: {
+            /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
+            entry?: ({
                 fullUrl: string;
                 resource: components["schemas"]["FhirClaim"];
                 /**
@@ -3364,26 +3523,27 @@ export interface components {
                     /** @enum {string} */
                     mode: "match";
                 };
-            }[];
+            } | components["schemas"]["FhirSearchOutcomeEntry"])[];
         };
         /**
          * @description A page of ClaimResponse search results.
          * @example {
          *       "resourceType": "Bundle",
          *       "type": "searchset",
+         *       "total": 1,
          *       "link": [
          *         {
          *           "relation": "self",
-         *           "url": "/fhir/R4/ClaimResponse?_count=10"
+         *           "url": "http://127.0.0.1:4010/fhir/R4/ClaimResponse?_count=10"
          *         },
          *         {
          *           "relation": "next",
-         *           "url": "/fhir/R4/ClaimResponse?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
+         *           "url": "http://127.0.0.1:4010/fhir/R4/ClaimResponse?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
          *         }
          *       ],
          *       "entry": [
          *         {
-         *           "fullUrl": "/fhir/R4/ClaimResponse/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+         *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/ClaimResponse/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
          *           "resource": {
          *             "resourceType": "ClaimResponse",
          *             "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
@@ -3472,8 +3632,11 @@ export interface components {
             resourceType: "Bundle";
             /** @enum {string} */
             type: "searchset";
+            /** @description How many resources match the search, on every page (not only this one's). */
+            total: number;
             link: components["schemas"]["FhirBundleLink"][];
-            entry: {
+            /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
+            entry?: ({
                 fullUrl: string;
                 resource: components["schemas"]["FhirClaimResponse"];
                 /**
@@ -3485,7 +3648,7 @@ export interface components {
                     /** @enum {string} */
                     mode: "match";
                 };
-            }[];
+            } | components["schemas"]["FhirSearchOutcomeEntry"])[];
         };
     };
     responses: {
@@ -3831,6 +3994,31 @@ export interface components {
                 "application/fhir+json": components["schemas"]["OperationOutcome"];
             };
         };
+        /** @description A format other than JSON was asked for (`_format=xml`, or an `Accept` that admits no JSON): `not-supported`, answered in JSON. */
+        FhirNotAcceptable: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "not-supported",
+                 *           "diagnostics": "This server answers in JSON only (application/fhir+json); XML is not supported.",
+                 *           "expression": [
+                 *             "_format"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
         /** @description No API key, or one that is invalid or expired (`login`). */
         FhirUnauthorized: {
             headers: {
@@ -4159,7 +4347,7 @@ export interface components {
          */
         PatientCareSignature: string;
         /**
-         * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+         * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
          * @example json
          */
         FhirFormat: "json" | "application/json" | "application/fhir+json";
@@ -4173,6 +4361,16 @@ export interface components {
          * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
          */
         FhirCursor: string;
+        /**
+         * @description `count`: the Bundle has `total` and no entries. Other values (`true`, `text`, `data`, `false`) are not supported: ignored with a warning entry, or `400` with `Prefer: handling=strict`.
+         * @example count
+         */
+        FhirSummary: "count";
+        /**
+         * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
+         * @example handling=strict
+         */
+        FhirPrefer: string;
         /**
          * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
          * @example W/"3f1c2a9b7d4e6f80"
@@ -5999,7 +6197,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -6030,7 +6228,8 @@ export interface operations {
                      *         "name": "Patient-Care API"
                      *       },
                      *       "implementation": {
-                     *         "description": "Patient-Care API FHIR R4 endpoint (/fhir/R4)"
+                     *         "description": "Patient-Care API FHIR R4 endpoint (/fhir/R4)",
+                     *         "url": "http://127.0.0.1:4010/fhir/R4"
                      *       },
                      *       "fhirVersion": "4.0.1",
                      *       "format": [
@@ -6039,6 +6238,21 @@ export interface operations {
                      *       "rest": [
                      *         {
                      *           "mode": "server",
+                     *           "security": {
+                     *             "cors": false,
+                     *             "service": [
+                     *               {
+                     *                 "coding": [
+                     *                   {
+                     *                     "system": "http://terminology.hl7.org/CodeSystem/restful-security-service",
+                     *                     "code": "OAuth"
+                     *                   }
+                     *                 ],
+                     *                 "text": "Bearer API key"
+                     *               }
+                     *             ],
+                     *             "description": "Send an API key as `Authorization: Bearer <key>`."
+                     *           },
                      *           "resource": [
                      *             {
                      *               "type": "Patient",
@@ -6073,6 +6287,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["FhirBadRequest"];
+            406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
         };
@@ -6131,12 +6346,23 @@ export interface operations {
                  */
                 _cursor?: components["parameters"]["FhirCursor"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @description `count`: the Bundle has `total` and no entries. Other values (`true`, `text`, `data`, `false`) are not supported: ignored with a warning entry, or `400` with `Prefer: handling=strict`.
+                 * @example count
+                 */
+                _summary?: components["parameters"]["FhirSummary"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["FhirPrefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6156,19 +6382,20 @@ export interface operations {
                      * @example {
                      *       "resourceType": "Bundle",
                      *       "type": "searchset",
+                     *       "total": 1,
                      *       "link": [
                      *         {
                      *           "relation": "self",
-                     *           "url": "/fhir/R4/Patient?_count=10"
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Patient?_count=10"
                      *         },
                      *         {
                      *           "relation": "next",
-                     *           "url": "/fhir/R4/Patient?_count=10&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8W"
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Patient?_count=10&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8W"
                      *         }
                      *       ],
                      *       "entry": [
                      *         {
-                     *           "fullUrl": "/fhir/R4/Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
                      *           "resource": {
                      *             "resourceType": "Patient",
                      *             "id": "pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
@@ -6236,6 +6463,7 @@ export interface operations {
             400: components["responses"]["FhirBadRequest"];
             401: components["responses"]["FhirUnauthorized"];
             403: components["responses"]["FhirForbidden"];
+            406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
         };
@@ -6244,7 +6472,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -6356,6 +6584,7 @@ export interface operations {
             400: components["responses"]["FhirBadRequest"];
             401: components["responses"]["FhirUnauthorized"];
             403: components["responses"]["FhirForbidden"];
+            406: components["responses"]["FhirNotAcceptable"];
             409: components["responses"]["FhirConflict"];
             413: components["responses"]["FhirPayloadTooLarge"];
             415: components["responses"]["FhirUnsupportedMediaType"];
@@ -6364,11 +6593,208 @@ export interface operations {
             500: components["responses"]["FhirInternalError"];
         };
     };
+    searchFhirPatientsByPost: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A patient id (FHIR id).
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                _id?: string;
+                /**
+                 * @description Token: `system|value`, or `value` under any system. PHI allowed by the FHIR search exception (see FHIR search and PHI).
+                 * @example https://clinic.example/mrn|000123456
+                 */
+                identifier?: string;
+                /**
+                 * @description Family name, case-insensitive prefix. PHI allowed by the FHIR search exception.
+                 * @example Rivera
+                 */
+                family?: string;
+                /**
+                 * @description Any given name, case-insensitive prefix. PHI allowed by the FHIR search exception.
+                 * @example Ana
+                 */
+                given?: string;
+                /**
+                 * @description Birth date `YYYY-MM-DD`, optionally with the `eq` prefix (other prefixes are `400`). PHI allowed by the FHIR search exception.
+                 * @example 1987-04-12
+                 */
+                birthdate?: string;
+                /**
+                 * @description Administrative gender.
+                 * @example female
+                 */
+                gender?: "male" | "female" | "other" | "unknown";
+                /**
+                 * @description Email address, case-insensitive exact. PHI allowed by the FHIR search exception.
+                 * @example ana.rivera@example.com
+                 */
+                email?: string;
+                /**
+                 * @description Phone number in E.164 (`%2B14155550123`: percent-encode the `+`). PHI allowed by the FHIR search exception.
+                 * @example +14155550123
+                 */
+                phone?: string;
+                /**
+                 * @description Entries per page, 1–100, default 10.
+                 * @example 10
+                 */
+                _count?: components["parameters"]["FhirCount"];
+                /**
+                 * @description Where the next page starts: taken from the Bundle's `next` link, not written by hand.
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                _cursor?: components["parameters"]["FhirCursor"];
+                /**
+                 * @description `count`: the Bundle has `total` and no entries. Other values (`true`, `text`, `data`, `false`) are not supported: ignored with a warning entry, or `400` with `Prefer: handling=strict`.
+                 * @example count
+                 */
+                _summary?: components["parameters"]["FhirSummary"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: {
+                /**
+                 * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
+                 *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
+                 *     same body. The same key with another body is `400 idempotency_key_reused`; while the
+                 *     first request runs, `409 idempotency_key_in_use`. Use a random value (V4 UUID); never
+                 *     PHI.
+                 * @example 5f0c8e3a-3c1b-4f6e-9a8d-2b7c6e1f4a90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["FhirPrefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "_count": "10"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["FhirSearchForm"];
+            };
+        };
+        responses: {
+            /** @description A searchset Bundle, newest first; a `next` link when more match. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Bundle",
+                     *       "type": "searchset",
+                     *       "total": 1,
+                     *       "link": [
+                     *         {
+                     *           "relation": "self",
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Patient?_count=10"
+                     *         },
+                     *         {
+                     *           "relation": "next",
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Patient?_count=10&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8W"
+                     *         }
+                     *       ],
+                     *       "entry": [
+                     *         {
+                     *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *           "resource": {
+                     *             "resourceType": "Patient",
+                     *             "id": "pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *             "meta": {
+                     *               "versionId": "3f1c2a9b7d4e6f80",
+                     *               "lastUpdated": "2026-11-01T00:00:00Z"
+                     *             },
+                     *             "identifier": [
+                     *               {
+                     *                 "type": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://terminology.hl7.org/CodeSystem/v2-0203",
+                     *                       "code": "MR"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "system": "https://clinic.example/mrn",
+                     *                 "value": "000123456"
+                     *               }
+                     *             ],
+                     *             "active": true,
+                     *             "name": [
+                     *               {
+                     *                 "family": "Rivera",
+                     *                 "given": [
+                     *                   "Ana"
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "telecom": [
+                     *               {
+                     *                 "system": "email",
+                     *                 "value": "ana.rivera@example.com"
+                     *               },
+                     *               {
+                     *                 "system": "phone",
+                     *                 "value": "+14155550123"
+                     *               }
+                     *             ],
+                     *             "gender": "female",
+                     *             "birthDate": "1987-04-12",
+                     *             "address": [
+                     *               {
+                     *                 "line": [
+                     *                   "100 Main St"
+                     *                 ],
+                     *                 "city": "Springfield",
+                     *                 "state": "IL",
+                     *                 "postalCode": "62701",
+                     *                 "country": "US"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "search": {
+                     *             "mode": "match"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirPatientBundle"];
+                };
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            406: components["responses"]["FhirNotAcceptable"];
+            409: components["responses"]["FhirConflict"];
+            413: components["responses"]["FhirPayloadTooLarge"];
+            415: components["responses"]["FhirUnsupportedMediaType"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
     readFhirPatient: {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -6475,6 +6901,7 @@ export interface operations {
             401: components["responses"]["FhirUnauthorized"];
             403: components["responses"]["FhirForbidden"];
             404: components["responses"]["FhirNotFound"];
+            406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
         };
@@ -6510,12 +6937,23 @@ export interface operations {
                  */
                 _cursor?: components["parameters"]["FhirCursor"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @description `count`: the Bundle has `total` and no entries. Other values (`true`, `text`, `data`, `false`) are not supported: ignored with a warning entry, or `400` with `Prefer: handling=strict`.
+                 * @example count
+                 */
+                _summary?: components["parameters"]["FhirSummary"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["FhirPrefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6535,19 +6973,20 @@ export interface operations {
                      * @example {
                      *       "resourceType": "Bundle",
                      *       "type": "searchset",
+                     *       "total": 1,
                      *       "link": [
                      *         {
                      *           "relation": "self",
-                     *           "url": "/fhir/R4/Appointment?_count=10"
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Appointment?_count=10"
                      *         },
                      *         {
                      *           "relation": "next",
-                     *           "url": "/fhir/R4/Appointment?_count=10&_cursor=appt-01JD8A2B3C4D5E6F7G8H9J0K1M"
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Appointment?_count=10&_cursor=appt-01JD8A2B3C4D5E6F7G8H9J0K1M"
                      *         }
                      *       ],
                      *       "entry": [
                      *         {
-                     *           "fullUrl": "/fhir/R4/Appointment/appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
+                     *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/Appointment/appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
                      *           "resource": {
                      *             "resourceType": "Appointment",
                      *             "id": "appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
@@ -6609,6 +7048,175 @@ export interface operations {
             400: components["responses"]["FhirBadRequest"];
             401: components["responses"]["FhirUnauthorized"];
             403: components["responses"]["FhirForbidden"];
+            406: components["responses"]["FhirNotAcceptable"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
+    searchFhirAppointmentsByPost: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A patient reference, `Patient/{id}` or the id alone (FHIR ids, not `pat_…`).
+                 * @example Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                patient?: string;
+                /**
+                 * @description The start, `YYYY-MM-DD` or an instant with `Z` or offset, after an optional prefix `eq`, `ne` is not supported; `gt`, `ge`, `lt`, `le`, `sa`, `eb`. A date covers its whole UTC day. Repeat it for a range (`date=ge2026-11-01&date=lt2026-12-01`).
+                 * @example [
+                 *       "ge2026-11-01"
+                 *     ]
+                 */
+                date?: string[];
+                /**
+                 * @description FHIR Appointment status.
+                 * @example booked
+                 */
+                status?: "proposed" | "pending" | "booked" | "arrived" | "fulfilled" | "cancelled" | "noshow" | "entered-in-error" | "checked-in" | "waitlist";
+                /**
+                 * @description Entries per page, 1–100, default 10.
+                 * @example 10
+                 */
+                _count?: components["parameters"]["FhirCount"];
+                /**
+                 * @description Where the next page starts: taken from the Bundle's `next` link, not written by hand.
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                _cursor?: components["parameters"]["FhirCursor"];
+                /**
+                 * @description `count`: the Bundle has `total` and no entries. Other values (`true`, `text`, `data`, `false`) are not supported: ignored with a warning entry, or `400` with `Prefer: handling=strict`.
+                 * @example count
+                 */
+                _summary?: components["parameters"]["FhirSummary"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: {
+                /**
+                 * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
+                 *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
+                 *     same body. The same key with another body is `400 idempotency_key_reused`; while the
+                 *     first request runs, `409 idempotency_key_in_use`. Use a random value (V4 UUID); never
+                 *     PHI.
+                 * @example 5f0c8e3a-3c1b-4f6e-9a8d-2b7c6e1f4a90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["FhirPrefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "_count": "10"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["FhirSearchForm"];
+            };
+        };
+        responses: {
+            /** @description A searchset Bundle, newest first; a `next` link when more match. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Bundle",
+                     *       "type": "searchset",
+                     *       "total": 1,
+                     *       "link": [
+                     *         {
+                     *           "relation": "self",
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Appointment?_count=10"
+                     *         },
+                     *         {
+                     *           "relation": "next",
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Appointment?_count=10&_cursor=appt-01JD8A2B3C4D5E6F7G8H9J0K1M"
+                     *         }
+                     *       ],
+                     *       "entry": [
+                     *         {
+                     *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/Appointment/appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
+                     *           "resource": {
+                     *             "resourceType": "Appointment",
+                     *             "id": "appt-01JD8A2B3C4D5E6F7G8H9J0K1M",
+                     *             "meta": {
+                     *               "versionId": "3f1c2a9b7d4e6f80",
+                     *               "lastUpdated": "2026-11-01T00:00:00Z"
+                     *             },
+                     *             "status": "booked",
+                     *             "appointmentType": {
+                     *               "coding": [
+                     *                 {
+                     *                   "system": "http://terminology.hl7.org/CodeSystem/v2-0276",
+                     *                   "code": "FOLLOWUP"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "reasonCode": [
+                     *               {
+                     *                 "text": "Blood pressure review"
+                     *               }
+                     *             ],
+                     *             "start": 1793782800,
+                     *             "end": 1793784600,
+                     *             "created": "2026-11-01T00:01:40Z",
+                     *             "participant": [
+                     *               {
+                     *                 "actor": {
+                     *                   "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *                   "type": "Patient"
+                     *                 },
+                     *                 "status": "accepted"
+                     *               },
+                     *               {
+                     *                 "actor": {
+                     *                   "display": "Dr. Lee (family medicine)",
+                     *                   "type": "Practitioner"
+                     *                 },
+                     *                 "status": "accepted"
+                     *               },
+                     *               {
+                     *                 "actor": {
+                     *                   "display": "Room 4",
+                     *                   "type": "Location"
+                     *                 },
+                     *                 "status": "accepted"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "search": {
+                     *             "mode": "match"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirAppointmentBundle"];
+                };
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            406: components["responses"]["FhirNotAcceptable"];
+            409: components["responses"]["FhirConflict"];
+            413: components["responses"]["FhirPayloadTooLarge"];
+            415: components["responses"]["FhirUnsupportedMediaType"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
         };
@@ -6617,7 +7225,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -6718,6 +7326,7 @@ export interface operations {
             401: components["responses"]["FhirUnauthorized"];
             403: components["responses"]["FhirForbidden"];
             404: components["responses"]["FhirNotFound"];
+            406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
         };
@@ -6753,12 +7362,23 @@ export interface operations {
                  */
                 _cursor?: components["parameters"]["FhirCursor"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @description `count`: the Bundle has `total` and no entries. Other values (`true`, `text`, `data`, `false`) are not supported: ignored with a warning entry, or `400` with `Prefer: handling=strict`.
+                 * @example count
+                 */
+                _summary?: components["parameters"]["FhirSummary"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["FhirPrefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6778,19 +7398,20 @@ export interface operations {
                      * @example {
                      *       "resourceType": "Bundle",
                      *       "type": "searchset",
+                     *       "total": 1,
                      *       "link": [
                      *         {
                      *           "relation": "self",
-                     *           "url": "/fhir/R4/Claim?_count=10"
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Claim?_count=10"
                      *         },
                      *         {
                      *           "relation": "next",
-                     *           "url": "/fhir/R4/Claim?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Claim?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
                      *         }
                      *       ],
                      *       "entry": [
                      *         {
-                     *           "fullUrl": "/fhir/R4/Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
                      *           "resource": {
                      *             "resourceType": "Claim",
                      *             "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
@@ -6895,6 +7516,218 @@ export interface operations {
             400: components["responses"]["FhirBadRequest"];
             401: components["responses"]["FhirUnauthorized"];
             403: components["responses"]["FhirForbidden"];
+            406: components["responses"]["FhirNotAcceptable"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
+    searchFhirClaimsByPost: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A patient reference, `Patient/{id}` or the id alone (FHIR ids, not `pat_…`).
+                 * @example Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                patient?: string;
+                /**
+                 * @description FHIR Claim status: `active` (every claim not cancelled) or `cancelled`; `draft` and `entered-in-error` match none.
+                 * @example active
+                 */
+                status?: "active" | "cancelled" | "draft" | "entered-in-error";
+                /**
+                 * @description When the claim was created: `YYYY-MM-DD` or an instant, after an optional prefix (`eq`, `gt`, `ge`, `lt`, `le`, `sa`, `eb`). Repeat it for a range.
+                 * @example [
+                 *       "ge2026-11-01"
+                 *     ]
+                 */
+                created?: string[];
+                /**
+                 * @description Entries per page, 1–100, default 10.
+                 * @example 10
+                 */
+                _count?: components["parameters"]["FhirCount"];
+                /**
+                 * @description Where the next page starts: taken from the Bundle's `next` link, not written by hand.
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                _cursor?: components["parameters"]["FhirCursor"];
+                /**
+                 * @description `count`: the Bundle has `total` and no entries. Other values (`true`, `text`, `data`, `false`) are not supported: ignored with a warning entry, or `400` with `Prefer: handling=strict`.
+                 * @example count
+                 */
+                _summary?: components["parameters"]["FhirSummary"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: {
+                /**
+                 * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
+                 *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
+                 *     same body. The same key with another body is `400 idempotency_key_reused`; while the
+                 *     first request runs, `409 idempotency_key_in_use`. Use a random value (V4 UUID); never
+                 *     PHI.
+                 * @example 5f0c8e3a-3c1b-4f6e-9a8d-2b7c6e1f4a90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["FhirPrefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "_count": "10"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["FhirSearchForm"];
+            };
+        };
+        responses: {
+            /** @description A searchset Bundle, newest first; a `next` link when more match. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Bundle",
+                     *       "type": "searchset",
+                     *       "total": 1,
+                     *       "link": [
+                     *         {
+                     *           "relation": "self",
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Claim?_count=10"
+                     *         },
+                     *         {
+                     *           "relation": "next",
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Claim?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
+                     *         }
+                     *       ],
+                     *       "entry": [
+                     *         {
+                     *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *           "resource": {
+                     *             "resourceType": "Claim",
+                     *             "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *             "meta": {
+                     *               "versionId": "3f1c2a9b7d4e6f80",
+                     *               "lastUpdated": "2026-11-01T00:00:00Z"
+                     *             },
+                     *             "status": "active",
+                     *             "type": {
+                     *               "coding": [
+                     *                 {
+                     *                   "system": "http://terminology.hl7.org/CodeSystem/claim-type",
+                     *                   "code": "professional"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "use": "claim",
+                     *             "patient": {
+                     *               "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *               "type": "Patient"
+                     *             },
+                     *             "created": "2026-11-04T10:00:00Z",
+                     *             "provider": {
+                     *               "identifier": {
+                     *                 "system": "http://hl7.org/fhir/sid/us-npi",
+                     *                 "value": "1234567893"
+                     *               }
+                     *             },
+                     *             "priority": {
+                     *               "coding": [
+                     *                 {
+                     *                   "system": "http://terminology.hl7.org/CodeSystem/processpriority",
+                     *                   "code": "normal"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "insurance": [
+                     *               {
+                     *                 "sequence": 1,
+                     *                 "focal": true,
+                     *                 "coverage": {
+                     *                   "display": "Payer 60054, member W123456789"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "diagnosis": [
+                     *               {
+                     *                 "sequence": 1,
+                     *                 "diagnosisCodeableConcept": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://hl7.org/fhir/sid/icd-10-cm",
+                     *                       "code": "I10"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "item": [
+                     *               {
+                     *                 "sequence": 1,
+                     *                 "diagnosisSequence": [
+                     *                   1
+                     *                 ],
+                     *                 "productOrService": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://www.ama-assn.org/go/cpt",
+                     *                       "code": "99213"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "servicedDate": "2026-11-04",
+                     *                 "quantity": {
+                     *                   "value": 1
+                     *                 },
+                     *                 "unitPrice": {
+                     *                   "value": 125,
+                     *                   "currency": "USD"
+                     *                 },
+                     *                 "net": {
+                     *                   "value": 125,
+                     *                   "currency": "USD"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "total": {
+                     *               "value": 125,
+                     *               "currency": "USD"
+                     *             }
+                     *           },
+                     *           "search": {
+                     *             "mode": "match"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirClaimBundle"];
+                };
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            406: components["responses"]["FhirNotAcceptable"];
+            409: components["responses"]["FhirConflict"];
+            413: components["responses"]["FhirPayloadTooLarge"];
+            415: components["responses"]["FhirUnsupportedMediaType"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
         };
@@ -6903,7 +7736,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7047,6 +7880,7 @@ export interface operations {
             401: components["responses"]["FhirUnauthorized"];
             403: components["responses"]["FhirForbidden"];
             404: components["responses"]["FhirNotFound"];
+            406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
         };
@@ -7075,12 +7909,23 @@ export interface operations {
                  */
                 _cursor?: components["parameters"]["FhirCursor"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @description `count`: the Bundle has `total` and no entries. Other values (`true`, `text`, `data`, `false`) are not supported: ignored with a warning entry, or `400` with `Prefer: handling=strict`.
+                 * @example count
+                 */
+                _summary?: components["parameters"]["FhirSummary"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["FhirPrefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7100,19 +7945,20 @@ export interface operations {
                      * @example {
                      *       "resourceType": "Bundle",
                      *       "type": "searchset",
+                     *       "total": 1,
                      *       "link": [
                      *         {
                      *           "relation": "self",
-                     *           "url": "/fhir/R4/ClaimResponse?_count=10"
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/ClaimResponse?_count=10"
                      *         },
                      *         {
                      *           "relation": "next",
-                     *           "url": "/fhir/R4/ClaimResponse?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/ClaimResponse?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
                      *         }
                      *       ],
                      *       "entry": [
                      *         {
-                     *           "fullUrl": "/fhir/R4/ClaimResponse/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/ClaimResponse/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
                      *           "resource": {
                      *             "resourceType": "ClaimResponse",
                      *             "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
@@ -7202,6 +8048,196 @@ export interface operations {
             400: components["responses"]["FhirBadRequest"];
             401: components["responses"]["FhirUnauthorized"];
             403: components["responses"]["FhirForbidden"];
+            406: components["responses"]["FhirNotAcceptable"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+        };
+    };
+    searchFhirClaimResponsesByPost: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A patient reference, `Patient/{id}` or the id alone (FHIR ids, not `pat_…`).
+                 * @example Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                patient?: string;
+                /**
+                 * @description The claim answered, `Claim/{id}` or the id alone.
+                 * @example Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P
+                 */
+                request?: string;
+                /**
+                 * @description Entries per page, 1–100, default 10.
+                 * @example 10
+                 */
+                _count?: components["parameters"]["FhirCount"];
+                /**
+                 * @description Where the next page starts: taken from the Bundle's `next` link, not written by hand.
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                _cursor?: components["parameters"]["FhirCursor"];
+                /**
+                 * @description `count`: the Bundle has `total` and no entries. Other values (`true`, `text`, `data`, `false`) are not supported: ignored with a warning entry, or `400` with `Prefer: handling=strict`.
+                 * @example count
+                 */
+                _summary?: components["parameters"]["FhirSummary"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: {
+                /**
+                 * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
+                 *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
+                 *     same body. The same key with another body is `400 idempotency_key_reused`; while the
+                 *     first request runs, `409 idempotency_key_in_use`. Use a random value (V4 UUID); never
+                 *     PHI.
+                 * @example 5f0c8e3a-3c1b-4f6e-9a8d-2b7c6e1f4a90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["FhirPrefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "_count": "10"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["FhirSearchForm"];
+            };
+        };
+        responses: {
+            /** @description A searchset Bundle, newest first; a `next` link when more match. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Bundle",
+                     *       "type": "searchset",
+                     *       "total": 1,
+                     *       "link": [
+                     *         {
+                     *           "relation": "self",
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/ClaimResponse?_count=10"
+                     *         },
+                     *         {
+                     *           "relation": "next",
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/ClaimResponse?_count=10&_cursor=clm-01JD9C3D4E5F6G7H8J9K0M1N2P"
+                     *         }
+                     *       ],
+                     *       "entry": [
+                     *         {
+                     *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/ClaimResponse/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *           "resource": {
+                     *             "resourceType": "ClaimResponse",
+                     *             "id": "clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *             "meta": {
+                     *               "versionId": "3f1c2a9b7d4e6f80",
+                     *               "lastUpdated": "2026-11-01T00:00:00Z"
+                     *             },
+                     *             "status": "active",
+                     *             "type": {
+                     *               "coding": [
+                     *                 {
+                     *                   "system": "http://terminology.hl7.org/CodeSystem/claim-type",
+                     *                   "code": "professional"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "use": "claim",
+                     *             "patient": {
+                     *               "reference": "Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W",
+                     *               "type": "Patient"
+                     *             },
+                     *             "created": "2026-11-04T10:00:04Z",
+                     *             "insurer": {
+                     *               "display": "Payer 60054"
+                     *             },
+                     *             "request": {
+                     *               "reference": "Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P",
+                     *               "type": "Claim"
+                     *             },
+                     *             "outcome": "complete",
+                     *             "disposition": "paid",
+                     *             "total": [
+                     *               {
+                     *                 "category": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                     *                       "code": "submitted"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "amount": {
+                     *                   "value": 125,
+                     *                   "currency": "USD"
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "category": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                     *                       "code": "eligible"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "amount": {
+                     *                   "value": 100,
+                     *                   "currency": "USD"
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "category": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                     *                       "code": "benefit"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "amount": {
+                     *                   "value": 80,
+                     *                   "currency": "USD"
+                     *                 }
+                     *               }
+                     *             ]
+                     *           },
+                     *           "search": {
+                     *             "mode": "match"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirClaimResponseBundle"];
+                };
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            406: components["responses"]["FhirNotAcceptable"];
+            409: components["responses"]["FhirConflict"];
+            413: components["responses"]["FhirPayloadTooLarge"];
+            415: components["responses"]["FhirUnsupportedMediaType"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
         };
@@ -7210,7 +8246,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`).
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7339,6 +8375,7 @@ export interface operations {
             401: components["responses"]["FhirUnauthorized"];
             403: components["responses"]["FhirForbidden"];
             404: components["responses"]["FhirNotFound"];
+            406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
         };

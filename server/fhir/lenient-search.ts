@@ -1,0 +1,54 @@
+/**
+ * Lenient search handling (FHIR R4 http.html "handling" and search.html): a search parameter
+ * the operation does not define, or a `_summary` other than `count`, is ignored, and the
+ * searchset says so in an OperationOutcome entry (`search.mode = outcome`); the `self` link
+ * leaves it out, as it shows the search that was run. `Prefer: handling=strict` keeps every
+ * parameter, so validation refuses the unknown ones with `400` as before.
+ */
+
+/** Whether an operation is a type search (`GET [type]`, `POST [type]/_search`): the ones
+ * lenient handling applies to; reads, create and metadata keep refusing unknown parameters.
+ */
+export function isTypeSearch(method: string, url: string): boolean {
+  return (
+    (method === 'GET' && /^\/fhir\/R4\/[A-Z][A-Za-z]+$/.test(url)) ||
+    (method === 'POST' && /^\/fhir\/R4\/[A-Z][A-Za-z]+\/_search$/.test(url))
+  );
+}
+
+/** Whether `Prefer` asks for strict handling (`Prefer: return=minimal, handling=strict`). */
+export function prefersStrict(prefer: string | string[] | undefined): boolean {
+  if (prefer === undefined) return false;
+  const text = Array.isArray(prefer) ? prefer.join(',') : prefer;
+  return text
+    .split(/[,;]/)
+    .some((part) => part.trim().toLowerCase().replace(/\s+/g, '') === 'handling=strict');
+}
+
+/** Whether a `_summary` value (or values) asks for the count only, the one we serve. */
+function summaryServed(value: unknown): boolean {
+  const values = Array.isArray(value) ? value : [value];
+  return values.length > 0 && values.every((v) => v === 'count');
+}
+
+/**
+ * The query with the parameters lenient handling ignores taken out, and their names.
+ * `known`: the query parameters the operation defines.
+ */
+export function lenientQuery(
+  query: Readonly<Record<string, unknown>>,
+  known: ReadonlySet<string>,
+): { query: Record<string, unknown>; ignored: string[] } {
+  const kept: Record<string, unknown> = Object.create(null);
+  const ignored: string[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (!known.has(name) || (name === '_summary' && !summaryServed(value))) ignored.push(name);
+    else kept[name] = value;
+  }
+  return { query: kept, ignored };
+}
+
+/** Whether a query asks for the count only (`_summary=count`). */
+export function countOnly(query: Readonly<Record<string, unknown>>): boolean {
+  return query._summary !== undefined && summaryServed(query._summary);
+}

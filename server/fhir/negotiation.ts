@@ -1,0 +1,54 @@
+/**
+ * Content negotiation on the FHIR face (FHIR R4 http.html "Content Types and encodings"): JSON
+ * is the only format served. `application/fhir+json`, `application/json` and `_format=json`
+ * (or either media type) answer JSON; a client that asks for XML, by `_format` or by an
+ * `Accept` that admits no JSON, gets `406` with an OperationOutcome (in JSON, the one format
+ * we write), instead of JSON it did not ask for.
+ */
+import { FhirError } from './errors.js';
+
+/** `_format` values that name XML. */
+const XML_FORMATS = new Set(['xml', 'text/xml', 'application/xml', 'application/fhir+xml']);
+
+/** Whether one `Accept` media range admits JSON. */
+function admitsJson(range: string): boolean {
+  const [type = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase());
+  if (params.some((param) => /^q=0(\.0*)?$/.test(param.replace(/\s+/g, '')))) return false;
+  return (
+    type === '*/*' ||
+    type === 'application/*' ||
+    type === 'application/json' ||
+    type === 'application/fhir+json' ||
+    type === 'json'
+  );
+}
+
+/** Whether an `Accept` header leaves JSON out (no header, or an empty one, admits anything). */
+function acceptRefusesJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === '') return false;
+  return !accept.split(',').some(admitsJson);
+}
+
+/** Whether a `_format` value (or values) names XML. */
+function formatIsXml(format: unknown): boolean {
+  const values = Array.isArray(format) ? format : [format];
+  return values.some(
+    (v) => typeof v === 'string' && XML_FORMATS.has((v.split(';')[0] ?? '').trim().toLowerCase()),
+  );
+}
+
+/** Throws `406` when the request asks for a format other than JSON. */
+export function checkAcceptable(query: unknown, accept: string | undefined): void {
+  const format =
+    query !== null && typeof query === 'object'
+      ? (query as Record<string, unknown>)._format
+      : undefined;
+  if (formatIsXml(format) || acceptRefusesJson(accept)) {
+    throw new FhirError(
+      406,
+      'not-supported',
+      'This server answers in JSON only (application/fhir+json); XML is not supported.',
+      { expression: format === undefined ? 'Accept' : '_format' },
+    );
+  }
+}
