@@ -81,7 +81,11 @@ export class SqliteDb implements Db {
   #state: SqliteStateDb | undefined;
   /** Plain reads on the read connection, run together at the end of each loop turn. */
   readonly #reads = new ReadBatcher(
-    () => this.#reader!,
+    () => {
+      // Reads are queued only after #readerFor opened the connection.
+      if (this.#reader === undefined) throw new Error('the read connection is not open');
+      return this.#reader;
+    },
     () => this.#closed,
   );
 
