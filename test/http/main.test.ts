@@ -104,7 +104,7 @@ describe('server/main.ts', () => {
     // (the docs page itself needs a build; test/browser/docs.test.ts renders it)
     const page = await fetch(error.doc_url, { redirect: 'manual' });
     expect(page.status).toBe(302);
-    expect(page.headers.get('location')).toBe('/docs#/section/errors');
+    expect(page.headers.get('location')).toBe('/docs');
     await page.text();
 
     const res = await fetch(`http://127.0.0.1:${first.port}/v1/patients`, {
