@@ -25,6 +25,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   keys: 'scripts/keys.ts',
   audit: 'scripts/audit.ts',
   worker: 'scripts/worker.ts',
+  'webhooks:receive': 'scripts/receive-webhooks.ts',
   'build:client': 'scripts/build-client.ts',
   'test:fuzz': 'scripts/fuzz.ts',
   bench: 'scripts/bench.ts',
