@@ -13,7 +13,14 @@ const ROOT = join(import.meta.dirname, '..');
 const MAIN = join(ROOT, 'build', 'server', 'main.js');
 const STAMP = join(ROOT, 'build', 'stamp.json');
 // What the build reads: a change to any of them makes the build stale.
-const INPUTS = ['server', 'generated', 'spec', 'tooling', 'package-lock.json'];
+const INPUTS = [
+  'server',
+  'generated',
+  'spec',
+  'tooling',
+  'scripts/check-node.mjs',
+  'package-lock.json',
+];
 
 function newestChange(path: string): number {
   if (!existsSync(path)) return 0;

@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { openAuditWriter } from './audit/index.js';
 import { ConfigError, loadConfig, type ServerConfig } from './config.js';
-import { DEFAULT_DATABASE_URL, openDb, sqlitePathOf } from './db/open.js';
+import { DEFAULT_DATABASE_URL, openDb, prepareSqliteFolder, sqlitePathOf } from './db/open.js';
 import { explainOpenError } from './db/open-errors.js';
 import { lockSqliteForServer, type ServerLock, ServerLockError } from './db/server-lock.js';
 import type { Db } from './db/types.js';
@@ -38,9 +38,11 @@ function readSettings(): { config: ServerConfig; background: BackgroundConfig } 
   }
 }
 
-/** The address to show for the listening socket: a wildcard host is reached as localhost. */
-function baseUrl(config: ServerConfig, port: number): string {
-  if (config.publicUrl !== undefined) return config.publicUrl;
+/**
+ * The listening socket as a URL, for the banner and its curl (what reaches this process from
+ * this machine, whatever PUBLIC_URL says): a wildcard host is reached as localhost.
+ */
+function listenUrl(config: ServerConfig, port: number): string {
   const host = ['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
@@ -61,6 +63,8 @@ async function openDatabase(
   sqlitePath: string | undefined,
 ): Promise<{ lock: ServerLock | undefined; db: Db }> {
   try {
+    // The lock file sits beside the database: its folder first (made only for the default).
+    prepareSqliteFolder(databaseUrl);
     const lock =
       sqlitePath !== undefined && sqlitePath !== ':memory:' && sqlitePath !== ''
         ? lockSqliteForServer(sqlitePath)
@@ -172,12 +176,19 @@ async function main(): Promise<void> {
 
   const address = { host: config.host, port: config.port };
   const port = host ? await host.listen(address, config) : await listenPort(app, address);
-  const base = baseUrl(config, port);
-  setErrorDocBase(base);
+  const base = listenUrl(config, port);
+  // doc_url links are for clients, who reach the service at PUBLIC_URL when it is set.
+  setErrorDocBase(config.publicUrl ?? base);
   // Created only once listening: a start that fails (port taken, say) must not make the one
   // key whose secret is shown only at creation and then print it nowhere.
   const secret = await ensureInitialTestKey(db);
-  const lines = [`Patient-Care API listening on ${base}`, `  Docs:     ${base}/docs`];
+  const lines = [`Patient-Care API listening on ${base}`];
+  if (config.publicUrl !== undefined) {
+    lines.push(
+      `  Public:   ${config.publicUrl} (PUBLIC_URL: the server in /openapi.*, doc_url links)`,
+    );
+  }
+  lines.push(`  Docs:     ${base}/docs`);
   if (secret !== null) {
     // Printed once: only its hash is stored, so this is the one chance to copy it.
     lines.push(

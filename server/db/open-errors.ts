@@ -1,6 +1,6 @@
 /**
  * Start-up failures that come from what `DATABASE_URL` says rather than from the code: a SQLite
- * file whose folder cannot be made, a PostgreSQL `search_path` schema that does not exist. Each
+ * file whose folder does not exist or cannot be used, a PostgreSQL `search_path` schema that does not exist. Each
  * becomes one line naming `DATABASE_URL` and what to change; `undefined` for anything else.
  * Only the SQLite path and the schema name are quoted, never the URL (it may hold a password).
  */
@@ -11,7 +11,8 @@ const FILE_REASONS: Readonly<Record<string, string>> = {
   EACCES: 'permission denied',
   EPERM: 'permission denied',
   EROFS: 'the file system is read-only',
-  ENOENT: 'its folder does not exist and cannot be made',
+  ENOENT:
+    'its folder does not exist (create it first; only the default, ./data, is made on first start)',
   EISDIR: 'it is a folder',
   SQLITE_CANTOPEN: 'SQLite cannot open it',
 };

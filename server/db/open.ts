@@ -1,3 +1,5 @@
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { migrate } from './migrate.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
@@ -12,7 +14,9 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/patient-care.db';
  * `postgresql://…` (add `?options=-c search_path=NAME` to use one schema).
  */
 export async function openDb(url?: string): Promise<Db> {
-  const db = connect(url ?? process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
+  const chosen = url ?? process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  prepareSqliteFolder(chosen);
+  const db = connect(chosen);
   try {
     await migrate(db);
   } catch (err) {
@@ -25,6 +29,23 @@ export async function openDb(url?: string): Promise<Db> {
 /** The file (or `:memory:`) of a `sqlite:` URL; undefined for other schemes. */
 export function sqlitePathOf(url: string): string | undefined {
   return url.startsWith('sqlite:') ? url.slice('sqlite:'.length).replace(/^\/\//, '') : undefined;
+}
+
+/**
+ * The folder of a SQLite file, before anything opens a file in it: the default database's
+ * (`./data`) is made on first start; any other path's folder must exist already — a typo in
+ * DATABASE_URL must not create folders wherever it points. A missing one throws `ENOENT`
+ * (`explainOpenError` turns it into one line). Nothing to do for memory or PostgreSQL URLs.
+ */
+export function prepareSqliteFolder(url: string): void {
+  const path = sqlitePathOf(url);
+  if (path === undefined || path === '' || path === ':memory:') return;
+  const folder = dirname(path);
+  if (url === DEFAULT_DATABASE_URL) mkdirSync(folder, { recursive: true });
+  // ENOENT (missing), ENOTDIR (a part of it is a file), EACCES, as the file system says.
+  else if (!statSync(folder).isDirectory()) {
+    throw Object.assign(new Error(`${folder} is not a folder`), { code: 'ENOTDIR' });
+  }
 }
 
 /** Opens without migrating (tests and tools that manage the schema themselves). */

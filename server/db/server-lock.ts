@@ -5,8 +5,6 @@
  * the database, so the operating system drops it when the process ends, however it ends.
  * Command-line tools (`keys`, `audit`) do not take it and keep working beside a server.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
 /** Another server holds the file; `main` prints the message and exits. */
@@ -21,7 +19,6 @@ export interface ServerLock {
 /** Takes the server lock of the SQLite database at `dbPath`, or throws `ServerLockError`. */
 export function lockSqliteForServer(dbPath: string): ServerLock {
   const lockPath = `${dbPath}.server-lock`;
-  mkdirSync(dirname(lockPath), { recursive: true });
   const lock = new Database(lockPath, { timeout: 0 });
   try {
     lock.pragma('locking_mode = EXCLUSIVE');

@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { DbError } from './errors.js';
 import { Mutex } from './mutex.js';
@@ -26,7 +24,7 @@ const BUSY_TIMEOUT_MS = 5000;
  */
 export function openSqlite(path: string): SqliteDb {
   const memory = path === ':memory:' || path === '';
-  if (!memory) mkdirSync(dirname(path), { recursive: true });
+  // The folder is the caller's (open.ts's prepareSqliteFolder): never made here.
   // Opening waits for another process's lock like any connection: switching a fresh file to
   // WAL takes an exclusive lock, so several processes opening one new database at once (two
   // replicas starting, `npm run migrate` beside the service) would otherwise fail with `busy`.
@@ -81,7 +79,11 @@ export class SqliteDb implements Db {
   #state: SqliteStateDb | undefined;
   /** Plain reads on the read connection, run together at the end of each loop turn. */
   readonly #reads = new ReadBatcher(
-    () => this.#reader!,
+    () => {
+      // Reads are queued only after #readerFor opened the connection.
+      if (this.#reader === undefined) throw new Error('the read connection is not open');
+      return this.#reader;
+    },
     () => this.#closed,
   );
 

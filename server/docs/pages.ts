@@ -75,7 +75,11 @@ ${body}
 
 /** The reference page: Redoc renders the spec client-side from the service's copy of Redoc. */
 export function docsPage(ctx: PageContext): string {
-  const options = escapeHtml(JSON.stringify(redocOptions));
+  // Redoc's download button would offer the document it renders (reshaped for the page,
+  // reference-spec.ts); it offers the spec as served instead.
+  const options = escapeHtml(
+    JSON.stringify({ ...redocOptions, downloadDefinitionUrl: documentUrl(ctx, 'json') }),
+  );
   return layout(
     ctx,
     'Reference',

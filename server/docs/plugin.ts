@@ -31,6 +31,7 @@ export interface DocsPluginOptions {
 const ASSET_PREFIX = '/docs/assets';
 const SPEC_URL = '/openapi.json';
 const EXPLORER_SPEC_URL = '/docs/explorer/openapi.json';
+const REFERENCE_SPEC_URL = '/docs/reference.json';
 
 /** Route config marking routes that need no API key; the anonymous rate limit applies. */
 const PUBLIC_ROUTE = { config: { public: true } } as const;
@@ -133,7 +134,10 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
       docsPageOf(version: string): string {
         let page = pages.get(version);
         if (page === undefined) {
-          const specUrl = version === versions.latest ? SPEC_URL : `${SPEC_URL}?version=${version}`;
+          const specUrl =
+            version === versions.latest
+              ? REFERENCE_SPEC_URL
+              : `${REFERENCE_SPEC_URL}?version=${version}`;
           page = docsPage({
             ...ctx,
             specUrl,
@@ -175,11 +179,10 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
     html(reply, (await prepared()).docsPageOf(askedVersion(request))),
   );
   app.get('/docs/', PUBLIC_ROUTE, async (_request, reply) => reply.redirect('/docs', 301));
-  // Error envelopes link to `<base>/docs/errors#<code>` (server/errors.ts): land on the
-  // reference's Errors section.
-  app.get('/docs/errors', PUBLIC_ROUTE, async (_request, reply) =>
-    reply.redirect('/docs#/section/errors', 302),
-  );
+  // Error envelopes link to `<base>/docs/errors#<code>` (server/errors.ts). The fragment never
+  // reaches the server; a Location without one keeps it (RFC 9110 §10.2.2), so the browser
+  // opens `/docs#<code>` and docs-init.js scrolls to that code's entry (reference-spec.ts).
+  app.get('/docs/errors', PUBLIC_ROUTE, async (_request, reply) => reply.redirect('/docs', 302));
   app.get('/docs/explorer', PUBLIC_ROUTE, async (_request, reply) =>
     html(reply, (await prepared()).pages.explorer),
   );
@@ -209,6 +212,14 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
   // `?version=YYYY-MM-DD`: that version's document, derived from the latest (spec/versions/).
   app.get(SPEC_URL, PUBLIC_ROUTE, async (request, reply) =>
     sendAsset(request, reply, (await prepared()).specOf(askedVersion(request)).json, 'no-cache'),
+  );
+  app.get(REFERENCE_SPEC_URL, PUBLIC_ROUTE, async (request, reply) =>
+    sendAsset(
+      request,
+      reply,
+      (await prepared()).specOf(askedVersion(request)).reference,
+      'no-cache',
+    ),
   );
   app.get(EXPLORER_SPEC_URL, PUBLIC_ROUTE, async (request, reply) =>
     sendAsset(request, reply, (await prepared()).spec.explorer, 'no-cache'),

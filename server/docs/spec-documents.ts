@@ -2,6 +2,7 @@ import { deriveDocument, versions } from '../versioning/index.js';
 import { type Asset, makeAsset } from './assets.js';
 import { explorerSpec } from './explorer-spec.js';
 import type { PreparedDocs } from './prepared.js';
+import { referenceSpec } from './reference-spec.js';
 
 /** The spec as served: `/openapi.json` and `/openapi.yaml`, bytes made once. */
 export interface SpecDocuments {
@@ -9,6 +10,8 @@ export interface SpecDocuments {
   readonly yaml: Asset;
   /** What `/docs/explorer` loads: the same spec, shaped for RapiDoc (`explorer-spec.ts`). */
   readonly explorer: Asset;
+  /** What `/docs` (Redoc) loads: the same spec, shaped for the reference (`reference-spec.ts`). */
+  readonly reference: Asset;
 }
 
 /**
@@ -35,9 +38,11 @@ export function specDocuments(docs: PreparedDocs, publicUrl: string | undefined)
   const json = JSON.stringify({ ...docs.spec, servers: [server] });
   const yaml = `${docs.specYaml.replace(/\n*$/, '\n')}servers:\n  - url: ${JSON.stringify(server.url)}\n    description: ${JSON.stringify(server.description)}\n`;
   const explorer = JSON.stringify({ ...explorerSpec(docs.spec), servers: [server] });
+  const reference = JSON.stringify({ ...referenceSpec(docs.spec), servers: [server] });
   return {
     json: makeAsset('application/json; charset=utf-8', Buffer.from(json)),
     explorer: makeAsset('application/json; charset=utf-8', Buffer.from(explorer)),
+    reference: makeAsset('application/json; charset=utf-8', Buffer.from(reference)),
     yaml: makeAsset('application/yaml; charset=utf-8', Buffer.from(yaml)),
   };
 }
@@ -55,9 +60,11 @@ export function versionedDocuments(
   const server = advertisedServer(publicUrl);
   const json = JSON.stringify({ ...derived, servers: [server] });
   const explorer = JSON.stringify({ ...explorerSpec(derived), servers: [server] });
+  const reference = JSON.stringify({ ...referenceSpec(derived), servers: [server] });
   return {
     json: makeAsset('application/json; charset=utf-8', Buffer.from(json)),
     explorer: makeAsset('application/json; charset=utf-8', Buffer.from(explorer)),
+    reference: makeAsset('application/json; charset=utf-8', Buffer.from(reference)),
     yaml: makeAsset('application/yaml; charset=utf-8', Buffer.from(`${json}\n`)),
   };
 }

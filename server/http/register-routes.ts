@@ -134,7 +134,9 @@ function registerRoute(
   };
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const key = request.apiKey!;
+    const key = request.apiKey;
+    // routeGuard (onRequest) has already refused a request without a key; this keeps the type.
+    if (key === null) throw new ApiError('api_key_missing');
     if (hasBody && request.body === undefined) {
       // The spec: every POST takes a JSON object body (`{}` when there is nothing to send).
       throw new ApiError('body_invalid_json', {

@@ -27,6 +27,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   audit: 'scripts/audit.ts',
   doctor: 'scripts/doctor.ts',
   worker: 'scripts/worker.ts',
+  'webhooks:receive': 'scripts/receive-webhooks.ts',
   'build:client': 'scripts/build-client.ts',
   'test:fuzz': 'scripts/fuzz.ts',
   bench: 'scripts/bench.ts',

@@ -34,10 +34,10 @@ function serverEnv(port: number, extra: Record<string, string> = {}) {
   };
 }
 
-async function start(): Promise<Started> {
+async function start(extra: Record<string, string> = {}): Promise<Started> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: serverEnv(port),
+    env: serverEnv(port, extra),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -104,7 +104,7 @@ describe('server/main.ts', () => {
     // (the docs page itself needs a build; test/browser/docs.test.ts renders it)
     const page = await fetch(error.doc_url, { redirect: 'manual' });
     expect(page.status).toBe(302);
-    expect(page.headers.get('location')).toBe('/docs#/section/errors');
+    expect(page.headers.get('location')).toBe('/docs');
     await page.text();
 
     const res = await fetch(`http://127.0.0.1:${first.port}/v1/patients`, {
@@ -131,7 +131,58 @@ describe('server/main.ts', () => {
   });
 });
 
+describe('the start banner with PUBLIC_URL set', () => {
+  it('names the listen address and, on its own line, PUBLIC_URL; its curl reaches this process', {
+    timeout: 90_000,
+  }, async () => {
+    const started = await start({
+      PUBLIC_URL: 'https://api.clinic.example',
+      DATABASE_URL: `sqlite:${join(dir, 'public-url.db')}`,
+    });
+    try {
+      const base = `http://127.0.0.1:${started.port}`;
+      const lines = started.stdout().trim().split('\n');
+      expect(lines[0]).toBe(`Patient-Care API listening on ${base}`);
+      expect(lines[1]).toMatch(/^ {2}Public: {3}https:\/\/api\.clinic\.example \(PUBLIC_URL/);
+      expect(lines[2]).toBe(`  Docs:     ${base}/docs`);
+      const curl = lines.find((line) => line.startsWith('  Try it:')) ?? '';
+      expect(curl).toMatch(
+        new RegExp(`curl -H "Authorization: Bearer sk_test_\\w+" ${base}/v1/patients$`),
+      );
+      // The curl as printed answers, and doc_url links use the public URL.
+      const key = /sk_test_\w+/.exec(curl)?.[0] ?? '';
+      const listed = await fetch(`${base}/v1/patients`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(listed.status).toBe(200);
+      await listed.text();
+      const denied = await fetch(`${base}/v1/patients`);
+      const { error } = (await denied.json()) as { error: { doc_url: string } };
+      expect(error.doc_url.startsWith('https://api.clinic.example/docs/errors')).toBe(true);
+    } finally {
+      started.child.kill('SIGTERM');
+      await exited(started.child);
+    }
+  });
+});
+
 describe('a start that fails', () => {
+  it('on a SQLite path whose folder does not exist says so in one line and creates nothing', {
+    timeout: 60_000,
+  }, async () => {
+    const missing = join(dir, 'no-such-folder', 'deeper');
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      env: serverEnv(await freePort(), { DATABASE_URL: `sqlite:${join(missing, 'x.db')}` }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(res.status, res.stderr).toBe(2);
+    expect(res.stderr.trim().split('\n')).toEqual([
+      `patient-care: DATABASE_URL names the SQLite file ${join(missing, 'x.db')}, which cannot be created or opened: its folder does not exist (create it first; only the default, ./data, is made on first start)`,
+    ]);
+    expect(existsSync(join(dir, 'no-such-folder'))).toBe(false);
+  });
+
   it('on a port in use says so in one line and keeps the first key for the next start', {
     timeout: 90_000,
   }, async () => {

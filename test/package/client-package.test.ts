@@ -84,9 +84,17 @@ const TSCONFIG = {
     typeRoots: [resolve('node_modules/@types')],
   },
   // broken.ts is the consumer without its @ts-expect-error line: one tsc run checks both
-  // (tsc still emits consumer.js next to the expected error).
+  // (tsc still emits consumer.js next to the expected error). readme-*.ts are the guide's
+  // TypeScript blocks, each a module of its own.
   files: ['consumer.ts', 'broken.ts'],
+  include: ['readme-*.ts'],
 };
+
+/** The fenced blocks of one language in a README, in order. */
+const fencedBlocks = (markdown: string, language: 'js' | 'ts') =>
+  [...markdown.matchAll(new RegExp(`^\`\`\`${language}\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map(
+    (match) => match[1] ?? '',
+  );
 
 describe('the client package', () => {
   let built: BuiltPackage;
@@ -97,6 +105,7 @@ describe('the client package', () => {
   let baseUrl: string;
   let secret: string;
   let tscOutput: string;
+  let tsBlocks: string[] = [];
 
   beforeAll(async () => {
     built = await buildPackageForTest('package');
@@ -115,6 +124,15 @@ describe('the client package', () => {
     );
     await run('npm', ['install', tarball, ...NPM_FLAGS], { cwd: project });
     await writeFile(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG));
+    // The guide's TypeScript blocks, from the installed package's README.
+    const guide = await readFile(
+      join(project, 'node_modules', '@patient-care', 'client', 'README.md'),
+      'utf8',
+    );
+    tsBlocks = fencedBlocks(guide, 'ts');
+    for (const [index, block] of tsBlocks.entries()) {
+      await writeFile(join(project, `readme-${index}.ts`), block);
+    }
     await writeFile(join(project, 'consumer.ts'), CONSUMER);
     await writeFile(
       join(project, 'broken.ts'),
@@ -170,13 +188,10 @@ describe('the client package', () => {
   });
 
   describe('README snippets, run as written', () => {
-    /** The fenced `js` blocks of a README. */
-    const jsBlocks = (markdown: string) =>
-      [...markdown.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
     let blocks: string[];
     beforeAll(async () => {
       const installed = join(project, 'node_modules', '@patient-care', 'client', 'README.md');
-      blocks = jsBlocks(await readFile(installed, 'utf8'));
+      blocks = fencedBlocks(await readFile(installed, 'utf8'), 'js');
       await writeFile(join(project, 'readme-call.mjs'), blocks[0] ?? '');
       await writeFile(join(project, 'readme-webhooks.mjs'), blocks[1] ?? '');
     });
@@ -199,10 +214,43 @@ describe('the client package', () => {
       );
     }, 60_000);
 
-    it('the webhook receiver (also the repository README’s) accepts a signed delivery and refuses a forged one', async () => {
-      // The repository README shows the same receiver, with the package imported the same way.
-      const repositoryReadme = jsBlocks(await readFile('README.md', 'utf8'));
-      expect(repositoryReadme).toContain(blocks[1]);
+    it('the guide is client/README.md, with the package version filled in', async () => {
+      const source = await readFile('client/README.md', 'utf8');
+      const installed = await readFile(join(built.dir, 'README.md'), 'utf8');
+      expect(installed.split('\n')[0]).toBe(`# @patient-care/client ${built.version}`);
+      expect(fencedBlocks(installed, 'ts')).toEqual(fencedBlocks(source, 'ts'));
+      expect(fencedBlocks(installed, 'js')).toEqual(fencedBlocks(source, 'js'));
+    });
+
+    it('its TypeScript blocks type-check (strict) and run against the service', {
+      timeout: 120_000,
+    }, async () => {
+      // Auth, errors, retries and idempotency, pagination, versions: at least one block each.
+      expect(tsBlocks.length).toBeGreaterThanOrEqual(5);
+      const errors = tscOutput.split('\n').filter((line) => line.includes('readme-'));
+      expect(errors).toEqual([]);
+      const outputs: string[] = [];
+      for (const index of tsBlocks.keys()) {
+        const { stdout } = await run(
+          process.execPath,
+          [join(project, 'out', `readme-${index}.js`)],
+          {
+            cwd: project,
+            env: { ...process.env, PATIENT_CARE_API_KEY: secret, PATIENT_CARE_URL: baseUrl },
+          },
+        );
+        outputs.push(stdout.trim());
+      }
+      const all = outputs.join('\n');
+      expect(all).toMatch(/^pat_[0-9A-HJKMNP-TV-Z]{26} pending 2026-12-14T08:00:00Z$/m);
+      expect(all).toMatch(/^no such patient 404 http:\/\/\S+\/docs\/errors#resource_missing$/m);
+      expect(all).toContain('no answer after 1 attempt(s)');
+      expect(all).toMatch(/^true true$/m);
+      expect(all).toMatch(/^patients: [1-9]\d* · has_more: (true|false) (200)?$/m);
+      expect(all).toContain(`${versions.latest} ${versions.latest}`);
+    });
+
+    it('the webhook receiver accepts a signed delivery and refuses a forged one', async () => {
       const port = await freePort();
       const receiver = spawn(process.execPath, ['readme-webhooks.mjs'], {
         cwd: project,

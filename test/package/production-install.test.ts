@@ -43,7 +43,8 @@ beforeAll(async () => {
       HOME: process.env.HOME,
       HOST: '127.0.0.1',
       PORT: String(port),
-      DATABASE_URL: `sqlite:${join(dir, 'data', 'service.db')}`,
+      // No DATABASE_URL: the default, ./data/patient-care.db, whose folder the first start
+      // makes (the one folder the service creates).
       LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -94,6 +95,7 @@ describe('a production install (npm ci --omit=dev beside build/)', () => {
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ok' });
+    expect(existsSync(join(dir, 'data', 'patient-care.db'))).toBe(true);
   });
 
   it('serves the API with the printed key', async () => {

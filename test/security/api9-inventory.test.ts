@@ -172,6 +172,7 @@ describe('the registered routes', () => {
       'GET /docs/errors',
       'GET /docs/explorer',
       'GET /docs/explorer/openapi.json',
+      'GET /docs/reference.json',
       'GET /docs/static',
       'GET /openapi.json',
       'GET /openapi.yaml',

@@ -80,9 +80,9 @@ describe('/docs version picker', () => {
     const latest = (await get('/docs')).body;
     expect(latest).toContain('href="/docs" aria-current="page">2026-12-01 (latest)</a>');
     expect(latest).toContain('href="/docs?version=2026-11-01">2026-11-01</a>');
-    expect(latest).toContain('data-spec-url="/openapi.json"');
+    expect(latest).toContain('data-spec-url="/docs/reference.json"');
     const old = (await get('/docs?version=2026-11-01')).body;
-    expect(old).toContain('data-spec-url="/openapi.json?version=2026-11-01"');
+    expect(old).toContain('data-spec-url="/docs/reference.json?version=2026-11-01"');
     expect(old).toContain('href="/docs?version=2026-11-01" aria-current="page"');
     expect(old).toContain('href="/openapi.yaml?version=2026-11-01"');
   });

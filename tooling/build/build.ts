@@ -2,8 +2,10 @@
  * `npm run build`: everything the service needs at run time, in `build/`, so a production
  * install (`npm ci --omit=dev` beside it) runs with runtime dependencies only:
  *
- * - `build/server/main.js` (+ chunks): `server/main.ts` bundled by esbuild, packages external.
- *   Code splitting keeps the docs plugin a lazily loaded chunk, as it is in the source.
+ * - `build/server/main.js` (+ chunks): `server/entry.mjs` bundled by esbuild, packages
+ *   external: the Node version check of `scripts/check-node.mjs`, then `server/main.ts` as a
+ *   lazily loaded chunk (so Node 20 prints the one-line message instead of crashing). Code
+ *   splitting keeps the docs plugin a lazily loaded chunk too, as it is in the source.
  * - `build/site/`: the bundled spec (JSON and YAML) and the docs pages' browser files.
  * - `build/stamp.json`: when it was built, for `npm start`'s staleness check.
  */
@@ -31,7 +33,7 @@ export async function buildService(
   await mkdir(outDir, { recursive: true });
   const [, docs] = await Promise.all([
     build({
-      entryPoints: [join(root, 'server', 'main.ts')],
+      entryPoints: [{ in: join(root, 'server', 'entry.mjs'), out: 'main' }],
       bundle: true,
       platform: 'node',
       format: 'esm',

@@ -102,85 +102,15 @@ export function packageManifest(version: string, dependencies: Record<string, st
 }
 
 /**
- * The package's README: the whole path from this repository to a call in another project. Its
- * \`js\` blocks are run as written by test/package/client-package.test.ts (against the service,
- * and a signed delivery to the receiver), so they stay true.
+ * The package's README: `client/README.md` (the client guide, kept beside the code it
+ * documents), with the package file's version filled in. Its blocks are type-checked and run
+ * by test/package/client-package.test.ts.
  */
-function readme(version: string, apiVersion: string): string {
-  return `# ${PACKAGE_NAME} ${version}
-
-Typed client for the Patient-Care API, version \`${apiVersion}\`, generated from its OpenAPI
-document: every operation as a method, request and response types, retries with idempotency
-keys, pagination, and webhook verification.
-
-## Get it into your project
-
-The package is built from the API's repository, not published to a registry:
-
-\`\`\`sh
-# in the Patient-Care API repository
-npm run build:client              # writes build/client/
-npm pack ./build/client           # writes patient-care-client-${version}.tgz
-# in your project (Node 20 or later, "type": "module" or .mjs files)
-npm install /path/to/patient-care-client-${version}.tgz
-\`\`\`
-
-## Call the API from your server
-
-A secret key (\`sk_test_…\`: the one \`npm start\` prints, or \`npm run keys -- create\`) stays on your
-server:
-
-\`\`\`js
-import { createPatientCareClient } from '${PACKAGE_NAME}';
-
-const client = createPatientCareClient({
-  apiKey: process.env.PATIENT_CARE_API_KEY,
-  baseUrl: process.env.PATIENT_CARE_URL ?? 'http://127.0.0.1:4010',
-});
-const { data, error } = await client.createPatient({ body: { name: { family: 'Example' } } });
-if (error) throw new Error(\`createPatient failed: \${error.error.code}\`);
-const { data: page } = await client.listPatients({ params: { query: { limit: 10 } } });
-console.log('created', data.id, '· patients on the first page:', page?.data.length);
-\`\`\`
-
-Every method returns \`{ data, error, response }\`: \`error\` is the API's error envelope
-(\`error.error.code\`, \`error.error.doc_url\`), never a thrown exception for an HTTP error.
-
-## Receive webhooks
-
-Every delivery is signed (\`PatientCare-Signature\`). Verify it against the raw body with the
-endpoint's secret (\`whsec_…\`, returned when the endpoint is created), then de-duplicate on
-\`event.id\` (delivery is at least once):
-
-\`\`\`js
-import { createServer } from 'node:http';
-import { verifyWebhook } from '${PACKAGE_NAME}/webhooks';
-
-createServer(async (req, res) => {
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  const { event, error } = verifyWebhook(
-    Buffer.concat(chunks),
-    req.headers['patientcare-signature'],
-    process.env.WEBHOOK_SECRET,
-  );
-  res.statusCode = error ? 400 : 200;
-  res.end();
-  if (event) console.log(event.type, event.id); // de-duplicate on event.id before acting
-}).listen(Number(process.env.PORT ?? 8000), '127.0.0.1');
-\`\`\`
-
-## In a browser
-
-Use only publishable (\`pk_…\`) and ephemeral (\`ek_…\`) keys there; secret and restricted keys
-are refused. The browser entry (\`${PACKAGE_NAME}\`) never imports a Node module; webhook
-verification lives in \`${PACKAGE_NAME}/webhooks\`, for servers.
-
-\`\`\`ts
-const browser = createPatientCareClient({ apiKey: 'pk_test_…', baseUrl: 'https://api.patientcare.example' });
-const { data: token } = await browser.createToken({ body: { type: 'patient_intake', patient } });
-\`\`\`
-`;
+async function readme(root: string, version: string): Promise<string> {
+  const guide = await readFile(join(root, 'client', 'README.md'), 'utf8');
+  return guide
+    .replace(/^# .*$/m, `# ${PACKAGE_NAME} ${version}`)
+    .replaceAll('patient-care-client-<version>.tgz', `patient-care-client-${version}.tgz`);
 }
 
 /** Specifiers a module imports or re-exports (static and literal dynamic imports). */
@@ -291,6 +221,6 @@ export async function buildClientPackage(root: string, outDir: string): Promise<
     join(outDir, 'package.json'),
     `${JSON.stringify(packageManifest(version, dependencies), null, 2)}\n`,
   );
-  await writeFile(join(outDir, 'README.md'), readme(version, apiVersion));
+  await writeFile(join(outDir, 'README.md'), await readme(root, version));
   return version;
 }

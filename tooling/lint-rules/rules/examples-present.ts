@@ -9,8 +9,10 @@ import {
 } from '../lib/nodes.js';
 
 /**
- * `patient-care/examples-present`: every component schema has an `example`, and every request
- * body and 2xx response media type has `example` or `examples`. Examples are what the docs show
+ * `patient-care/examples-present`: every component schema has an `example`, every request
+ * body and 2xx response media type has `example` or `examples`, and every parameter an
+ * operation takes (its own or its path's) has `example` or `examples`, so each operation with
+ * input shows a request to copy. Examples are what the docs show
  * and what the mock server returns; the built-in `no-invalid-*-examples` rules then check
  * each one against its schema, so they cannot drift.
  */
@@ -18,7 +20,22 @@ export const ExamplesPresent: Oas3Rule = () => {
   /** Shared request bodies and responses already checked, so each is reported once. */
   const checked = new Set<string>();
 
-  const visitor = pathOperationsVisitor(({ operation, ctx, label }) => {
+  const visitor = pathOperationsVisitor(({ operation, ctx, label, pathItem, pathItemLocation }) => {
+    const lists: Array<[unknown, Resolved['location']]> = [
+      [pathItem.parameters, pathItemLocation.child(['parameters'])],
+      [operation.parameters, ctx.location.child(['parameters'])],
+    ];
+    for (const [list, location] of lists) {
+      if (!Array.isArray(list)) continue;
+      for (const [index, raw] of list.entries()) {
+        const parameter = deref(ctx, raw, location.child([index]));
+        if (!firstVisit(checked, parameter) || hasParameterExample(parameter.node)) continue;
+        ctx.report({
+          message: `The ${parameter.node.in} parameter ${parameter.node.name} of ${label} has no example. Add "example:" (or named "examples:") with a synthetic value valid against its schema.`,
+          location: parameter.location.key(),
+        });
+      }
+    }
     if (operation.requestBody !== undefined) {
       const body = deref(ctx, operation.requestBody, ctx.location.child(['requestBody']));
       if (firstVisit(checked, body)) {
@@ -68,6 +85,15 @@ function firstVisit(checked: Set<string>, target: Resolved): boolean {
   if (checked.has(key)) return false;
   checked.add(key);
   return true;
+}
+
+function hasParameterExample(parameter: SpecNode): boolean {
+  if (!parameter || typeof parameter !== 'object') return true;
+  const named =
+    parameter.examples &&
+    typeof parameter.examples === 'object' &&
+    Object.keys(parameter.examples).length > 0;
+  return 'example' in parameter || Boolean(named);
 }
 
 function hasSchemaExample(schema: SpecNode): boolean {
