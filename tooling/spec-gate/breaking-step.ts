@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { VersionChange } from '../../server/versioning/version-change.js';
 import { diffSpecs } from '../breaking/diff-specs.js';
 import type { Change } from '../breaking/types.js';
-import { gitReader, resolveBaseRevision, worktreeReader } from './git-base.js';
+import { gitReader, isCommit, resolveBaseRevision, worktreeReader } from './git-base.js';
 import { type LoadedSpec, loadSpec, showPointer } from './load-spec.js';
 import type { StepOutcome } from './step-types.js';
 import { checkVersionCoverage, loadVersionChanges } from './version-coverage.js';
@@ -22,20 +23,43 @@ export interface BreakingOptions {
   /** Also list non-breaking changes. */
   verbose?: boolean;
   /**
+   * Fail, not pass, when the base cannot be found (CI: a shallow clone or a missing `main`
+   * must not switch the gate off). Locally a missing base only says so.
+   */
+  requireBase?: boolean;
+  /**
    * The version-change modules to check coverage with; default those of `root`
    * (`spec/versions/index.ts`), none when it has none (the rule is then skipped).
    */
   versionChanges?: readonly VersionChange[];
 }
 
-async function loadBase(opts: BreakingOptions): Promise<{ spec?: LoadedSpec; note: string }> {
+/**
+ * What is wrong with `--base FILE` / `--base-ref REV` before anything runs, in one line (the
+ * command's usage error, exit 2), or undefined. A typo must not turn the gate into a pass.
+ */
+export function baseArgumentProblem(
+  opts: Pick<BreakingOptions, 'root' | 'baseFile' | 'baseRef'>,
+): string | undefined {
+  if (opts.baseFile !== undefined) {
+    const file = isAbsolute(opts.baseFile) ? opts.baseFile : join(opts.root, opts.baseFile);
+    if (!existsSync(file)) return `--base ${opts.baseFile}: no such file`;
+  }
+  if (opts.baseRef !== undefined && !isCommit(opts.root, opts.baseRef))
+    return `--base-ref ${opts.baseRef}: not a commit in this repository`;
+  return undefined;
+}
+
+async function loadBase(
+  opts: BreakingOptions,
+): Promise<{ spec?: LoadedSpec; note: string; missing?: boolean }> {
   if (opts.baseFile) {
     const file = isAbsolute(opts.baseFile) ? opts.baseFile : join(opts.root, opts.baseFile);
     const source = { root: dirname(file), read: worktreeReader(dirname(file)) };
     return { spec: await loadSpec(basename(file), source), note: `--base ${opts.baseFile}` };
   }
   const base = resolveBaseRevision(opts.root, dirname(opts.spec), opts.baseRef);
-  if (!base.rev) return { note: base.note };
+  if (!base.rev) return { note: base.note, missing: base.missing };
   const read = gitReader(opts.root, base.rev);
   if (read(opts.spec) === undefined) return { note: `${opts.spec} absent at ${base.note}` };
   return { spec: await loadSpec(opts.spec, { root: opts.root, read }), note: base.note };
@@ -58,7 +82,7 @@ function line(change: Change, shown: string, tag: string): string {
  */
 export async function runBreakingCheck(opts: BreakingOptions): Promise<StepOutcome> {
   let head: LoadedSpec;
-  let base: { spec?: LoadedSpec; note: string };
+  let base: Awaited<ReturnType<typeof loadBase>>;
   try {
     head = await loadSpec(opts.spec, { root: opts.root, read: worktreeReader(opts.root) });
     base = await loadBase(opts);
@@ -67,6 +91,14 @@ export async function runBreakingCheck(opts: BreakingOptions): Promise<StepOutco
   }
   const baseSpec = base.spec;
   if (!baseSpec) {
+    if (base.missing === true && opts.requireBase === true)
+      return {
+        status: 'fail',
+        summary: `no base to compare with (${base.note})`,
+        details: [
+          'In CI the gate needs its base: fetch main (e.g. `git fetch origin main`, or clone with more history) or pass --base-ref REV / --base FILE.',
+        ],
+      };
     return { status: 'pass', summary: `no base to compare with (${base.note})`, details: [] };
   }
   const changes = diffSpecs(baseSpec.document, head.document);
