@@ -22,6 +22,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   generate: 'scripts/generate.ts',
   docs: 'scripts/docs.ts',
   'spec:check': 'scripts/spec-check.ts',
+  'spec:release': 'scripts/spec-release.ts',
   keys: 'scripts/keys.ts',
   audit: 'scripts/audit.ts',
   worker: 'scripts/worker.ts',
