@@ -115,6 +115,9 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
       ...(options.liveReloadScript === undefined ? {} : { extraScript: options.liveReloadScript }),
     };
     const latest = specDocuments(docs, options.publicUrl);
+    const sunsets = Object.fromEntries(
+      versions.changes.flatMap((c) => (c.deprecated ? [[c.date, c.deprecated.sunset]] : [])),
+    );
     // Older versions' documents are derived on first request, then kept (a few hundred kB).
     const older = new Map<string, SpecDocuments>();
     const pages = new Map<string, string>();
@@ -137,7 +140,7 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
           page = docsPage({
             ...ctx,
             specUrl,
-            versions: { supported: versions.supported, shown: version },
+            versions: { supported: versions.supported, shown: version, sunsets },
           });
           pages.set(version, page);
         }
