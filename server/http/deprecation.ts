@@ -62,3 +62,12 @@ export function addDeprecationHeaders(
   const headers = retiring.get(version);
   if (headers !== undefined) reply.headers(headers);
 }
+
+/** The sunset date (`YYYY-MM-DD`) of each deprecated version, for the docs picker and reports. */
+export function sunsetDates(
+  registry: Pick<VersionRegistry, 'changes'>,
+): Readonly<Record<string, string>> {
+  return Object.fromEntries(
+    registry.changes.flatMap((c) => (c.deprecated ? [[c.date, c.deprecated.sunset]] : [])),
+  );
+}
