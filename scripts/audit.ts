@@ -17,7 +17,11 @@ await runCommand(
     summary:
       "Prints a patient's access history from the audit trail (database of DATABASE_URL), newest first; with `versions`, the requests per key and API version (who still uses a version before it is retired).",
     options: {
-      patient: { type: 'string', value: 'pat_…', description: 'The patient (required).' },
+      patient: {
+        type: 'string',
+        value: 'pat_…',
+        description: 'The patient (required without versions).',
+      },
       limit: { type: 'string', value: 'N', default: '100', description: 'Most rows to print.' },
       since: {
         type: 'string',
