@@ -26,6 +26,8 @@ export const INTEGRATION_TESTS = [
   'test/client/generator-corpus.test.ts',
   // the full contract fuzz (thousands of cases behind a Prism proxy)
   'test/fuzz/contract-fuzz.test.ts',
+  // two Prism proxies started (8-10 s each to load the spec) for one deprecated-version check
+  'test/versions/deprecation-prism.test.ts',
   // every command line started as its own process, three times each (~40 Node starts under
   // tsx): 50 s of the fast tier's 173 s on 2 cores, for behaviour that changes rarely; the
   // shared parser behind it (`tooling/cli/command.ts`) keeps its unit tests in the fast tier

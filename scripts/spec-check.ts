@@ -6,6 +6,7 @@
  * exits non-zero when any step failed.
  */
 import { runCommand, UsageError } from '../tooling/cli/command.js';
+import { baseArgumentProblem } from '../tooling/spec-gate/breaking-step.js';
 import {
   formatReport,
   parseSteps,
@@ -23,7 +24,8 @@ const SPEC = {
     'base-ref': {
       type: 'string',
       value: 'REV',
-      description: 'Compare with the spec at a git revision (default: merge base with main).',
+      description:
+        'Compare with the spec at a git revision (default: merge base with main). One that is not a commit is exit 2; with CI=true a base that cannot be found fails the gate.',
     },
     spec: { type: 'string', value: 'PATH', description: 'The spec (default spec/openapi.yaml).' },
     only: {
@@ -35,6 +37,10 @@ const SPEC = {
   },
 } as const;
 
+function ciRun(value: string | undefined): boolean {
+  return value !== undefined && !['', '0', 'false'].includes(value.toLowerCase());
+}
+
 await runCommand(SPEC, async ({ values }) => {
   let only: ReturnType<typeof parseSteps>;
   try {
@@ -42,13 +48,22 @@ await runCommand(SPEC, async ({ values }) => {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  const root = process.cwd();
+  const baseProblem = baseArgumentProblem({
+    root,
+    baseFile: values.base,
+    baseRef: values['base-ref'],
+  });
+  if (baseProblem !== undefined) throw new UsageError(baseProblem);
   const results = await runSpecCheck({
-    root: process.cwd(),
+    root,
     spec: values.spec ?? 'spec/openapi.yaml',
     changelog: 'spec/CHANGELOG.md',
     baseFile: values.base,
     baseRef: values['base-ref'],
     verbose: values.verbose,
+    // CI providers set CI=true; there a base that cannot be found fails the gate.
+    requireBase: ciRun(process.env.CI),
     only,
   });
   console.log(formatReport(results, values.verbose));

@@ -16,6 +16,7 @@ import type { DocsPluginOptions } from './docs/plugin.js';
 import { FHIR_BASE, fhirPlugin, isFhirRoute, sendOutcome } from './fhir/plugin.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { addCorsHeaders, registerPreflightRoutes } from './http/cors.js';
+import { addDeprecationHeaders, deprecationHeaders } from './http/deprecation.js';
 import { type ErrorFace, errorSender, installErrorHandling } from './http/error-handler.js';
 import { authenticationHook } from './http/hooks.js';
 import { parseJsonBody } from './http/json-body.js';
@@ -27,6 +28,7 @@ import { serverTimeoutOptions } from './http/timeouts.js';
 import { type ComponentSchemas, createValidators } from './http/validation.js';
 import { newId } from './ids.js';
 import { type RetentionScheduler, startRetention } from './retention/scheduler.js';
+import { versions } from './versioning/index.js';
 
 /** Options of `buildApp`; only `db` is required. */
 export interface AppOptions {
@@ -202,8 +204,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
+  const retiring = deprecationHeaders(versions);
   app.addHook('onSend', (request, reply, payload, done) => {
     addCorsHeaders(request, reply);
+    if (retiring.size > 0) addDeprecationHeaders(reply, retiring);
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });

@@ -19,10 +19,13 @@ export interface AuditEntry {
   outcome: AuditOutcome;
   /** Milliseconds since the epoch; default now. */
   at?: number;
+  /** The dated API version the request was served in (`YYYY-MM-DD`); null or absent: unknown. */
+  apiVersion?: string | null;
 }
 
 const OBJECT_ID = /^[a-z]{1,12}_[0-9A-HJKMNP-TV-Z]{26}$/;
 const OPERATION_ID = /^[A-Za-z][A-Za-z0-9]{0,79}$/;
+const API_VERSION = /^\d{4}-\d{2}-\d{2}$/;
 const OUTCOMES: readonly string[] = ['success', 'denied', 'error', 'not_found'];
 
 /**
@@ -38,6 +41,7 @@ export function checkAuditEntry(entry: AuditEntry): void {
   if (entry.clientIp !== null && isIP(entry.clientIp) === 0) fail('clientIp');
   if (!OUTCOMES.includes(entry.outcome)) fail('outcome');
   if (entry.at !== undefined && !Number.isSafeInteger(entry.at)) fail('at');
+  if (entry.apiVersion != null && !API_VERSION.test(entry.apiVersion)) fail('apiVersion');
 }
 
 function fail(field: string): never {

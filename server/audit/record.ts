@@ -24,6 +24,7 @@ export interface AuditLogValues {
   clientIp: string | null;
   outcome: string;
   objectIdsJson: string;
+  apiVersion: string | null;
 }
 
 /**
@@ -44,6 +45,7 @@ export function auditRow(entry: AuditEntry): { row: AuditLogValues; objectIds: s
       clientIp: entry.clientIp,
       outcome: entry.outcome,
       objectIdsJson: JSON.stringify(objectIds),
+      apiVersion: entry.apiVersion ?? null,
     },
     objectIds,
   };
@@ -73,11 +75,12 @@ export async function insertAuditBatch(tx: Db, entries: readonly AuditEntry[]): 
       row.outcome,
       row.objectIdsJson,
       batchId,
+      row.apiVersion,
     ]);
   }
   await insertRows(
     tx,
-    'audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id)',
+    'audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version)',
     rows,
   );
   await insertRows(
@@ -88,7 +91,7 @@ export async function insertAuditBatch(tx: Db, entries: readonly AuditEntry[]): 
   return rows.map((row) => String(row[0]));
 }
 
-/** Rows per multi-row INSERT on PostgreSQL (9 columns × 200 stays far below 65,535 binds). */
+/** Rows per multi-row INSERT on PostgreSQL (10 columns × 200 stays far below 65,535 binds). */
 const ROWS_PER_STATEMENT = 200;
 
 /**

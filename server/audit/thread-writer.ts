@@ -27,11 +27,11 @@ const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs, fi
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.pragma('foreign_keys = ON');
-const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
 const insertObject = db.prepare('INSERT INTO audit_batch_objects (object_id, batch_id) VALUES (?, ?)');
 const store = db.transaction((batch) => {
   for (const r of batch.rows) {
-    insertLog.run(r.id, r.at, r.keyId, r.operationId, r.requestId, r.clientIp, r.outcome, r.objectIdsJson, batch.batchId);
+    insertLog.run(r.id, r.at, r.keyId, r.operationId, r.requestId, r.clientIp, r.outcome, r.objectIdsJson, batch.batchId, r.apiVersion);
   }
   for (const objectId of batch.objectIds) insertObject.run(objectId, batch.batchId);
 });

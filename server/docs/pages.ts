@@ -12,7 +12,12 @@ export interface PageContext {
    * The version picker: the supported dated versions (newest first) and the one this page
    * shows. Without it the page shows the latest and no picker.
    */
-  readonly versions?: { readonly supported: readonly string[]; readonly shown: string };
+  readonly versions?: {
+    readonly supported: readonly string[];
+    readonly shown: string;
+    /** Sunset date (`YYYY-MM-DD`) of each deprecated version, shown next to it. */
+    readonly sunsets?: Readonly<Record<string, string>>;
+  };
 }
 
 /** Links to each version's reference and documents; the one shown is marked current. */
@@ -21,7 +26,13 @@ function versionPicker(ctx: PageContext): string {
   const [latest] = ctx.versions.supported;
   const links = ctx.versions.supported.map((version) => {
     const href = version === latest ? '/docs' : `/docs?version=${encodeURIComponent(version)}`;
-    const label = version === latest ? `${version} (latest)` : version;
+    const sunset = ctx.versions?.sunsets?.[version];
+    const label =
+      version === latest
+        ? `${version} (latest)`
+        : sunset === undefined
+          ? version
+          : `${version} (deprecated, sunset ${sunset})`;
     const current = version === ctx.versions?.shown ? ' aria-current="page"' : '';
     return `<a href="${escapeHtml(href)}"${current}>${escapeHtml(label)}</a>`;
   });

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, docUrl, type ErrorCode, errorSpec, isApiError } from '../errors.js';
+import { sunsetDates } from '../http/deprecation.js';
 import { versions } from '../versioning/index.js';
 import { type Asset, assetManifest } from './assets.js';
 import { inlineScriptHashes } from './inline-scripts.js';
@@ -116,6 +117,7 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
       ...(options.liveReloadScript === undefined ? {} : { extraScript: options.liveReloadScript }),
     };
     const latest = specDocuments(docs, options.publicUrl);
+    const sunsets = sunsetDates(versions);
     // Older versions' documents are derived on first request, then kept (a few hundred kB).
     const older = new Map<string, SpecDocuments>();
     const pages = new Map<string, string>();
@@ -141,7 +143,7 @@ export const docsPlugin: FastifyPluginAsync<DocsPluginOptions> = async (app, opt
           page = docsPage({
             ...ctx,
             specUrl,
-            versions: { supported: versions.supported, shown: version },
+            versions: { supported: versions.supported, shown: version, sunsets },
           });
           pages.set(version, page);
         }

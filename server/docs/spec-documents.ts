@@ -1,4 +1,5 @@
 import { deriveDocument, versions } from '../versioning/index.js';
+import type { JsonObject } from '../versioning/version-change.js';
 import { type Asset, makeAsset } from './assets.js';
 import { explorerSpec } from './explorer-spec.js';
 import type { PreparedDocs } from './prepared.js';
@@ -48,6 +49,19 @@ export function specDocuments(docs: PreparedDocs, publicUrl: string | undefined)
 }
 
 /**
+ * A deprecated version's document says so first thing in `info.description` (what Redoc shows
+ * on top), with the dates its answers' `Deprecation` and `Sunset` headers carry.
+ */
+function withRetirementNotice(document: JsonObject, version: string): JsonObject {
+  const retiring = versions.changes.find((c) => c.date === version)?.deprecated;
+  if (retiring === undefined) return document;
+  const info = (document.info ?? {}) as JsonObject;
+  const notice = `**Version ${version} is deprecated** (since ${retiring.since}) and is expected to stop being served on ${retiring.sunset}, when requests pinned to it will be refused. Its answers carry \`Deprecation\` and \`Sunset\` headers. Move to ${versions.latest}; see the Versioning guide.`;
+  const was = typeof info.description === 'string' ? `\n\n${info.description}` : '';
+  return { ...document, info: { ...info, description: `${notice}${was}` } };
+}
+
+/**
  * An older version's documents, derived from the prepared latest one. The YAML is the JSON
  * text: JSON is YAML 1.2 (flow style), and the service carries no YAML library at run time.
  */
@@ -56,7 +70,7 @@ export function versionedDocuments(
   version: string,
   publicUrl: string | undefined,
 ): SpecDocuments {
-  const derived = deriveDocument(docs.spec, versions, version);
+  const derived = withRetirementNotice(deriveDocument(docs.spec, versions, version), version);
   const server = advertisedServer(publicUrl);
   const json = JSON.stringify({ ...derived, servers: [server] });
   const explorer = JSON.stringify({ ...explorerSpec(derived), servers: [server] });

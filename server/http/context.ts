@@ -110,6 +110,7 @@ export function createContext(init: ContextInit): HandlerContext {
     clientIp: init.clientIp,
     outcome,
     at: init.clock(),
+    apiVersion: init.apiVersion ?? CURRENT_API_VERSION,
   });
 
   return {

@@ -32,7 +32,7 @@ import type { AuthenticatedKey } from './auth.js';
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, PatientCare-Version';
 const EXPOSED_HEADERS =
-  'Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, PatientCare-Version';
+  'Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, PatientCare-Version, Deprecation, Sunset, Link';
 const BROWSER_KINDS: ReadonlySet<KeyKind> = new Set(['publishable', 'ephemeral']);
 
 /** Route config of the `OPTIONS` routes: the methods browsers may use at that path. */

@@ -60,6 +60,8 @@ function auditDenied(deps: HookDeps, request: FastifyRequest, key: Authenticated
       clientIp: request.ip,
       outcome: 'denied',
       at: deps.clock(),
+      // Null when refused before the version was chosen: the report counts it as unrecorded.
+      apiVersion: request.apiVersion,
     });
   } catch (error) {
     request.log.error({ err: error }, 'could not audit a denied request');

@@ -75,6 +75,12 @@ export interface VersionChange {
   readonly objects: Readonly<Record<string, Down>>;
   readonly events: Readonly<Record<string, Down>>;
   readonly errors?: Down;
+  /**
+   * Set when this version is being retired (docs/design.md#versioning): `since`, the day it was
+   * announced deprecated, and `sunset`, the first day it may no longer be served, both
+   * `YYYY-MM-DD` (UTC). Answers in it then carry `Deprecation` and `Sunset`.
+   */
+  readonly deprecated?: { readonly since: string; readonly sunset: string };
 }
 
 /** A version change with nothing to convert (the first version, or a purely additive date). */

@@ -276,7 +276,8 @@ await describeEachDatabase('audit rows from before migration 0002', (dialect) =>
     expect(await migrate(ctx.db, [initial])).toEqual([1]);
     const patient = newId('pat');
     const before = [await insertLegacy(ctx.db, [patient]), await insertLegacy(ctx.db, [patient])];
-    expect(await migrate(ctx.db, migrations.slice(0, 2))).toEqual([2]);
+    // Up to today's schema: the rows written now have every later column too (0006's version).
+    expect(await migrate(ctx.db, migrations)).toEqual(migrations.slice(1).map((m) => m.version));
     const after = auditEntry(patient);
     await ctx.db.transaction((tx) => recordAudit(tx, after));
     expect(await historyRequests(ctx.db, patient)).toEqual([after.requestId, ...before.reverse()]);

@@ -23,6 +23,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   'lint:spec': 'scripts/lint-spec.ts',
   docs: 'scripts/docs.ts',
   'spec:check': 'scripts/spec-check.ts',
+  'spec:release': 'scripts/spec-release.ts',
   keys: 'scripts/keys.ts',
   audit: 'scripts/audit.ts',
   doctor: 'scripts/doctor.ts',

@@ -30,7 +30,7 @@ describe('audit through the handler context', () => {
     expect(JSON.parse(row!.object_ids)).toEqual([res.body.id]);
   });
 
-  it('sends reads to the batched writer, with key, operation, ids, request id and client IP', async () => {
+  it('sends reads to the batched writer, with key, operation, ids, request id, client IP and version', async () => {
     const made = await t.request({
       method: 'POST',
       url: '/v1/widgets',
@@ -52,6 +52,7 @@ describe('audit through the handler context', () => {
       clientIp: '192.0.2.44',
       outcome: 'success',
       at: t.clock.now,
+      apiVersion: res.headers['patientcare-version'],
     });
   });
 

@@ -136,6 +136,9 @@ describe('publishable keys', () => {
       'Retry-After',
       'Idempotent-Replayed',
       'PatientCare-Version',
+      'Deprecation',
+      'Sunset',
+      'Link',
     ])
       expect(exposed).toContain(header);
     expect(String(res.headers.vary)).toContain('Origin');

@@ -1,18 +1,15 @@
 /**
  * The served documents per version: `/openapi.json?version=2026-11-01` is the 2026-11-01
- * contract as released (commit 6cc14ed) with the service's `servers`, `/openapi.json` is the
+ * contract as released (`spec/released/2026-11-01.json`) with the service's `servers`, `/openapi.json` is the
  * latest, `.yaml` the same documents, an unknown version a 400 listing the supported ones, and
  * `/docs` offers a link per version.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { diffSpecs } from '../../tooling/breaking/diff-specs.js';
-import { prepareDocs } from '../../tooling/docs/prepare.js';
+import { prepareDocs, preparedSpec } from '../../tooling/docs/prepare.js';
 import type { OpenApiDocument } from '../../tooling/openapi/document.js';
+import { readReleased } from '../../tooling/spec-gate/released.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
@@ -22,15 +19,9 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const get = (url: string) => t.app.inject({ method: 'GET', url });
-/** The 2026-11-01 spec as released (6cc14ed, with its guides), prepared like the service's. */
+/** The 2026-11-01 contract as released, prepared like the service's. */
 async function releasedPrepared(): Promise<unknown> {
-  const dir = mkdtempSync(join(tmpdir(), 'released-spec-'));
-  try {
-    execFileSync('sh', ['-c', `git archive 6cc14ed spec | tar -x -C '${dir}'`]);
-    return (await prepareDocs(join(dir, 'spec', 'openapi.yaml'))).spec;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return preparedSpec(readReleased('.', '2026-11-01')).spec;
 }
 
 describe('GET /openapi.json and /openapi.yaml per version', () => {

@@ -1,9 +1,8 @@
 /**
  * The gate's coverage rule, with passing and failing fixtures built from the real files: the
- * base is the 2026-11-01 spec as released (commit 6cc14ed), the head today's spec, changelog
- * and version-change modules, each fixture changing one thing.
+ * base is the 2026-11-01 contract as released (`spec/released/2026-11-01.json`), the head
+ * today's spec, changelog and version-change modules, each fixture changing one thing.
  */
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,10 +15,6 @@ import { changelogSection } from '../../tooling/spec-gate/version-coverage.js';
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'version-gate-'));
-  execFileSync('sh', [
-    '-c',
-    `mkdir '${dir}/base' && git -C '${process.cwd()}' archive 6cc14ed spec | tar -x -C '${dir}/base'`,
-  ]);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -37,12 +32,16 @@ function head(
   return root;
 }
 
-function check(root: string, changes: readonly VersionChange[] = versionChanges) {
+function check(
+  root: string,
+  changes: readonly VersionChange[] = versionChanges,
+  baseFile = 'spec/released/2026-11-01.json',
+) {
   return runBreakingCheck({
     root,
     spec: 'spec/openapi.yaml',
     changelog: 'spec/CHANGELOG.md',
-    baseFile: join(dir, 'base/spec/openapi.yaml'),
+    baseFile: join(root, baseFile),
     versionChanges: changes,
   });
 }
@@ -97,5 +96,43 @@ describe('a breaking change passes only when a dated version covers it', () => {
     const outcome = await check(root);
     expect(outcome.status).toBe('fail');
     expect(outcome.details.join('\n')).toContain(changelogSection(latest).trim());
+  });
+});
+
+describe('every released contract holds, whatever the base', () => {
+  it('fails a break of released versions that a base with the same break would hide', async () => {
+    // The base branch already lost `reason` (say it merged unchecked): against it the head is
+    // unchanged, yet both released contracts promise the property.
+    const root = head('drifted-base', {
+      spec: (t) =>
+        t.replace(
+          `        reason:\n          type: string\n          nullable: true\n          description: Why the visit is booked, in words.\n          maxLength: 500\n`,
+          '',
+        ),
+    });
+    cpSync(join(root, 'spec'), join(root, 'base'), { recursive: true });
+    const outcome = await check(root, versionChanges, 'base/openapi.yaml');
+    expect(outcome.status).toBe('fail');
+    const text = outcome.details.join('\n');
+    expect(outcome.summary).toMatch(/^0 breaking/);
+    for (const version of ['2026-11-01', '2026-12-01'])
+      expect(text).toMatch(
+        new RegExp(`FAIL breaks released ${version}: .*Appointment/properties/reason`),
+      );
+  });
+
+  it('fails a released file whose version has no module any more', async () => {
+    const outcome = await check(head('retired'), [versionChanges[1]!]);
+    expect(outcome.status).toBe('fail');
+    expect(outcome.details.join('\n')).toContain(
+      'spec/released/2026-11-01.json: 2026-11-01 has no module in spec/versions/',
+    );
+  });
+
+  it('says which released contracts it kept', async () => {
+    const outcome = await check(head('kept'));
+    expect(outcome.details).toContain(
+      'released contracts (spec/released/): 2026-11-01, 2026-12-01 kept',
+    );
   });
 });

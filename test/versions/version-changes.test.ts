@@ -1,12 +1,10 @@
 /**
  * The version-change modules as data: they are the one list of versions, the newest is the
- * spec's `info.version`, the derived 2026-11-01 document is the one released at commit
- * 6cc14ed, and the 2026-12-01 converters migrate requests up and responses down.
+ * spec's `info.version`, each derived document keeps its released contract
+ * (`spec/released/<date>.json`; 2026-11-01 is the spec of commit 6cc14ed, bundled), and the
+ * 2026-12-01 converters migrate requests up and responses down. No git history is read.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { getAtPointer } from '../../contract/pointer.js';
 import { ApiError } from '../../server/errors.js';
@@ -19,21 +17,13 @@ import { versionChanges } from '../../spec/versions/index.js';
 import { diffSpecs } from '../../tooling/breaking/diff-specs.js';
 import { bundleSpec } from '../../tooling/docs/spec-bundle.js';
 import type { OpenApiDocument } from '../../tooling/openapi/document.js';
+import { readReleased, releasedVersions } from '../../tooling/spec-gate/released.js';
 
 /** Bundled, as every consumer derives it: guides (`spec/guides/*.md`) are edited text too. */
 const latestSpec = await bundleSpec('spec/openapi.yaml');
-/** The last commit before dated versions were real: its spec is 2026-11-01 as released. */
-const RELEASED_2026_11_01 = '6cc14ed';
-
-/** The released spec bundled the same way (its guides resolved from that commit). */
+/** The 2026-11-01 contract as released (bundled, guides resolved). */
 async function releasedBundled(): Promise<OpenApiDocument> {
-  const dir = mkdtempSync(join(tmpdir(), 'released-spec-'));
-  try {
-    execFileSync('sh', ['-c', `git archive ${RELEASED_2026_11_01} spec | tar -x -C '${dir}'`]);
-    return await bundleSpec(join(dir, 'spec', 'openapi.yaml'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return readReleased('.', '2026-11-01');
 }
 
 describe('the modules are the list of versions', () => {
@@ -63,6 +53,17 @@ describe('the modules are the list of versions', () => {
 describe('derived documents', () => {
   // Compatible additions made after the release (new error codes, new paths) reach every
   // version, as Stripe's additions do; what the version changes edit must be the released text.
+  it('every released contract is a supported version, and its derived document keeps it', () => {
+    const released = releasedVersions('.');
+    expect(released).toContain('2026-11-01');
+    for (const version of released) {
+      expect(versions.supported, version).toContain(version);
+      const derived = deriveDocument(latestSpec, versions, version) as OpenApiDocument;
+      const breaking = diffSpecs(readReleased('.', version), derived).filter((c) => c.breaking);
+      expect(breaking, version).toEqual([]);
+    }
+  });
+
   it('2026-11-01 derived from the latest keeps the contract released at 6cc14ed', async () => {
     const released = await releasedBundled();
     const derived = deriveDocument(latestSpec, versions, '2026-11-01') as OpenApiDocument;

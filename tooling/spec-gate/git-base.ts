@@ -13,6 +13,17 @@ export interface BaseRevision {
   rev: string | undefined;
   /** How it was chosen, for the report. */
   note: string;
+  /**
+   * True when a base should exist but was not found (no main branch, no merge base, a shallow
+   * clone's cut-off history, a `--base-ref` that names no commit). The gate fails closed on it
+   * in CI; a new repository's first commit is not missing anything.
+   */
+  missing?: boolean;
+}
+
+/** Whether `rev` names a commit in the repository at `root`. */
+export function isCommit(root: string, rev: string): boolean {
+  return git(root, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]) !== undefined;
 }
 
 /**
@@ -27,21 +38,23 @@ export function resolveBaseRevision(root: string, specDir: string, baseRef?: str
     const rev = git(root, ['rev-parse', '--verify', `${baseRef}^{commit}`])?.trim();
     return rev
       ? { rev, note: `--base-ref ${baseRef}` }
-      : { rev: undefined, note: `--base-ref ${baseRef} is not a commit` };
+      : { rev: undefined, note: `--base-ref ${baseRef} is not a commit`, missing: true };
   }
   const head = git(root, ['rev-parse', '--verify', 'HEAD'])?.trim();
   if (!head) return { rev: undefined, note: 'no commit yet' };
   const branch = ['main', 'origin/main'].find((b) => git(root, ['rev-parse', '--verify', b]));
-  if (!branch) return { rev: undefined, note: 'no main branch' };
+  if (!branch) return { rev: undefined, note: 'no main branch', missing: true };
   const mergeBase = git(root, ['merge-base', 'HEAD', branch])?.trim();
-  if (!mergeBase) return { rev: undefined, note: `no merge base with ${branch}` };
+  if (!mergeBase) return { rev: undefined, note: `no merge base with ${branch}`, missing: true };
   if (mergeBase !== head)
     return { rev: mergeBase, note: `merge base with ${branch} (${mergeBase.slice(0, 10)})` };
   const dirty = git(root, ['status', '--porcelain', '--', specDir])?.trim();
   if (dirty) return { rev: head, note: `HEAD (${head.slice(0, 10)}), uncommitted spec edits` };
   const parent = git(root, ['rev-parse', '--verify', 'HEAD~1'])?.trim();
-  return parent
-    ? { rev: parent, note: `HEAD~1 (${parent.slice(0, 10)}), as HEAD is ${branch}` }
+  if (parent) return { rev: parent, note: `HEAD~1 (${parent.slice(0, 10)}), as HEAD is ${branch}` };
+  // A shallow clone cuts history off: HEAD looks parentless without being the first commit.
+  return git(root, ['rev-parse', '--is-shallow-repository'])?.trim() === 'true'
+    ? { rev: undefined, note: 'HEAD~1 is not in this shallow clone', missing: true }
     : { rev: undefined, note: 'first commit' };
 }
 

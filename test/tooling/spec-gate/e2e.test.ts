@@ -46,8 +46,16 @@ function commitAll(dir: string, message: string) {
 }
 
 function specCheck(dir: string, ...args: string[]) {
-  const r = spawnSync(tsx, [cli, '--only', 'breaking', ...args], { cwd: dir, encoding: 'utf8' });
-  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+  return specCheckIn(dir, {}, ...args);
+}
+
+function specCheckIn(dir: string, env: Record<string, string>, ...args: string[]) {
+  const r = spawnSync(tsx, [cli, '--only', 'breaking', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, CI: '', ...env },
+  });
+  return { code: r.status, out: `${r.stdout}${r.stderr}`, stderr: r.stderr };
 }
 
 const initialChangelog = '# Changelog\n\n## 2026-11-01\n\n- First public version.\n';
@@ -172,5 +180,58 @@ describe('npm run spec:check against a temporary git repository', () => {
     const fromFile = await runBreakingCheck({ ...opts, baseFile: join(baseCopy, 'openapi.yaml') });
     expect(fromFile.status).toBe('fail');
     expect(fromFile.details.join('\n')).toContain(EMAIL);
+  });
+
+  it('fails closed: an unknown --base-ref or --base is exit 2 in one line, before any step', () => {
+    const dir = tempRepo();
+    cpSync(join(fixtures, 'split'), join(dir, 'spec'), { recursive: true });
+    commitAll(dir, 'v1');
+    for (const [args, said] of [
+      [['--base-ref', 'does-not-exist'], '--base-ref does-not-exist: not a commit'],
+      [['--base-ref', 'mian'], '--base-ref mian: not a commit'],
+      [['--base', 'no/such/openapi.yaml'], '--base no/such/openapi.yaml: no such file'],
+    ] as const) {
+      const r = specCheckIn(dir, {}, ...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(r.stderr).toContain(said);
+      expect(r.out).not.toContain('PASS');
+    }
+  });
+
+  it('in CI (CI=true) a base that cannot be found fails; locally it only says so', () => {
+    const dir = tempRepo();
+    cpSync(join(fixtures, 'split'), join(dir, 'spec'), { recursive: true });
+    commitAll(dir, 'v1');
+    git(dir, 'checkout', '-q', '-b', 'feature');
+    git(dir, 'branch', '-q', '-D', 'main');
+    const local = specCheckIn(dir, {});
+    expect(local.code).toBe(0);
+    expect(local.out).toContain('no base to compare with (no main branch)');
+    const ci = specCheckIn(dir, { CI: 'true' });
+    expect(ci.code).toBe(1);
+    expect(ci.out).toMatch(/breaking +FAIL +.*no base to compare with \(no main branch\)/);
+    expect(ci.out).toContain('In CI the gate needs its base');
+  });
+
+  it('in CI, main in a shallow clone (no HEAD~1) fails; a real first commit does not', () => {
+    const origin = tempRepo();
+    cpSync(join(fixtures, 'split'), join(origin, 'spec'), { recursive: true });
+    commitAll(origin, 'v1');
+    writeFileSync(join(origin, 'README.md'), 'x\n');
+    commitAll(origin, 'v2');
+    const shallow = mkdtempSync(join(tmpdir(), 'spec-gate-shallow-'));
+    temps.push(shallow);
+    git(tmpdir(), 'clone', '-q', '--depth', '1', `file://${origin}`, shallow);
+    const cut = specCheckIn(shallow, { CI: 'true' });
+    expect(cut.code).toBe(1);
+    expect(cut.out).toContain('HEAD~1 is not in this shallow clone');
+
+    const first = tempRepo();
+    cpSync(join(fixtures, 'split'), join(first, 'spec'), { recursive: true });
+    commitAll(first, 'v1');
+    const r = specCheckIn(first, { CI: 'true' });
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('no base to compare with (first commit)');
   });
 });
