@@ -16,7 +16,7 @@ import { type AuthenticatedKey, authorize, identifyKey } from './auth.js';
 import { answerPreflight, checkOrigin } from './cors.js';
 import { anonymousBucket, keyBucket, keyRate, takeRequestToken } from './rate-limit.js';
 import type { AuditSink, HttpStore } from './store.js';
-import { negotiateVersion } from './version.js';
+import { namedVersion, negotiateVersion } from './version.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -79,7 +79,11 @@ export function authenticationHook(deps: HookDeps) {
     reply: FastifyReply,
   ): Promise<FastifyReply | undefined> => {
     reply.header('Request-Id', request.id);
-    reply.header('PatientCare-Version', deps.apiVersions[0] ?? '');
+    // A supported version named by the header is the version of every answer, the refusals
+    // below (401, 403, 429, a preflight, 404) included; `routeGuard` settles the rest.
+    const named = namedVersion(request.headers['patientcare-version'], deps.apiVersions);
+    request.apiVersion = named;
+    reply.header('PatientCare-Version', named ?? deps.apiVersions[0] ?? '');
     if (routeConfig(request).public === true) {
       // No key needed (docs, spec, health), but the per-client bucket of requests without a
       // key still applies: an anonymous route must not be a way around the rate limit.
@@ -103,7 +107,7 @@ export function authenticationHook(deps: HookDeps) {
     // The account's pinned version serves requests without a version header (cached for a
     // second); a request that names its version never needs it.
     const header = request.headers['patientcare-version'];
-    if (((Array.isArray(header) ? header[0] : header)?.trim() ?? '') === '') {
+    if (named === null && ((Array.isArray(header) ? header[0] : header)?.trim() ?? '') === '') {
       const pinned = cachedAccountApiVersion(deps.db, keyCacheNow());
       request.pinnedVersion = pinned instanceof Promise ? await pinned : pinned;
     }
