@@ -87,6 +87,25 @@ await describeEachDatabase('two versions served', (dialect) => {
     expect(early.body.error).toMatchObject({ code: 'parameter_invalid', param: 'start' });
   });
 
+  it.each([
+    ['a string', '2026-11-04T09:00:00Z'],
+    ['negative', -1],
+    ['past 2^53', 2 ** 53 + 2],
+    ['a fraction', 1.5],
+    ['after 9999', 253_402_300_800],
+  ])('2026-11-01 refuses %s as its document says (400 naming the field)', async (_name, start) => {
+    const made = await create(NEW, { start: '2026-11-04T09:00:00Z', end: '2026-11-04T09:30:00Z' });
+    const res = await t.request({
+      method: 'POST',
+      url: `/v1/appointments/${made.body.id}`,
+      key: key.secret,
+      headers: OLD,
+      body: { start },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'parameter_invalid', param: 'start' });
+  });
+
   it('an unknown or future version is a 400 listing the supported ones', async () => {
     for (const asked of ['2027-01-01', '2026-11-15', 'latest']) {
       const res = await get('/v1/appointments', { 'patientcare-version': asked });
