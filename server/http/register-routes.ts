@@ -20,6 +20,7 @@ import {
   startIdempotent,
 } from './idempotency.js';
 import { compileRouteValidator, type Validators } from './validation.js';
+import { namingVersion } from './validation-errors.js';
 import type { VersionStep } from './version-step.js';
 
 /**
@@ -145,11 +146,16 @@ function registerRoute(
     const step = deps.versioning;
     const version = step === undefined ? null : (request.apiVersion ?? step.latest);
     let out = sameBody;
-    if (step === undefined || version === null || version === step.latest) validate(parts);
-    else {
-      const accepted = step.accept(route, version, parts);
-      if (accepted !== undefined) await accepted;
-      out = step.out(version);
+    try {
+      if (step === undefined || version === null || version === step.latest) validate(parts);
+      else {
+        const accepted = step.accept(route, version, parts);
+        if (accepted !== undefined) await accepted;
+        out = step.out(version);
+      }
+    } catch (error) {
+      // A time in another version's form: the message says which version judged it.
+      throw version === null ? error : namingVersion(error, version);
     }
 
     const idempotencyKey =
