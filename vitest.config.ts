@@ -26,6 +26,9 @@ export const INTEGRATION_TESTS = [
   'test/client/generator-corpus.test.ts',
   // the full contract fuzz (thousands of cases behind a Prism proxy)
   'test/fuzz/contract-fuzz.test.ts',
+  // every operation pinned to 2026-11-01 behind Prism with that version's document (two
+  // services, two Prism loads)
+  'test/versions/prism-walk.test.ts',
   // every command line started as its own process, three times each (~40 Node starts under
   // tsx): 50 s of the fast tier's 173 s on 2 cores, for behaviour that changes rarely; the
   // shared parser behind it (`tooling/cli/command.ts`) keeps its unit tests in the fast tier

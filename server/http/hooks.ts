@@ -104,10 +104,9 @@ export function authenticationHook(deps: HookDeps) {
     reply.header('X-Content-Type-Options', 'nosniff');
     if (answerPreflight(request, reply)) return reply.send();
     const key = await identifyKey(deps.db, deps.store, request.headers.authorization, deps.clock());
-    // The account's pinned version serves requests without a version header (cached for a
-    // second); a request that names its version never needs it.
-    const header = request.headers['patientcare-version'];
-    if (named === null && ((Array.isArray(header) ? header[0] : header)?.trim() ?? '') === '') {
+    // The account's pinned version serves requests without a usable version header (cached
+    // for a second); a request that names a supported version never needs it.
+    if (named === null) {
       const pinned = cachedAccountApiVersion(deps.db, keyCacheNow());
       request.pinnedVersion = pinned instanceof Promise ? await pinned : pinned;
     }
@@ -153,11 +152,21 @@ export function routeGuard(route: RouteDefinition, deps: HookDeps) {
       auditDenied(deps, request, key);
       throw error;
     }
-    const version = negotiateVersion(
-      request.headers['patientcare-version'],
-      deps.apiVersions,
-      request.pinnedVersion,
-    );
+    let version: string;
+    try {
+      version = negotiateVersion(
+        request.headers['patientcare-version'],
+        deps.apiVersions,
+        request.pinnedVersion,
+      );
+    } catch (error) {
+      // An unknown date is refused in the version the request gets without the header (the
+      // account's pin, else the latest): a client pinned by its account keeps its contract.
+      const fallback = negotiateVersion(undefined, deps.apiVersions, request.pinnedVersion);
+      request.apiVersion = fallback;
+      reply.header('PatientCare-Version', fallback);
+      throw error;
+    }
     request.apiVersion = version;
     reply.header('PatientCare-Version', version);
     done();

@@ -50,7 +50,12 @@ export interface FuzzOptions {
    * and cases and checks come from that version's route table
    * (`generated/versions/DATE/routes.ts`). Default: the latest, `generated/routes.ts`.
    */
-  version?: { date: string; table: RouteTable };
+  version?: {
+    date: string;
+    table: RouteTable;
+    /** The version's document as a file, for Prism (a pinned run with Prism needs it). */
+    document?: string;
+  };
 }
 
 /** One failed case on one database, with what reproduces it. */
@@ -193,9 +198,10 @@ function noAnswer(error: Error): WireResponse {
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const started = Date.now();
   const log = options.log ?? (() => {});
-  if (options.version !== undefined && options.prism) {
-    throw new Error('a run pinned to a version checks with our checker only (prism: false)');
+  if (options.version !== undefined && options.prism && options.version.document === undefined) {
+    throw new Error("a run pinned to a version with Prism needs that version's document");
   }
+  const prismSpec = options.version?.document ?? 'spec/openapi.yaml';
   const { routes, componentSchemas } = options.version?.table ?? generated;
   const registry = new SchemaRegistry(Object.values(componentSchemas));
   const checker = new ResponseChecker({ routes, componentSchemas });
@@ -218,6 +224,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       const service = await startService(options.root, {
         dialect,
         ...(options.postgresUrl ? { postgresUrl: options.postgresUrl } : {}),
+        // A pinned run is a client pinned by its account too: even a request whose header
+        // names no supported version is answered in the run's version.
+        ...(options.version ? { pin: options.version.date } : {}),
       });
       if (options.version !== undefined) service.apiVersion = options.version.date;
       services.push(service);
@@ -225,9 +234,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const primary = services[0];
     if (primary === undefined) throw new Error('no database to fuzz');
     if (options.prism) {
-      prism = await startPrism(options.root, 'spec/openapi.yaml', primary.baseUrl);
+      prism = await startPrism(options.root, prismSpec, primary.baseUrl);
       for (const service of services.slice(1)) {
-        otherPrisms.push(await startPrism(options.root, 'spec/openapi.yaml', service.baseUrl));
+        otherPrisms.push(await startPrism(options.root, prismSpec, service.baseUrl));
       }
     }
     const targets: Target[] = [];
