@@ -36,10 +36,20 @@ export async function moduleDates(file: string): Promise<string[]> {
   return module.versionChanges.map((change) => change.date).sort();
 }
 
-/** Fills the version lists of a bundled document that asks for them (`info.x-versions`). */
-export async function withVersionLists(document: unknown): Promise<void> {
-  if (!isNode(document) || !isNode(document.info)) return;
-  if (!('x-versions' in document.info)) return;
+/**
+ * Fills the version lists of a document that asks for them (`info.x-versions`) from `dates`,
+ * and removes the marker; other documents are left alone. Returns whether it asked.
+ */
+export function applyVersionLists(document: unknown, dates: readonly string[]): boolean {
+  if (!isNode(document) || !isNode(document.info)) return false;
+  if (!('x-versions' in document.info)) return false;
   delete document.info['x-versions'];
-  fillVersionLists(document, await moduleDates(OWN_MODULES));
+  fillVersionLists(document, dates);
+  return true;
+}
+
+/** `applyVersionLists` with this repository's modules as they are on disk now. */
+export async function withVersionLists(document: unknown): Promise<void> {
+  if (!isNode(document) || !isNode(document.info) || !('x-versions' in document.info)) return;
+  applyVersionLists(document, await moduleDates(OWN_MODULES));
 }
