@@ -201,7 +201,17 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   if (options.version !== undefined && options.prism && options.version.document === undefined) {
     throw new Error("a run pinned to a version with Prism needs that version's document");
   }
-  const prismSpec = options.version?.document ?? 'spec/openapi.yaml';
+  // Prism reads a file; ours is the bundled document, whose version lists the bundler fills
+  // from the modules (the YAML types no date).
+  let prismSpec = options.version?.document;
+  if (options.prism && prismSpec === undefined) {
+    const { bundleSpec } = await import('../docs/spec-bundle.js');
+    prismSpec = join(mkdtempSync(join(tmpdir(), 'patient-care-fuzz-spec-')), 'openapi.json');
+    writeFileSync(
+      prismSpec,
+      JSON.stringify(await bundleSpec(join(options.root, 'spec/openapi.yaml'))),
+    );
+  }
   const { routes, componentSchemas } = options.version?.table ?? generated;
   const registry = new SchemaRegistry(Object.values(componentSchemas));
   const checker = new ResponseChecker({ routes, componentSchemas });
@@ -234,9 +244,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const primary = services[0];
     if (primary === undefined) throw new Error('no database to fuzz');
     if (options.prism) {
-      prism = await startPrism(options.root, prismSpec, primary.baseUrl);
+      const spec = prismSpec ?? 'spec/openapi.yaml';
+      prism = await startPrism(options.root, spec, primary.baseUrl);
       for (const service of services.slice(1)) {
-        otherPrisms.push(await startPrism(options.root, prismSpec, service.baseUrl));
+        otherPrisms.push(await startPrism(options.root, spec, service.baseUrl));
       }
     }
     const targets: Target[] = [];
