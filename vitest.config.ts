@@ -28,6 +28,11 @@ export const INTEGRATION_TESTS = [
   'test/fuzz/contract-fuzz.test.ts',
   // two Prism proxies started (8-10 s each to load the spec) for one deprecated-version check
   'test/versions/deprecation-prism.test.ts',
+  // every operation pinned to 2026-11-01 behind Prism with that version's document (two
+  // services, two Prism loads)
+  'test/versions/prism-walk.test.ts',
+  // a copy of the repository shipped a fixture version: generate, two services, the gate
+  'test/versions/fixture-version.test.ts',
   // every command line started as its own process, three times each (~40 Node starts under
   // tsx): 50 s of the fast tier's 173 s on 2 cores, for behaviour that changes rarely; the
   // shared parser behind it (`tooling/cli/command.ts`) keeps its unit tests in the fast tier

@@ -9,17 +9,21 @@
  *   so *latest* vs this variant is what versions themselves cost;
  * - latest: this service, `PatientCare-Version: 2026-12-01` (handlers' own shape: the request
  *   pays the version choice and the date-time conversion of appointments);
- * - oldest: this service pinned to `2026-11-01` (request migrated up, response down).
+ * - oldest: this service pinned to `2026-11-01` (request judged by its version's document,
+ *   migrated up, response down);
+ * - main, main-oldest: the same two requests on `--base` (default `main`), so a branch's change
+ *   is measured against the tree it will merge into, in the same rounds.
  *
  * Each variant answers `GET /v1/appointments/{id}` and `POST /v1/appointments` through
  * `app.inject()` on its own in-memory SQLite database, so the figure is the service's own CPU
  * cost per request without sockets. Variants alternate within every round (the order rotates),
  * so all see the same machine load; medians of the rounds and paired per-round ratios go to
  * bench/results/versions.md.
- * Target: latest ≤ 3% over today (paired). Nothing is asserted.
+ * Targets: latest ≤ 3% over today (paired); oldest ≤ 10% over latest. Nothing is asserted.
  *
- *   npm run bench:versions [-- --rounds 15 --requests 400 --out FILE]
+ *   npm run bench:versions [-- --rounds 15 --requests 400 --base main --out FILE]
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -54,6 +58,12 @@ const { values } = parseOrExit({
       value: 'FILE',
       description: 'Results file (default bench/results/versions.md).',
     },
+    base: {
+      type: 'string',
+      value: 'REF',
+      default: 'main',
+      description: 'The git revision measured beside this tree (variants main, main-oldest).',
+    },
   },
 });
 const rounds = integerOption('rounds', values.rounds, { min: 1 });
@@ -70,7 +80,7 @@ type Inject = (request: {
 }>;
 
 interface Variant {
-  name: 'today' | 'before' | 'latest' | 'oldest';
+  name: 'today' | 'before' | 'main' | 'main-oldest' | 'latest' | 'oldest';
   inject: Inject;
   headers: Record<string, string>;
   get: string;
@@ -171,13 +181,20 @@ function extract(commit: string): string {
 
 const released = extract(RELEASED);
 const beforeMerge = extract(BEFORE_MERGE);
+const base = extract(values.base ?? 'main');
+const baseCommit = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', values.base ?? 'main'])
+  .toString()
+  .trim();
 try {
   const variants: Variant[] = [
     { name: 'today', ...(await service(released, '2026-11-01', 'seconds')) },
     { name: 'before', ...(await service(beforeMerge, '2026-11-01', 'seconds')) },
+    { name: 'main', ...(await service(base, '2026-12-01', 'date-time')) },
+    { name: 'main-oldest', ...(await service(base, '2026-11-01', 'seconds')) },
     { name: 'latest', ...(await service(ROOT, '2026-12-01', 'date-time')) },
     { name: 'oldest', ...(await service(ROOT, '2026-11-01', 'seconds')) },
   ];
+  const NAMES = variants.map((v) => v.name);
   const load = loadavg();
   const samples = new Map<string, number[]>();
   // Warm-up: JIT and caches of every variant before anything is counted.
@@ -205,15 +222,18 @@ try {
   const rows = (['GET', 'POST'] as const).map((method) => {
     const at = (v: string) => `${v} ${method}`;
     const vsToday = paired(at('latest'), at('today'));
+    const oldVsLatest = paired(at('oldest'), at('latest'));
     const cells = [
       method === 'GET' ? 'GET /v1/appointments/{id}' : 'POST /v1/appointments',
-      ...['today', 'before', 'latest', 'oldest'].map((v) => m(at(v)).toFixed(1)),
+      ...NAMES.map((v) => m(at(v)).toFixed(1)),
       signed(vsToday),
-      signed(paired(at('before'), at('today'))),
-      signed(paired(at('latest'), at('before'))),
-      signed(paired(at('oldest'), at('latest'))),
+      signed(paired(at('latest'), at('main'))),
+      signed(oldVsLatest),
+      signed(paired(at('main-oldest'), at('main'))),
+      signed(paired(at('oldest'), at('main-oldest'))),
       vsToday <= 0.03 ? 'met' : '**missed**',
-      ['today', 'before', 'latest', 'oldest'].map((v) => least(at(v)).toFixed(0)).join(' / '),
+      oldVsLatest <= 0.1 ? 'met' : '**missed**',
+      NAMES.map((v) => least(at(v)).toFixed(0)).join(' / '),
     ];
     return `| ${cells.join(' | ')} |`;
   });
@@ -221,12 +241,12 @@ try {
 
 Command: \`npm run bench:versions -- --rounds ${rounds} --requests ${requests}\`. One process, \`app.inject()\`
 (no sockets), each variant on its own in-memory SQLite database with one key, one patient and
-one appointment; ${requests} sequential requests per variant, method and round, the four
+one appointment; ${requests} sequential requests per variant, method and round, the six
 variants alternating inside each of ${rounds} rounds (rotating order) after one warm-up pass;
 figures are medians of the rounds in CPU µs (user + system of the process) per request. *today* is the service at ${RELEASED} (before
 versions were real) with \`PatientCare-Version: 2026-11-01\` (its only version, which its generated client sends on every request); *latest* is this tree with \`PatientCare-Version: 2026-12-01\`;
 *before* is \`main\` just before the versions merge (${BEFORE_MERGE}), same header: other work merged between ${RELEASED} and the versions merge, so *latest vs before* is what versions cost;
-*oldest* is this tree pinned to \`2026-11-01\` (request migrated up, response down). POST
+*oldest* is this tree pinned to \`2026-11-01\` (request judged by its version's document, migrated up, response down); *main* and *main-oldest* are the same two on \`${values.base ?? 'main'}\` (${baseCommit}), measured in the same rounds. POST
 creates a booked appointment (no Idempotency-Key).
 
 Machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'} (shared with other work); 1/5/15-min load at start
@@ -237,8 +257,8 @@ ${load.map((x) => x.toFixed(2)).join(' / ')}, at end ${loadavg()
 Medians of the rounds (CPU µs per request), then paired ratios (median over rounds of the
 ratio of two variants measured in the same round):
 
-| request | today | before | latest | oldest | latest vs today | before vs today | latest vs before | oldest vs latest | latest ≤ today + 3% (paired) | least of the rounds: today / before / latest / oldest |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|
+| request | ${NAMES.join(' | ')} | latest vs today | latest vs main | oldest vs latest | main-oldest vs main | oldest vs main-oldest | latest ≤ today + 3% | oldest ≤ latest + 10% | least of the rounds: ${NAMES.join(' / ')} |
+|---|${'---:|'.repeat(NAMES.length + 5)}---|---|---|
 ${rows.join('\n')}
 
 Every round (CPU µs per request):
@@ -253,4 +273,5 @@ ${[...samples].map(([k, xs]) => `| ${k} | ${xs.map((x) => x.toFixed(0)).join(' |
 } finally {
   rmSync(released, { recursive: true, force: true });
   rmSync(beforeMerge, { recursive: true, force: true });
+  rmSync(base, { recursive: true, force: true });
 }

@@ -25,6 +25,8 @@ export interface AjvOptions {
   messages?: boolean;
   /** Schemas to register with `addSchema` (component schemas with their `$id`s). */
   schemas?: readonly JsonSchema[];
+  /** Put the failing schema on each error (`parentSchema`), for messages built from it. */
+  verbose?: boolean;
 }
 
 /**
@@ -52,6 +54,7 @@ export function createAjv(options: AjvOptions = {}): Ajv {
     messages: options.messages ?? true,
     coerceTypes: options.coerceTypes ?? false,
     useDefaults: options.useDefaults ?? false,
+    verbose: options.verbose ?? false,
   });
   addFormats(ajv);
   for (const schema of options.schemas ?? []) ajv.addSchema(schema as object);

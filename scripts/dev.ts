@@ -64,7 +64,8 @@ const loop = startDevLoop({
     ? 'npm run generate'
     : `npm run dev -- --spec ${values.spec} --out ${values.out}`,
   configPath: resolve(ROOT, 'redocly.yaml'),
-  codeDirs: [resolve(ROOT, 'server'), resolve(ROOT, 'client')],
+  // spec/versions/: the service's list of versions (registry, docs picker) is its modules.
+  codeDirs: [resolve(ROOT, 'server'), resolve(ROOT, 'client'), resolve(ROOT, 'spec/versions')],
   ruleDirs: [resolve(ROOT, 'tooling/lint-rules')],
   env: process.env,
 });

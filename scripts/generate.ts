@@ -10,7 +10,8 @@
  * `npm run dev` run; a generator that also ran them would double `npm test`'s lint and take
  * 1.9× openapi-typescript's time instead of about 1× (bench/results/generate.md).
  *
- *   npm run generate                              our spec → generated/ + handler stubs
+ *   npm run generate                              our spec → generated/ (every older dated
+ *                                                 version in generated/versions/) + handler stubs
  *   npm run generate -- --check                   exit 1 listing stale files (nothing written)
  *   npm run generate -- --spec FILE --out DIR     any OpenAPI 3.0 document → DIR (any folder; a
  *                                                 file there that generate did not write is
@@ -23,6 +24,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseOrExit, UsageError } from '../tooling/cli/command.js';
+import { versionRemakeCommand } from '../tooling/generate/versions.js';
 import { DocumentError } from '../tooling/openapi/errors.js';
 import {
   LoadError,
@@ -109,7 +111,7 @@ async function main(): Promise<void> {
   const remakeCommand = !ours
     ? `npm run generate -- --spec ${values.spec} --out ${values.out}`
     : version !== undefined
-      ? `npm run generate -- --version ${version}`
+      ? versionRemakeCommand(version)
       : 'npm run generate';
   const shown = relative(ROOT, specFile).startsWith('..') ? specFile : relative(ROOT, specFile);
 
@@ -189,7 +191,20 @@ async function main(): Promise<void> {
     if (!(error instanceof DocumentError)) throw error;
     fail([format(locateError(error, loaded.root, specFile, ROOT)), 'Nothing was generated.']);
   }
-  const { files, operations, generated, report } = tree;
+  const { operations, report } = tree;
+  let { files, generated } = tree;
+  if (ours && version === undefined) {
+    // Every older version's files too: the server judges a pinned request by its table.
+    const { olderVersionFiles } = await import('../tooling/generate/versions.js');
+    const { deriveDocument, versions } = await import('../server/versioning/index.js');
+    const older = olderVersionFiles(ROOT, versions, (date) =>
+      deriveDocument(loaded.bundled, versions, date),
+    );
+    const generatedFiles = [...files].slice(0, generated);
+    const handlerFiles = [...files].slice(generated);
+    files = new Map([...generatedFiles, ...older, ...handlerFiles]);
+    generated += older.size;
+  }
   console.log(`generate: ${operations.length} operation(s), ${generated} file(s) · ${seconds()}`);
   const stale = staleFiles(files);
 

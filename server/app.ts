@@ -26,6 +26,7 @@ import { type HandlerTable, registerRoutes } from './http/register-routes.js';
 import type { AuditSink, HttpStore } from './http/store.js';
 import { serverTimeoutOptions } from './http/timeouts.js';
 import { type ComponentSchemas, createValidators } from './http/validation.js';
+import { createVersionStep, type VersionTableSource } from './http/version-step.js';
 import { newId } from './ids.js';
 import { type RetentionScheduler, startRetention } from './retention/scheduler.js';
 import { versions } from './versioning/index.js';
@@ -41,6 +42,11 @@ export interface AppOptions {
   routes?: readonly RouteDefinition[];
   /** Component schemas the route schemas `$ref`; default from `generated/routes.ts`. */
   componentSchemas?: ComponentSchemas;
+  /**
+   * An older version's route table, which judges requests pinned to it; default the generated
+   * one (`generated/versions/DATE/`), or `routes` itself when a table was given.
+   */
+  versionTables?: VersionTableSource;
   /** Handlers by operationId; default `handlers` from `server/handlers/index.ts`. */
   handlers?: HandlerTable;
   /** Storage functions; default the repositories in `server/keys` and `server/repos`. */
@@ -171,7 +177,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // by sending slowly (docs/design.md#timeouts).
     ...serverTimeoutOptions(config),
     // What the HTTP parser refuses (and timeouts) is answered in the envelope too.
-    clientErrorHandler: clientErrorHandler(config.apiVersions[0] ?? ''),
+    clientErrorHandler: clientErrorHandler(config.apiVersions),
   });
 
   // JSON is the only media type: drop the text/plain parser, and read an empty JSON body as no
@@ -218,11 +224,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     allowPrivateWebhookTargets: config.allowPrivateWebhookTargets,
     validators: createValidators(componentSchemas),
   };
+  // Dated versions are a step of `/v1` only; the FHIR face below never passes through it.
   registerRoutes(
     app,
     routes.filter((route) => !isFhirRoute(route)),
     handlers,
-    registerDeps,
+    {
+      ...registerDeps,
+      versioning: createVersionStep(
+        options.versionTables ??
+          (options.routes === undefined
+            ? undefined
+            : async () => ({ routes: options.routes ?? [], componentSchemas })),
+      ),
+    },
   );
   // The FHIR face: same pipeline, its own scope for media type and OperationOutcome errors.
   const fhirRoutes = routes.filter(isFhirRoute);

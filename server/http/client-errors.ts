@@ -11,6 +11,9 @@ import type { Socket } from 'node:net';
 import { ApiError, type ErrorCode, errorEnvelope } from '../errors.js';
 import { fhirRefusal, isFhirTarget } from '../fhir/refusal.js';
 import { newId } from '../ids.js';
+import { renderIn } from '../versioning/index.js';
+import type { Json } from '../versioning/version-change.js';
+import { namedVersion } from './version.js';
 
 /** Which registry code a parser error becomes; everything not listed is malformed framing. */
 function clientErrorCode(error: { code?: unknown }): ErrorCode {
@@ -44,7 +47,9 @@ function clientErrorResponse(
 ): string {
   const api = new ApiError(code);
   const fhir = isFhirTarget(target) ? fhirRefusal(code) : undefined;
-  const body = fhir?.body ?? JSON.stringify(errorEnvelope(api, requestId));
+  const body =
+    fhir?.body ??
+    JSON.stringify(renderIn(apiVersion, errorEnvelope(api, requestId) as unknown as Json));
   const lines = [
     `HTTP/1.1 ${api.statusCode} ${STATUS_CODES[api.statusCode] ?? 'Error'}`,
     `Content-Type: ${fhir?.contentType ?? 'application/json; charset=utf-8'}`,
@@ -69,12 +74,25 @@ function responseStarted(socket: Socket): boolean {
 }
 
 /**
+ * The headers of the request the parser was reading when it refused, when they were read (a
+ * body that broke its framing, a request that timed out after its headers): Node keeps them on
+ * the response under way, or on the parser's message before one was made.
+ */
+function headersRead(socket: Socket): Record<string, string | string[] | undefined> | undefined {
+  const s = socket as Socket & {
+    _httpMessage?: { req?: { headers?: Record<string, string | string[] | undefined> } };
+    parser?: { incoming?: { headers?: Record<string, string | string[] | undefined> } | null };
+  };
+  return s._httpMessage?.req?.headers ?? s.parser?.incoming?.headers ?? undefined;
+}
+
+/**
  * The `clientErrorHandler` for `buildApp`; Fastify calls it with the instance as `this`, whose
  * logger it uses. Logs the code and request id only: the raw bytes could hold PHI (a URL, a
  * header value).
  */
 export function clientErrorHandler(
-  apiVersion: string,
+  apiVersions: readonly string[],
 ): (
   this: { log: ClientErrorLog } | undefined,
   error: Error & { code?: string; rawPacket?: unknown },
@@ -93,7 +111,10 @@ export function clientErrorHandler(
       socket.destroy();
       return;
     }
-    socket.write(clientErrorResponse(code, requestId, apiVersion, requestTarget(error, socket)));
+    // The version the request named, when its headers were read; else the latest.
+    const named = namedVersion(headersRead(socket)?.['patientcare-version'], apiVersions);
+    const target = requestTarget(error, socket);
+    socket.write(clientErrorResponse(code, requestId, named ?? apiVersions[0] ?? '', target));
     // Closes once the answer is flushed: the server's sockets are half-open by default, so a
     // bare end() would leave the client holding the connection.
     socket.destroySoon();

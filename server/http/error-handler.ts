@@ -8,10 +8,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitConfig } from '../config.js';
 import type { Db } from '../db/types.js';
 import { ApiError, errorEnvelope, isApiError } from '../errors.js';
-import { downgradeBody, versions } from '../versioning/index.js';
+import { renderIn } from '../versioning/index.js';
 import type { Json } from '../versioning/version-change.js';
 import { anonymousBucket, hasRateLimitHeaders, takeRequestToken } from './rate-limit.js';
 import type { HttpStore } from './store.js';
+import { namedVersion } from './version.js';
 
 /** Fastify's own error codes mapped to ours; each is the client's fault, never a 500. */
 const FASTIFY_CODES: Readonly<Record<string, ConstructorParameters<typeof ApiError>[0]>> = {
@@ -86,7 +87,7 @@ export async function prepareErrorReply(
   reply.header('Cache-Control', 'no-store');
   reply.header('X-Content-Type-Options', 'nosniff');
   if (!reply.hasHeader('patientcare-version'))
-    reply.header('PatientCare-Version', deps.apiVersions[0] ?? '');
+    reply.header('PatientCare-Version', answerVersion(deps, request) ?? deps.apiVersions[0] ?? '');
   return answer;
 }
 
@@ -106,15 +107,21 @@ export async function sendError(
   return reply
     .code(api.statusCode)
     .header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify(errorIn(request.apiVersion, errorEnvelope(api, request.id))));
+    .send(
+      JSON.stringify(
+        renderIn(answerVersion(deps, request), errorEnvelope(api, request.id) as unknown as Json),
+      ),
+    );
 }
 
-/** The envelope in the request's version (a version change may alter error shapes). */
-function errorIn(version: string | null | undefined, envelope: object): unknown {
-  // Router errors arrive before any hook: no version was chosen, the latest answers.
-  if (typeof version !== 'string' || version === versions.latest) return envelope;
-  if (!versions.supported.includes(version)) return envelope;
-  return downgradeBody(versions, version, envelope as Json);
+/**
+ * The version an error answers in: the one the request is served in, else (router errors
+ * arrive before any hook) the supported version its header names; null means the latest.
+ */
+function answerVersion(deps: ErrorDeps, request: FastifyRequest): string | null {
+  return (
+    request.apiVersion ?? namedVersion(request.headers['patientcare-version'], deps.apiVersions)
+  );
 }
 
 /** A URL prefix whose errors are answered in another form (the FHIR face's OperationOutcome). */

@@ -16,7 +16,7 @@ import { type AuthenticatedKey, authorize, identifyKey } from './auth.js';
 import { answerPreflight, checkOrigin } from './cors.js';
 import { anonymousBucket, keyBucket, keyRate, takeRequestToken } from './rate-limit.js';
 import type { AuditSink, HttpStore } from './store.js';
-import { negotiateVersion } from './version.js';
+import { namedVersion, negotiateVersion } from './version.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -81,7 +81,11 @@ export function authenticationHook(deps: HookDeps) {
     reply: FastifyReply,
   ): Promise<FastifyReply | undefined> => {
     reply.header('Request-Id', request.id);
-    reply.header('PatientCare-Version', deps.apiVersions[0] ?? '');
+    // A supported version named by the header is the version of every answer, the refusals
+    // below (401, 403, 429, a preflight, 404) included; `routeGuard` settles the rest.
+    const named = namedVersion(request.headers['patientcare-version'], deps.apiVersions);
+    request.apiVersion = named;
+    reply.header('PatientCare-Version', named ?? deps.apiVersions[0] ?? '');
     if (routeConfig(request).public === true) {
       // No key needed (docs, spec, health), but the per-client bucket of requests without a
       // key still applies: an anonymous route must not be a way around the rate limit.
@@ -102,10 +106,9 @@ export function authenticationHook(deps: HookDeps) {
     reply.header('X-Content-Type-Options', 'nosniff');
     if (answerPreflight(request, reply)) return reply.send();
     const key = await identifyKey(deps.db, deps.store, request.headers.authorization, deps.clock());
-    // The account's pinned version serves requests without a version header (cached for a
-    // second); a request that names its version never needs it.
-    const header = request.headers['patientcare-version'];
-    if (((Array.isArray(header) ? header[0] : header)?.trim() ?? '') === '') {
+    // The account's pinned version serves requests without a usable version header (cached
+    // for a second); a request that names a supported version never needs it.
+    if (named === null) {
       const pinned = cachedAccountApiVersion(deps.db, keyCacheNow());
       request.pinnedVersion = pinned instanceof Promise ? await pinned : pinned;
     }
@@ -151,11 +154,21 @@ export function routeGuard(route: RouteDefinition, deps: HookDeps) {
       auditDenied(deps, request, key);
       throw error;
     }
-    const version = negotiateVersion(
-      request.headers['patientcare-version'],
-      deps.apiVersions,
-      request.pinnedVersion,
-    );
+    let version: string;
+    try {
+      version = negotiateVersion(
+        request.headers['patientcare-version'],
+        deps.apiVersions,
+        request.pinnedVersion,
+      );
+    } catch (error) {
+      // An unknown date is refused in the version the request gets without the header (the
+      // account's pin, else the latest): a client pinned by its account keeps its contract.
+      const fallback = negotiateVersion(undefined, deps.apiVersions, request.pinnedVersion);
+      request.apiVersion = fallback;
+      reply.header('PatientCare-Version', fallback);
+      throw error;
+    }
     request.apiVersion = version;
     reply.header('PatientCare-Version', version);
     done();

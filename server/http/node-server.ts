@@ -27,7 +27,7 @@ export function createNodeServer(
 ): Server {
   const { requestTimeout, keepAliveTimeout, http } = serverTimeoutOptions(settings);
   const server = createServer({ ...http, requestTimeout, keepAliveTimeout }, listener);
-  const answer = clientErrorHandler(settings.apiVersions[0] ?? '');
+  const answer = clientErrorHandler(settings.apiVersions);
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) =>
     answer.call(logger(), error, socket),
   );

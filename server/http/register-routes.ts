@@ -2,13 +2,13 @@
  * Registers every operation of the route table. Authentication, IP allowlist and rate limit
  * run first for every request (`authenticationHook`); per route: key kind and scopes, version
  * (`routeGuard`) → body parsing (415/413/400) → validation → idempotency → handler → reply,
- * whose status must be one the route lists.
+ * whose status must be one the route lists. Dated versions are a step given by the caller
+ * (`version-step.ts`, for `/v1`): without one, every request is validated and answered in the
+ * route table's own shape, as the FHIR face is.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HandlerRequest, RouteDefinition } from '../../contract/route-types.js';
 import { ApiError } from '../errors.js';
-import { downgradeBody, downgradeText, upgradeRequest, versions } from '../versioning/index.js';
-import type { Json } from '../versioning/version-change.js';
 import { createContext, type HandlerContext, publicContext, type ReplyLike } from './context.js';
 import { type HookDeps, routeGuard } from './hooks.js';
 import {
@@ -20,6 +20,8 @@ import {
   startIdempotent,
 } from './idempotency.js';
 import { compileRouteValidator, type Validators } from './validation.js';
+import { namingVersion } from './validation-errors.js';
+import type { VersionStep } from './version-step.js';
 
 /**
  * A handler as the server calls it. `never` request parts make every generated
@@ -38,6 +40,8 @@ export interface RegisterDeps extends HookDeps {
   validators: Validators;
   /** `HttpConfig.allowPrivateWebhookTargets`, handed to handlers. */
   allowPrivateWebhookTargets: boolean;
+  /** The dated versions' step (`/v1`); absent, requests are taken and answered as the table says. */
+  versioning?: VersionStep;
 }
 
 /**
@@ -56,16 +60,6 @@ export function statusListed(route: RouteDefinition, status: number): boolean {
 }
 
 const sameBody = (body: unknown): unknown => body;
-
-/** A body (a value, or JSON text as replays and spliced lists are) migrated down to `version`. */
-function downgrader(version: string): (body: unknown) => unknown {
-  return (body) =>
-    body === undefined
-      ? body
-      : typeof body === 'string'
-        ? downgradeText(versions, version, body)
-        : downgradeBody(versions, version, body as Json);
-}
 
 /** Sends a JSON reply; `body` is a value, or already-serialised JSON text (replays). */
 function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
@@ -143,24 +137,28 @@ function registerRoute(
         message: 'This operation takes a JSON object body; send {} when there is nothing to send.',
       });
     }
-    // Handlers speak the latest version only: an older request is migrated up first, and
-    // its response down on the way out. The latest version skips both.
-    const version = request.apiVersion ?? versions.latest;
-    const old = version !== versions.latest;
-    const given = old
-      ? upgradeRequest(versions, version, route.operationId, {
-          query: request.query,
-          body: request.body,
-        })
-      : request;
     const parts = {
       params: request.params,
-      query: given.query,
-      body: given.body,
+      query: request.query,
+      body: request.body,
       headers: request.headers as Record<string, unknown>,
     };
-    validate(parts);
-    const out = old ? downgrader(version) : sameBody;
+    // Handlers speak the latest version only: an older request is judged by its version's
+    // document and migrated up, and its answer rendered back in it. The latest skips both.
+    const step = deps.versioning;
+    const version = step === undefined ? null : (request.apiVersion ?? step.latest);
+    let out = sameBody;
+    try {
+      if (step === undefined || version === null || version === step.latest) validate(parts);
+      else {
+        const accepted = step.accept(route, version, parts);
+        if (accepted !== undefined) await accepted;
+        out = step.out(version);
+      }
+    } catch (error) {
+      // A time in another version's form: the message says which version judged it.
+      throw version === null ? error : namingVersion(error, version);
+    }
 
     const idempotencyKey =
       route.method === 'POST' ? readIdempotencyKey(request.headers['idempotency-key']) : undefined;
@@ -202,7 +200,7 @@ function registerRoute(
       idempotency: record,
       checkStatus: check,
       allowPrivateWebhookTargets: deps.allowPrivateWebhookTargets,
-      apiVersion: version,
+      ...(version === null ? {} : { apiVersion: version }),
     });
 
     let result: ReplyLike;

@@ -4,8 +4,9 @@
  * limits), never from the submitted value, so no PHI can reach them.
  */
 import type { ErrorObject } from 'ajv';
+import { MAX_DATE_TIME_SECONDS } from '../../contract/date-time.js';
 import { parsePointer } from '../../contract/pointer.js';
-import { ApiError } from '../errors.js';
+import { ApiError, isApiError } from '../errors.js';
 import { bracketPath } from './value-walk.js';
 
 /** Which part of the request a validator checked; decides how a parameter name is written. */
@@ -96,6 +97,46 @@ function invalidReason(error: ErrorObject): string {
   }
 }
 
+/**
+ * A time the client wrote in the wrong form: the message names the form expected, with an
+ * example, so a client sending another version's form sees what this version takes.
+ * `namingVersion` adds the version the request was judged by.
+ */
+export class TimeFormatError extends ApiError {
+  constructor(
+    readonly field: string,
+    readonly rule: string,
+  ) {
+    super('parameter_invalid', { param: field, message: `${field} must be ${rule}.` });
+  }
+}
+
+/** The form a time schema asks for, or undefined for any other schema. */
+function timeRule(schema: unknown): string | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const s = schema as { format?: unknown; type?: unknown; maximum?: unknown };
+  if (s.format === 'date-time')
+    return 'an RFC 3339 date-time with an offset, e.g. 2026-12-04T10:00:00Z';
+  // The unix seconds of versions before 2026-12-01: an integer bounded by the last instant an
+  // RFC 3339 date-time can write.
+  if (s.type === 'integer' && s.maximum === MAX_DATE_TIME_SECONDS) {
+    return `a unix time in seconds, an integer from 0 to ${MAX_DATE_TIME_SECONDS}, e.g. 1793577600`;
+  }
+  return undefined;
+}
+
+/** A validation error naming the version it was judged by (time errors only). */
+export function namingVersion(error: unknown, version: string): unknown {
+  if (!(error instanceof TimeFormatError) || !isApiError(error)) return error;
+  return new ApiError('parameter_invalid', {
+    param: error.field,
+    message: `${error.field} must be ${error.rule} (PatientCare-Version ${version}).`,
+  });
+}
+
+/** Keywords that judge a value's form, not its range: a range error keeps its limit. */
+const FORM_KEYWORDS = new Set(['type', 'format', 'pattern']);
+
 type Kind = 'unknown' | 'missing' | 'invalid';
 
 function kindOf(error: ErrorObject): Kind {
@@ -184,6 +225,12 @@ export function toValidationError(
       message: `Missing required parameter: ${param}.`,
     });
   }
+  // Ajv keeps the failing schema (`verbose`); a time in the wrong form says which form.
+  const rule = pool
+    .filter((e) => e.instancePath === best.instancePath && FORM_KEYWORDS.has(e.keyword))
+    .map((e) => timeRule(e.parentSchema))
+    .find((found) => found !== undefined);
+  if (rule !== undefined) return new TimeFormatError(param, rule);
   return new ApiError('parameter_invalid', {
     param,
     message: `Invalid value for ${param}: ${invalidReason(best)}.`,

@@ -35,6 +35,9 @@ const COMMON = {
   strict: false,
   // Error messages are built by `toValidationError`; Ajv's own text is not needed.
   messages: false,
+  // The failing schema rides on each error (only on failure), so a time in the wrong form is
+  // told the form expected (`validation-errors.ts`).
+  verbose: true,
 } as const;
 
 function schemaList(components: ComponentSchemas): JsonSchema[] {

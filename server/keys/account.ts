@@ -12,7 +12,7 @@ export async function pinAccountIfUnpinned(db: Db, version: string, nowMs: numbe
       ON CONFLICT (id) DO NOTHING`,
     [version, Math.floor(nowMs / 1000)],
   );
-  cached.delete(db);
+  forget(db);
 }
 
 /** The pinned version, or null before the first key. */
@@ -23,12 +23,23 @@ export async function accountApiVersion(db: Db): Promise<string | null> {
 
 /** Pins read in the last second, per database (a request must not pay a read for it). */
 const cached = new WeakMap<Db, { version: string | null; readAtMs: number }>();
+/**
+ * The one read under way per database: every request that finds the cache cold shares it
+ * (single flight), so a burst after the entry expires costs one query, not one per request.
+ */
+const inFlight = new WeakMap<Db, Promise<string | null>>();
 const PIN_CACHE_TTL_MS = 1000;
+
+/** Forgets the cached pin and any read under way (it may have begun before a write). */
+function forget(db: Db): void {
+  cached.delete(db);
+  inFlight.delete(db);
+}
 
 /**
  * The pinned version for a request: at once from this process's cache when read less than a
  * second ago (another process's change is seen within that time, this process's at once),
- * else a promise of one read.
+ * else the promise of the one read under way for this database.
  */
 export function cachedAccountApiVersion(
   db: Db,
@@ -38,10 +49,24 @@ export function cachedAccountApiVersion(
   if (hit !== undefined && nowMs - hit.readAtMs >= 0 && nowMs - hit.readAtMs < PIN_CACHE_TTL_MS) {
     return hit.version;
   }
-  return accountApiVersion(db).then((version) => {
-    cached.set(db, { version, readAtMs: nowMs });
-    return version;
-  });
+  const running = inFlight.get(db);
+  if (running !== undefined) return running;
+  const read = accountApiVersion(db).then(
+    (version) => {
+      // A write while the read ran forgot this read: its answer may be stale, so not kept.
+      if (inFlight.get(db) === read) {
+        cached.set(db, { version, readAtMs: nowMs });
+        inFlight.delete(db);
+      }
+      return version;
+    },
+    (error: unknown) => {
+      if (inFlight.get(db) === read) inFlight.delete(db);
+      throw error;
+    },
+  );
+  inFlight.set(db, read);
+  return read;
 }
 
 /** Moves the pin; keys read from now on (and within a second, cached ones) use it. */
@@ -51,5 +76,5 @@ export async function setAccountApiVersion(db: Db, version: string, nowMs: numbe
       ON CONFLICT (id) DO UPDATE SET api_version = $1, pinned_at = $2`,
     [version, Math.floor(nowMs / 1000)],
   );
-  cached.delete(db);
+  forget(db);
 }

@@ -26,19 +26,44 @@ function isObject(value: Json | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** One change applied to a value and everything in it, innermost objects first. */
+/**
+ * One change applied to a value and everything in it, innermost objects first. Copy on write:
+ * a value nothing in which changes is returned as it is, so a body crossing a change that
+ * touches little allocates little (an appointment crossing 2026-12-01 copies one object, not
+ * its whole tree); converters return new objects and never modify what they are given.
+ */
 function downOne(change: VersionChange, value: Json, version: string): Json {
-  if (Array.isArray(value)) return value.map((item) => downOne(change, item, version));
+  if (Array.isArray(value)) {
+    let copy: Json[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i] as Json;
+      const down =
+        typeof item === 'object' && item !== null ? downOne(change, item, version) : item;
+      if (down !== item) {
+        copy ??= value.slice();
+        copy[i] = down;
+      }
+    }
+    return copy ?? value;
+  }
   if (!isObject(value)) return value;
-  let out: JsonObject = {};
-  for (const [key, child] of Object.entries(value)) out[key] = downOne(change, child, version);
+  let out = value;
+  for (const key in value) {
+    const child = value[key] as Json;
+    if (typeof child !== 'object' || child === null) continue;
+    const down = downOne(change, child, version);
+    if (down !== child) {
+      if (out === value) out = { ...value };
+      out[key] = down;
+    }
+  }
   const type = out.object;
   if (typeof type === 'string') {
     const convert = change.objects[type];
     if (convert !== undefined) out = convert(out);
     if (type === 'event') {
       // An event says which version it is rendered in.
-      out.api_version = version;
+      out = { ...out, api_version: version };
       const eventType = out.type;
       const forType = typeof eventType === 'string' ? change.events[eventType] : undefined;
       if (forType !== undefined) out = forType(out);

@@ -1,10 +1,10 @@
 /**
  * An event as one reader sees it: the stored event rendered in the latest shape (`eventOut`),
- * then migrated down to the reader's version (a webhook endpoint's `api_version`).
+ * then in the reader's version (a webhook endpoint's `api_version`) by the one renderer.
  */
 import { eventOut, type StoredEvent } from '../domain/events.js';
-import { downgradeBody } from './convert.js';
 import type { VersionRegistry } from './registry.js';
+import { createRenderer } from './render.js';
 import type { Json } from './version-change.js';
 
 /** The stored event's JSON text rendered in `version` (latest when unsupported), as JSON text. */
@@ -13,8 +13,6 @@ export function renderEventJson(
   eventJson: string,
   version: string | undefined,
 ): string {
-  const target =
-    version !== undefined && registry.supported.includes(version) ? version : registry.latest;
   const latest = eventOut(JSON.parse(eventJson) as StoredEvent) as unknown as Json;
-  return JSON.stringify(downgradeBody(registry, target, latest));
+  return JSON.stringify(createRenderer(registry).renderIn(version, latest));
 }

@@ -1,16 +1,17 @@
 /**
  * 2026-12-01: appointment `start`/`end` are RFC 3339 date-times with an offset instead of unix
  * seconds, in request bodies, responses, events and webhooks. Before this date they were
- * integers (unix seconds); this module says so, and converts between the two.
+ * integers (unix seconds); this module says so, and converts between the two. What a
+ * 2026-11-01 time may be (an integer from 0 to 9999-12-31T23:59:59Z) is its document's to say:
+ * the request is validated by it before the converter sees it.
  */
-import { MAX_DATE_TIME_SECONDS, secondsToDateTime } from '../../server/domain/date-time.js';
-import { ApiError } from '../../server/errors.js';
-import type {
-  Json,
-  JsonObject,
-  RequestParts,
-  VersionChange,
-} from '../../server/versioning/version-change.js';
+import { MAX_DATE_TIME_SECONDS, secondsToDateTime } from '../../contract/date-time.js';
+import {
+  defineVersion,
+  type Json,
+  type JsonObject,
+  type RequestParts,
+} from '../../contract/version-change.js';
 
 const TIMES = ['start', 'end'] as const;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})$/;
@@ -30,26 +31,16 @@ function timesDown(object: JsonObject): JsonObject {
   return out;
 }
 
-/** A 2026-11-01 time (unix seconds, an integer ≥ 0) as a date-time, or the 400 it earned. */
-function timeUp(value: unknown, param: string): unknown {
-  if (value === undefined) return value;
-  const refuse = (rule: string) =>
-    new ApiError('parameter_invalid', { param, message: `${param} must be ${rule}.` });
-  if (typeof value !== 'number') throw refuse('a unix time in seconds (an integer)');
-  if (!Number.isSafeInteger(value)) {
-    throw refuse(`an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`);
-  }
-  if (value < 0) throw refuse('at least 0');
-  if (value > MAX_DATE_TIME_SECONDS)
-    throw refuse(`at most ${MAX_DATE_TIME_SECONDS} (9999-12-31T23:59:59Z)`);
-  return secondsToDateTime(value);
+/** A 2026-11-01 time (unix seconds, validated by its document) as a date-time. */
+function timeUp(value: unknown): unknown {
+  return typeof value === 'number' ? secondsToDateTime(value) : value;
 }
 
 function bodyTimesUp(parts: RequestParts): RequestParts {
   const body = parts.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return parts;
   const out: Record<string, unknown> = { ...body };
-  for (const field of TIMES) if (field in out) out[field] = timeUp(out[field], field);
+  for (const field of TIMES) if (field in out) out[field] = timeUp(out[field]);
   return { ...parts, body: out };
 }
 
@@ -67,7 +58,18 @@ function exampleTimesDown(value: Json): Json {
   return out;
 }
 
-const TIMESTAMP_REF: Json = { $ref: '#/components/schemas/Timestamp' };
+/**
+ * A 2026-11-01 request time, with every bound the server applies to it: an instant after
+ * 9999-12-31T23:59:59Z cannot be stored as a date-time, so its document says so.
+ */
+const REQUEST_SECONDS: Json = {
+  type: 'integer',
+  format: 'int64',
+  minimum: 0,
+  maximum: MAX_DATE_TIME_SECONDS,
+  description: `Unix time in seconds (UTC), from 0 to ${MAX_DATE_TIME_SECONDS} (9999-12-31T23:59:59Z).`,
+  example: 1793577600,
+};
 
 function storedTimeSchema(description: string): Json {
   return { type: 'integer', format: 'int64', minimum: 0, nullable: true, description };
@@ -85,9 +87,9 @@ const eventTimesDown = (event: JsonObject): JsonObject => {
  * description) as released with 2026-11-01, paragraph by paragraph: each pair is the text the
  * latest guide has and the text 2026-11-01's had in its place.
  */
-const GUIDE = '/tags/6/description';
 const guideWas = (textNow: string[], textWas: string[]) => ({
-  at: GUIDE,
+  tag: 'Versioning',
+  at: '/description',
   textNow: textNow.join('\n'),
   textWas: textWas.join('\n'),
 });
@@ -174,7 +176,7 @@ const GUIDE_EDITS = [
   ),
 ];
 
-export const change: VersionChange = {
+export const change = defineVersion({
   date: '2026-12-01',
   description:
     'Appointment times are RFC 3339 date-times with an offset (what FHIR, iCalendar and calendar APIs use) instead of unix seconds.',
@@ -184,23 +186,46 @@ export const change: VersionChange = {
     'Why this change: a unix time carries no offset and cannot be read by a person, so every client converted it and scheduling across time zones (a clinic in one, a patient in another, summer time) was left to guesswork; FHIR `Appointment.start`, iCalendar and calendar APIs all exchange RFC 3339 date-times with an offset, so appointments now map one to one onto them. Instants before 1970 or after 9999-12-31T23:59:59Z are refused in every version (a 2026-11-01 request is migrated up to a date-time, which cannot write a later year).',
   ],
   document: [
-    { at: '/components/schemas/DateTime', didNotExist: true },
+    { schema: 'DateTime', didNotExist: true },
     {
-      at: '/components/schemas/Appointment/properties/start',
+      schema: 'Appointment',
+      at: '/properties/start',
       was: storedTimeSchema(
         'Start time; `null` only while `proposed` (or when cancelled before a time was set).',
       ),
     },
     {
-      at: '/components/schemas/Appointment/properties/end',
+      schema: 'Appointment',
+      at: '/properties/end',
       was: storedTimeSchema('End time, after `start`; `null` exactly when `start` is.'),
     },
-    { at: '/components/schemas/AppointmentCreateParams/properties/start', was: TIMESTAMP_REF },
-    { at: '/components/schemas/AppointmentCreateParams/properties/end', was: TIMESTAMP_REF },
-    { at: '/components/schemas/AppointmentUpdateParams/properties/start', was: TIMESTAMP_REF },
-    { at: '/components/schemas/AppointmentUpdateParams/properties/end', was: TIMESTAMP_REF },
     {
-      at: '/info/description',
+      schema: 'AppointmentCreateParams',
+      at: '/properties/start',
+      was: REQUEST_SECONDS,
+      alwaysApplied: true,
+    },
+    {
+      schema: 'AppointmentCreateParams',
+      at: '/properties/end',
+      was: REQUEST_SECONDS,
+      alwaysApplied: true,
+    },
+    {
+      schema: 'AppointmentUpdateParams',
+      at: '/properties/start',
+      was: REQUEST_SECONDS,
+      alwaysApplied: true,
+    },
+    {
+      schema: 'AppointmentUpdateParams',
+      at: '/properties/end',
+      was: REQUEST_SECONDS,
+      alwaysApplied: true,
+    },
+    {
+      info: true,
+      at: '/description',
       textNow: [
         'selects the shape of requests, responses and events; the current version is',
         '`2026-12-01`, the `info.version` of this document, and `2026-11-01` is still served.',
@@ -227,4 +252,4 @@ export const change: VersionChange = {
     'appointment.updated': eventTimesDown,
     'appointment.cancelled': eventTimesDown,
   },
-};
+});

@@ -50,6 +50,11 @@ describe('import direction', () => {
     expect(offending(['server'], ['tooling/', 'test/'])).toEqual([]);
   });
 
+  it('spec/ (the version modules) imports nothing from server/, tooling/ or test/', () => {
+    // The server loads the modules; a module loading the server back would be a cycle.
+    expect(offending(['spec'], ['server/', 'tooling/', 'test/'])).toEqual([]);
+  });
+
   it('server/domain/ does not import the HTTP layer', () => {
     expect(offending(['server/domain'], ['server/http/'])).toEqual([]);
   });

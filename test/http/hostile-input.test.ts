@@ -66,7 +66,8 @@ await describeEachDatabase('hostile input', (dialect) => {
   ])('a body integer %s → 400 parameter_invalid naming it', async (_label, start) => {
     const res = await post('/v1/appointments', await appointmentBody(start));
     expectError(res, 400, 'parameter_invalid', 'start');
-    expect(res.body.error.message).toContain('9007199254740991');
+    // The version's document bounds a time by the last RFC 3339 instant, well inside 2^53.
+    expect(res.body.error.message).toContain('253402300799');
   });
 
   it.each([

@@ -87,6 +87,39 @@ await describeEachDatabase('two versions served', (dialect) => {
     expect(early.body.error).toMatchObject({ code: 'parameter_invalid', param: 'start' });
   });
 
+  it.each([
+    ['a string', '2026-11-04T09:00:00Z'],
+    ['negative', -1],
+    ['past 2^53', 2 ** 53 + 2],
+    ['a fraction', 1.5],
+    ['after 9999', 253_402_300_800],
+  ])('2026-11-01 refuses %s as its document says (400 naming the field)', async (_name, start) => {
+    const made = await create(NEW, { start: '2026-11-04T09:00:00Z', end: '2026-11-04T09:30:00Z' });
+    const res = await t.request({
+      method: 'POST',
+      url: `/v1/appointments/${made.body.id}`,
+      key: key.secret,
+      headers: OLD,
+      body: { start },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'parameter_invalid', param: 'start' });
+    if (typeof start !== 'number' || !Number.isInteger(start)) {
+      // The wrong form is told the form expected and the version that judged it.
+      expect(res.body.error.message).toBe(
+        'start must be a unix time in seconds, an integer from 0 to 253402300799, e.g. 1793577600 (PatientCare-Version 2026-11-01).',
+      );
+    }
+  });
+
+  it('2026-12-01 tells a client sending seconds the date-time form it takes', async () => {
+    const res = await create(NEW, { start: 1793782800, end: 1793784600 });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe(
+      'start must be an RFC 3339 date-time with an offset, e.g. 2026-12-04T10:00:00Z (PatientCare-Version 2026-12-01).',
+    );
+  });
+
   it('an unknown or future version is a 400 listing the supported ones', async () => {
     for (const asked of ['2027-01-01', '2026-11-15', 'latest']) {
       const res = await get('/v1/appointments', { 'patientcare-version': asked });

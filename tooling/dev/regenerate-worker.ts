@@ -3,5 +3,5 @@ import { parentPort } from 'node:worker_threads';
 import { type RegenerateRequest, regenerate } from './regenerate.js';
 
 parentPort?.on('message', (request: RegenerateRequest) => {
-  parentPort?.postMessage(regenerate(request));
+  void regenerate(request).then((result) => parentPort?.postMessage(result));
 });

@@ -5,7 +5,14 @@
  * that lints, whose garbage collections would otherwise walk it on every save (the lint is the
  * longest step of a save; see scripts/generate.ts for the same effect measured).
  */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { VersionChange } from '../../contract/version-change.js';
+import { deriveDocument } from '../../server/versioning/derive.js';
+import { createRegistry } from '../../server/versioning/registry.js';
 import { treeFiles } from '../generate/tree.js';
+import { olderVersionFiles } from '../generate/versions.js';
 
 export interface RegenerateRequest {
   root: string;
@@ -15,6 +22,19 @@ export interface RegenerateRequest {
   remakeCommand: string;
   /** Absolute folder of the handler modules; null to leave handlers alone. */
   handlersDir: string | null;
+  /** Our spec: also every older dated version, from the modules as they are now. */
+  versions?: boolean;
+}
+
+/**
+ * The version modules as they are on disk now: the list is imported again whenever
+ * `spec/versions/index.ts` changed, so a module added or removed while the loop runs is seen
+ * (a module already loaded keeps its first text until the loop restarts).
+ */
+async function currentModules(root: string): Promise<readonly VersionChange[]> {
+  const file = join(root, 'spec/versions/index.ts');
+  const url = `${pathToFileURL(file).href}?mtime=${statSync(file).mtimeMs}`;
+  return ((await import(url)) as { versionChanges: VersionChange[] }).versionChanges;
 }
 
 export type RegenerateResult =
@@ -28,9 +48,16 @@ export type RegenerateResult =
   | { ok: false; pointer: string | null; message: string };
 
 /** The tree for `request` (tooling/generate/tree.ts), or why the generators refused it. */
-export function regenerate(request: RegenerateRequest): RegenerateResult {
+export async function regenerate(request: RegenerateRequest): Promise<RegenerateResult> {
   try {
     const { files, report } = treeFiles(request);
+    if (request.versions === true) {
+      const registry = createRegistry(await currentModules(request.root));
+      const older = olderVersionFiles(request.root, registry, (date) =>
+        deriveDocument(request.document, registry, date),
+      );
+      for (const [path, text] of older) files.set(path, text);
+    }
     return { ok: true, files, stubs: report?.added ?? [] };
   } catch (error) {
     const pointer = (error as { pointer?: unknown }).pointer;

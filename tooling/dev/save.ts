@@ -109,7 +109,14 @@ export class SaveRunner {
 
     const { root, outDir, handlersDir, remakeCommand } = this.paths;
     const { files, stubs } = await this.toolchain.regenerate(
-      { document, outDir: relative(root, outDir), remakeCommand, handlersDir },
+      {
+        document,
+        outDir: relative(root, outDir),
+        remakeCommand,
+        handlersDir,
+        // Our generated/: every older version's files too, from the modules as they are now.
+        versions: relative(root, outDir) === 'generated',
+      },
       spec,
     );
     const written = this.writer.writeChanged(files);

@@ -14,6 +14,8 @@
  *   own address (server/errors.ts, server/fhir/base-url.ts), which differs between the two
  *   services.
  */
+
+import { MAX_DATE_TIME_SECONDS } from '../../contract/date-time.js';
 import type { Schema } from './schema-registry.js';
 
 // Not after a lower-case letter rather than `\b`: in FHIR links the id follows `%2F`.
@@ -42,7 +44,14 @@ export function timestampProperties(components: readonly Schema[]): Set<string> 
     const properties = (node as Schema).properties as Record<string, unknown> | undefined;
     for (const [name, schema] of Object.entries(properties ?? {})) {
       const text = JSON.stringify(schema);
-      if (text.includes('schema:Timestamp"') || text.includes('schema:DateTime"')) names.add(name);
+      // A time is a Timestamp or DateTime, or unix seconds bounded by the last RFC 3339
+      // instant (2026-11-01's appointment times state that bound inline).
+      if (
+        text.includes('schema:Timestamp"') ||
+        text.includes('schema:DateTime"') ||
+        text.includes(`"maximum":${MAX_DATE_TIME_SECONDS}`)
+      )
+        names.add(name);
     }
     stack.push(...Object.values(node));
   }

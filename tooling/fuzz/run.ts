@@ -50,7 +50,12 @@ export interface FuzzOptions {
    * and cases and checks come from that version's route table
    * (`generated/versions/DATE/routes.ts`). Default: the latest, `generated/routes.ts`.
    */
-  version?: { date: string; table: RouteTable };
+  version?: {
+    date: string;
+    table: RouteTable;
+    /** The version's document as a file, for Prism (a pinned run with Prism needs it). */
+    document?: string;
+  };
 }
 
 /** One failed case on one database, with what reproduces it. */
@@ -193,8 +198,19 @@ function noAnswer(error: Error): WireResponse {
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const started = Date.now();
   const log = options.log ?? (() => {});
-  if (options.version !== undefined && options.prism) {
-    throw new Error('a run pinned to a version checks with our checker only (prism: false)');
+  if (options.version !== undefined && options.prism && options.version.document === undefined) {
+    throw new Error("a run pinned to a version with Prism needs that version's document");
+  }
+  // Prism reads a file; ours is the bundled document, whose version lists the bundler fills
+  // from the modules (the YAML types no date).
+  let prismSpec = options.version?.document;
+  if (options.prism && prismSpec === undefined) {
+    const { bundleSpec } = await import('../docs/spec-bundle.js');
+    prismSpec = join(mkdtempSync(join(tmpdir(), 'patient-care-fuzz-spec-')), 'openapi.json');
+    writeFileSync(
+      prismSpec,
+      JSON.stringify(await bundleSpec(join(options.root, 'spec/openapi.yaml'))),
+    );
   }
   const { routes, componentSchemas } = options.version?.table ?? generated;
   const registry = new SchemaRegistry(Object.values(componentSchemas));
@@ -218,6 +234,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       const service = await startService(options.root, {
         dialect,
         ...(options.postgresUrl ? { postgresUrl: options.postgresUrl } : {}),
+        // A pinned run is a client pinned by its account too: even a request whose header
+        // names no supported version is answered in the run's version.
+        ...(options.version ? { pin: options.version.date } : {}),
       });
       if (options.version !== undefined) service.apiVersion = options.version.date;
       services.push(service);
@@ -225,9 +244,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const primary = services[0];
     if (primary === undefined) throw new Error('no database to fuzz');
     if (options.prism) {
-      prism = await startPrism(options.root, 'spec/openapi.yaml', primary.baseUrl);
+      const spec = prismSpec ?? 'spec/openapi.yaml';
+      prism = await startPrism(options.root, spec, primary.baseUrl);
       for (const service of services.slice(1)) {
-        otherPrisms.push(await startPrism(options.root, 'spec/openapi.yaml', service.baseUrl));
+        otherPrisms.push(await startPrism(options.root, spec, service.baseUrl));
       }
     }
     const targets: Target[] = [];

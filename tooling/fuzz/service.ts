@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, openDb } from '../../server/db/open.js';
 import type { Dialect } from '../../server/db/types.js';
+import { setAccountApiVersion } from '../../server/keys/account.js';
 import { createKey } from '../../server/keys/index.js';
 import { advanceClaim } from '../../server/webhooks/clearinghouse.js';
 import { freePort } from '../node/ports.js';
@@ -21,6 +22,10 @@ export interface DatabaseChoice {
   dialect: Dialect;
   /** PostgreSQL only: the database in which a fresh schema is made (and dropped after). */
   postgresUrl?: string;
+  /** Environment overrides for the service (e.g. a low `RATE_LIMIT_TEST` to see a 429). */
+  env?: Readonly<Record<string, string>>;
+  /** Pin the account to this version (a client pinned by its account, not only by header). */
+  pin?: string;
 }
 
 /** A running service. */
@@ -122,6 +127,7 @@ export async function startService(
   const db = await openDb(databaseUrl);
   const secret = (await createKey(db, { kind: 'secret', livemode: false })).secret;
   const publishable = (await createKey(db, { kind: 'publishable', livemode: false })).secret;
+  if (choice.pin !== undefined) await setAccountApiVersion(db, choice.pin, Date.now());
   await db.close();
 
   const port = await freePort();
@@ -137,6 +143,7 @@ export async function startService(
       RATE_LIMIT_ANONYMOUS: HIGH_RATE,
       WORKER: 'off',
       LOG_LEVEL: 'warn',
+      ...choice.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -23,6 +23,7 @@ import {
 import { appendPointer, getAtPointer, parsePointer, toPointer } from '../../contract/pointer.js';
 import { assertOpenApi30, type OpenApiDocument } from './document.js';
 import { DocumentError } from './errors.js';
+import { withVersionLists } from './version-list.js';
 
 export interface LoadedDocument {
   bundled: OpenApiDocument;
@@ -233,7 +234,9 @@ export async function bundleFile(
 ): Promise<{ bundled: unknown; problems: NormalizedProblem[] }> {
   const tree = parsed.root.parsed;
   if (!hasExternalRefs(tree)) {
-    return { bundled: options.copy ? structuredClone(tree) : tree, problems: [] };
+    const bundled = options.copy ? structuredClone(tree) : tree;
+    await withVersionLists(bundled);
+    return { bundled, problems: [] };
   }
   const doc = options.copy
     ? ({ source: parsed.root.source, parsed: structuredClone(tree) } as Document)
@@ -244,6 +247,8 @@ export async function bundleFile(
     dereference: false,
     externalRefResolver: parsed.resolver,
   });
+  // The dated versions the document lists come from its version modules (`x-versions`).
+  await withVersionLists(result.bundle.parsed);
   return { bundled: result.bundle.parsed, problems: result.problems };
 }
 

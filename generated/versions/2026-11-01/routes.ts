@@ -115,8 +115,8 @@ const appointmentCreateParamsRequestSchema: JsonSchema = {
   properties: {
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
-    start: { $ref: 'urn:openapi:schema:Timestamp' },
-    end: { $ref: 'urn:openapi:schema:Timestamp' },
+    start: { type: 'integer', format: 'int64', minimum: 0, maximum: 253402300799 },
+    end: { type: 'integer', format: 'int64', minimum: 0, maximum: 253402300799 },
     appointment_type: { $ref: 'urn:openapi:schema:AppointmentType' },
     reason: { type: 'string', maxLength: 500 },
     location: { type: 'string', maxLength: 200 },
@@ -133,8 +133,8 @@ const appointmentCreateParamsResponseSchema: JsonSchema = {
   properties: {
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
-    start: { $ref: 'urn:openapi:schema:Timestamp' },
-    end: { $ref: 'urn:openapi:schema:Timestamp' },
+    start: { type: 'integer', format: 'int64', minimum: 0, maximum: 253402300799 },
+    end: { type: 'integer', format: 'int64', minimum: 0, maximum: 253402300799 },
     appointment_type: { $ref: 'urn:openapi:schema:AppointmentType' },
     reason: { type: 'string', maxLength: 500 },
     location: { type: 'string', maxLength: 200 },
@@ -247,8 +247,8 @@ const appointmentUpdateParamsSchema: JsonSchema = {
   type: 'object',
   properties: {
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
-    start: { $ref: 'urn:openapi:schema:Timestamp' },
-    end: { $ref: 'urn:openapi:schema:Timestamp' },
+    start: { type: 'integer', format: 'int64', minimum: 0, maximum: 253402300799 },
+    end: { type: 'integer', format: 'int64', minimum: 0, maximum: 253402300799 },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
     appointment_type: {
       anyOf: [

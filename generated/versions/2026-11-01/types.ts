@@ -1292,8 +1292,18 @@ export interface components {
         AppointmentCreateParams: {
             patient: components["schemas"]["PatientId"];
             practitioner: string;
-            start?: components["schemas"]["Timestamp"];
-            end?: components["schemas"]["Timestamp"];
+            /**
+             * Format: int64
+             * @description Unix time in seconds (UTC), from 0 to 253402300799 (9999-12-31T23:59:59Z).
+             * @example 1793577600
+             */
+            start?: number;
+            /**
+             * Format: int64
+             * @description Unix time in seconds (UTC), from 0 to 253402300799 (9999-12-31T23:59:59Z).
+             * @example 1793577600
+             */
+            end?: number;
             appointment_type?: components["schemas"]["AppointmentType"];
             reason?: string;
             location?: string;
@@ -1319,8 +1329,18 @@ export interface components {
          */
         AppointmentUpdateParams: {
             status?: components["schemas"]["AppointmentStatus"];
-            start?: components["schemas"]["Timestamp"];
-            end?: components["schemas"]["Timestamp"];
+            /**
+             * Format: int64
+             * @description Unix time in seconds (UTC), from 0 to 253402300799 (9999-12-31T23:59:59Z).
+             * @example 1793577600
+             */
+            start?: number;
+            /**
+             * Format: int64
+             * @description Unix time in seconds (UTC), from 0 to 253402300799 (9999-12-31T23:59:59Z).
+             * @example 1793577600
+             */
+            end?: number;
             practitioner?: string;
             /** @enum {string|null} */
             appointment_type?: "routine" | "walkin" | "checkup" | "followup" | "emergency" | null;

@@ -1,0 +1,55 @@
+/**
+ * The dated versions a document lists, filled in when it is bundled. A document whose `info`
+ * has `x-versions` (our spec: `x-versions: spec/versions/`) has its version enums
+ * (`VERSION_LIST_POINTERS`: the `ApiVersion` schema and the `PatientCare-Version` header and
+ * parameter) written from this repository's modules (`spec/versions/index.ts`): every date up
+ * to the document's own `info.version`, oldest first. So the modules are the one list: nobody
+ * types a date into the document, and a base revision of the spec (read out of git or a copy)
+ * lists exactly the versions up to its own. The marker is removed: the bundled document is
+ * what is served and generated from.
+ *
+ * The modules are imported again when the index file changes (its modification time keys the
+ * import), so a long-lived process (the dev loop) sees a module added or removed.
+ */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { fillVersionLists } from '../../contract/version-change.js';
+
+/** This repository's module list, for a document whose own is not on the disk. */
+const OWN_MODULES = resolve(import.meta.dirname, '../../spec/versions/index.ts');
+
+type Node = Record<string, unknown>;
+
+const isNode = (value: unknown): value is Node =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The dates of the modules listed by the index file at `file` (`versionChanges`). */
+export async function moduleDates(file: string): Promise<string[]> {
+  const stamp = statSync(file).mtimeMs;
+  const module = (await import(`${pathToFileURL(file).href}?mtime=${stamp}`)) as {
+    versionChanges?: ReadonlyArray<{ date: string }>;
+  };
+  if (!Array.isArray(module.versionChanges)) {
+    throw new Error(`${file} exports no versionChanges list`);
+  }
+  return module.versionChanges.map((change) => change.date).sort();
+}
+
+/**
+ * Fills the version lists of a document that asks for them (`info.x-versions`) from `dates`,
+ * and removes the marker; other documents are left alone. Returns whether it asked.
+ */
+export function applyVersionLists(document: unknown, dates: readonly string[]): boolean {
+  if (!isNode(document) || !isNode(document.info)) return false;
+  if (!('x-versions' in document.info)) return false;
+  delete document.info['x-versions'];
+  fillVersionLists(document, dates);
+  return true;
+}
+
+/** `applyVersionLists` with this repository's modules as they are on disk now. */
+export async function withVersionLists(document: unknown): Promise<void> {
+  if (!isNode(document) || !isNode(document.info) || !('x-versions' in document.info)) return;
+  applyVersionLists(document, await moduleDates(OWN_MODULES));
+}
