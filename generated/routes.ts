@@ -867,6 +867,7 @@ const errorCodeSchema: JsonSchema = {
     'rate_limited',
     'headers_too_large',
     'internal',
+    'service_unavailable',
   ],
 };
 
@@ -1734,6 +1735,7 @@ const operationOutcomeSchema: JsonSchema = {
               'too-costly',
               'business-rule',
               'throttled',
+              'transient',
               'exception',
             ],
           },
@@ -2507,6 +2509,7 @@ const listPatientsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2557,6 +2560,7 @@ const createPatientRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2602,6 +2606,7 @@ const searchPatientsRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2640,6 +2645,7 @@ const retrievePatientRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2691,6 +2697,7 @@ const updatePatientRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2741,6 +2748,7 @@ const listAppointmentsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2786,6 +2794,7 @@ const createAppointmentRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2824,6 +2833,7 @@ const retrieveAppointmentRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2875,6 +2885,7 @@ const updateAppointmentRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2925,6 +2936,7 @@ const listClaimsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2970,6 +2982,7 @@ const submitClaimRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3008,6 +3021,7 @@ const retrieveClaimRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3054,6 +3068,7 @@ const listWebhooksRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3099,6 +3114,7 @@ const createWebhookRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3137,6 +3153,7 @@ const retrieveWebhookRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3188,6 +3205,7 @@ const updateWebhookRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3226,6 +3244,7 @@ const deleteWebhookRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3276,6 +3295,7 @@ const listWebhookDeliveriesRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3324,6 +3344,7 @@ const listEventsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3362,6 +3383,7 @@ const retrieveEventRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3407,6 +3429,7 @@ const createTokenRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3452,6 +3475,7 @@ const createEphemeralKeyRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3530,6 +3554,7 @@ const readFhirCapabilitiesRoute: RouteDefinition = {
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3584,6 +3609,7 @@ const searchFhirPatientsRoute: RouteDefinition = {
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3635,6 +3661,7 @@ const createFhirPatientRoute: RouteDefinition = {
       '422': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3678,6 +3705,7 @@ const readFhirPatientRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3743,6 +3771,7 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3786,6 +3815,7 @@ const readFhirAppointmentRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3837,6 +3867,7 @@ const searchFhirClaimsRoute: RouteDefinition = {
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3880,6 +3911,7 @@ const readFhirClaimRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3922,6 +3954,7 @@ const searchFhirClaimResponsesRoute: RouteDefinition = {
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3965,6 +3998,7 @@ const readFhirClaimResponseRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4024,6 +4058,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/patients']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/patients']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createPatient: {
@@ -4045,6 +4080,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/patients']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/patients']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients']['post']['responses'][503]['content']['application/json']>;
     };
   };
   searchPatients: {
@@ -4066,6 +4102,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/patients/search']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/patients/search']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients/search']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients/search']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrievePatient: {
@@ -4083,6 +4120,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/patients/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/patients/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   updatePatient: {
@@ -4104,6 +4142,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/patients/{id}']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/patients/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   listAppointments: {
@@ -4121,6 +4160,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/appointments']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/appointments']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createAppointment: {
@@ -4142,6 +4182,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/appointments']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/appointments']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveAppointment: {
@@ -4159,6 +4200,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/appointments/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/appointments/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   updateAppointment: {
@@ -4180,6 +4222,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/appointments/{id}']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/appointments/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   listClaims: {
@@ -4197,6 +4240,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/claims']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/claims']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/claims']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/claims']['get']['responses'][503]['content']['application/json']>;
     };
   };
   submitClaim: {
@@ -4218,6 +4262,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/claims']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/claims']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/claims']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/claims']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveClaim: {
@@ -4235,6 +4280,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/claims/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/claims/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/claims/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/claims/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   listWebhooks: {
@@ -4252,6 +4298,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createWebhook: {
@@ -4273,6 +4320,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/webhooks']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveWebhook: {
@@ -4290,6 +4338,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   updateWebhook: {
@@ -4311,6 +4360,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/webhooks/{id}']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   deleteWebhook: {
@@ -4328,6 +4378,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][503]['content']['application/json']>;
     };
   };
   listWebhookDeliveries: {
@@ -4345,6 +4396,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][503]['content']['application/json']>;
     };
   };
   listEvents: {
@@ -4362,6 +4414,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/events']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/events']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/events']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/events']['get']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveEvent: {
@@ -4379,6 +4432,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/events/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/events/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/events/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/events/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createToken: {
@@ -4400,6 +4454,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/tokens']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/tokens']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/tokens']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/tokens']['post']['responses'][503]['content']['application/json']>;
     };
   };
   createEphemeralKey: {
@@ -4421,6 +4476,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/ephemeral_keys']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/ephemeral_keys']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/ephemeral_keys']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/ephemeral_keys']['post']['responses'][503]['content']['application/json']>;
     };
   };
   checkLiveness: {
@@ -4456,6 +4512,7 @@ export type OperationTypes = {
       400: Readable<paths['/fhir/R4/metadata']['get']['responses'][400]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/metadata']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/metadata']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/metadata']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirPatients: {
@@ -4470,6 +4527,7 @@ export type OperationTypes = {
       403: Readable<paths['/fhir/R4/Patient']['get']['responses'][403]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   createFhirPatient: {
@@ -4490,6 +4548,7 @@ export type OperationTypes = {
       422: Readable<paths['/fhir/R4/Patient']['post']['responses'][422]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient']['post']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirPatient: {
@@ -4508,6 +4567,7 @@ export type OperationTypes = {
       404: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirAppointments: {
@@ -4522,6 +4582,7 @@ export type OperationTypes = {
       403: Readable<paths['/fhir/R4/Appointment']['get']['responses'][403]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Appointment']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirAppointment: {
@@ -4540,6 +4601,7 @@ export type OperationTypes = {
       404: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaims: {
@@ -4554,6 +4616,7 @@ export type OperationTypes = {
       403: Readable<paths['/fhir/R4/Claim']['get']['responses'][403]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Claim']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirClaim: {
@@ -4572,6 +4635,7 @@ export type OperationTypes = {
       404: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaimResponses: {
@@ -4586,6 +4650,7 @@ export type OperationTypes = {
       403: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][403]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirClaimResponse: {
@@ -4604,6 +4669,7 @@ export type OperationTypes = {
       404: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
 };

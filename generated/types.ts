@@ -443,8 +443,8 @@ export interface paths {
          * Check liveness
          * @description Answers `200` while the process can serve requests; it touches no database, so a
          *     restart is only called for when the process itself is stuck. No API key: load
-         *     balancers and orchestrators probe it. Requests without a key are rate limited per
-         *     client IP (see Rate limits).
+         *     balancers and orchestrators probe it. Rate limited per client IP at the rate of
+         *     requests without a key, counted in the process's memory (see Rate limits).
          */
         get: operations["checkLiveness"];
         put?: never;
@@ -466,8 +466,9 @@ export interface paths {
          * Check readiness
          * @description Answers `200` when this process can serve API requests: the database answers and
          *     its schema has every migration this build knows. Otherwise `503` with the same
-         *     report, naming the failed check (never an address, a URL or an error text). No API
-         *     key; rate limited per client IP like every request without a key.
+         *     report, naming the failed check (`database: unavailable` while the database cannot
+         *     be reached; never an address, a URL or an error text). No API key; rate limited per
+         *     client IP like `/healthz`, in the process's memory.
          */
         get: operations["checkReadiness"];
         put?: never;
@@ -861,11 +862,11 @@ export interface components {
          *     `resource_missing`, `route_missing`. 408: `request_timeout`. 409:
          *     `idempotency_key_in_use`, `resource_already_exists`. 413: `body_too_large`. 415:
          *     `content_type_unsupported`. 429: `rate_limited`. 431: `headers_too_large`. 500:
-         *     `internal`.
+         *     `internal`. 503: `service_unavailable`.
          * @example parameter_invalid
          * @enum {string}
          */
-        ErrorCode: "parameter_missing" | "parameter_unknown" | "parameter_invalid" | "parameters_exclusive" | "status_transition_invalid" | "body_invalid_json" | "token_invalid" | "request_malformed" | "idempotency_key_reused" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "insufficient_scope" | "secret_key_required" | "ip_not_allowed" | "livemode_mismatch" | "resource_missing" | "route_missing" | "request_timeout" | "idempotency_key_in_use" | "resource_already_exists" | "body_too_large" | "content_type_unsupported" | "rate_limited" | "headers_too_large" | "internal";
+        ErrorCode: "parameter_missing" | "parameter_unknown" | "parameter_invalid" | "parameters_exclusive" | "status_transition_invalid" | "body_invalid_json" | "token_invalid" | "request_malformed" | "idempotency_key_reused" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "insufficient_scope" | "secret_key_required" | "ip_not_allowed" | "livemode_mismatch" | "resource_missing" | "route_missing" | "request_timeout" | "idempotency_key_in_use" | "resource_already_exists" | "body_too_large" | "content_type_unsupported" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable";
         /**
          * @description An identifier issued to the patient. `type` is an HL7 v2 identifier type (table
          *     0203): `MR` medical record number, `MB` member number, `SS` social security number,
@@ -2947,7 +2948,7 @@ export interface components {
                 /** @enum {string} */
                 severity: "fatal" | "error" | "warning" | "information";
                 /** @enum {string} */
-                code: "invalid" | "value" | "required" | "not-supported" | "login" | "forbidden" | "not-found" | "duplicate" | "conflict" | "too-costly" | "business-rule" | "throttled" | "exception";
+                code: "invalid" | "value" | "required" | "not-supported" | "login" | "forbidden" | "not-found" | "duplicate" | "conflict" | "too-costly" | "business-rule" | "throttled" | "transient" | "exception";
                 details?: components["schemas"]["FhirCodeableConcept"];
                 diagnostics?: string;
                 expression?: string[];
@@ -3814,6 +3815,35 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description `api_error`: `service_unavailable`. The service cannot reach its database (it stores
+         *     the data and the rate-limit buckets); nothing was done unless the request is later
+         *     found to have completed. Retry after `Retry-After` seconds, with the same
+         *     `Idempotency-Key` for a write.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "PatientCare-Version": components["headers"]["PatientCare-Version"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "api_error",
+                 *         "code": "service_unavailable",
+                 *         "message": "The service cannot reach its database right now. Retry after the time in `Retry-After`.",
+                 *         "param": null,
+                 *         "doc_url": "http://127.0.0.1:4010/docs/errors#service_unavailable",
+                 *         "request_id": "req_01JDD4E5F6G7H8J9K0M1N2P3QR"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A parameter or body FHIR cannot read (`invalid`, `value`, `not-supported`). */
         FhirBadRequest: {
             headers: {
@@ -4028,6 +4058,29 @@ export interface components {
                  *           "severity": "error",
                  *           "code": "exception",
                  *           "diagnostics": "An internal error occurred. Quote the request id when contacting support."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
+        /** @description The service cannot reach its database (`transient`); retry after `Retry-After` seconds. */
+        FhirServiceUnavailable: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "transient",
+                 *           "diagnostics": "The service cannot reach its database right now. Retry after the time in `Retry-After`."
                  *         }
                  *       ]
                  *     }
@@ -4356,6 +4409,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPatient: {
@@ -4397,6 +4451,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     searchPatients: {
@@ -4491,6 +4546,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     retrievePatient: {
@@ -4573,6 +4629,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePatient: {
@@ -4629,6 +4686,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAppointments: {
@@ -4729,6 +4787,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createAppointment: {
@@ -4782,6 +4841,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     retrieveAppointment: {
@@ -4846,6 +4906,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateAppointment: {
@@ -4893,6 +4954,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listClaims: {
@@ -4974,6 +5036,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submitClaim: {
@@ -5079,6 +5142,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     retrieveClaim: {
@@ -5123,6 +5187,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhooks: {
@@ -5211,6 +5276,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhook: {
@@ -5295,6 +5361,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     retrieveWebhook: {
@@ -5356,6 +5423,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWebhook: {
@@ -5442,6 +5510,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWebhook: {
@@ -5493,6 +5562,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookDeliveries: {
@@ -5592,6 +5662,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEvents: {
@@ -5700,6 +5771,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     retrieveEvent: {
@@ -5744,6 +5816,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createToken: {
@@ -5825,6 +5898,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createEphemeralKey: {
@@ -5906,6 +5980,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     checkLiveness: {
@@ -6080,6 +6155,7 @@ export interface operations {
             400: components["responses"]["FhirBadRequest"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     searchFhirPatients: {
@@ -6243,6 +6319,7 @@ export interface operations {
             403: components["responses"]["FhirForbidden"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     createFhirPatient: {
@@ -6367,6 +6444,7 @@ export interface operations {
             422: components["responses"]["FhirUnprocessable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     readFhirPatient: {
@@ -6482,6 +6560,7 @@ export interface operations {
             404: components["responses"]["FhirNotFound"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     searchFhirAppointments: {
@@ -6616,6 +6695,7 @@ export interface operations {
             403: components["responses"]["FhirForbidden"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     readFhirAppointment: {
@@ -6725,6 +6805,7 @@ export interface operations {
             404: components["responses"]["FhirNotFound"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     searchFhirClaims: {
@@ -6902,6 +6983,7 @@ export interface operations {
             403: components["responses"]["FhirForbidden"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     readFhirClaim: {
@@ -7054,6 +7136,7 @@ export interface operations {
             404: components["responses"]["FhirNotFound"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     searchFhirClaimResponses: {
@@ -7209,6 +7292,7 @@ export interface operations {
             403: components["responses"]["FhirForbidden"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     readFhirClaimResponse: {
@@ -7346,6 +7430,7 @@ export interface operations {
             404: components["responses"]["FhirNotFound"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
 }

@@ -824,6 +824,7 @@ const errorCodeSchema: JsonSchema = {
     'rate_limited',
     'headers_too_large',
     'internal',
+    'service_unavailable',
   ],
 };
 
@@ -1691,6 +1692,7 @@ const operationOutcomeSchema: JsonSchema = {
               'too-costly',
               'business-rule',
               'throttled',
+              'transient',
               'exception',
             ],
           },
@@ -2463,6 +2465,7 @@ const listPatientsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2513,6 +2516,7 @@ const createPatientRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2558,6 +2562,7 @@ const searchPatientsRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2596,6 +2601,7 @@ const retrievePatientRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2647,6 +2653,7 @@ const updatePatientRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2697,6 +2704,7 @@ const listAppointmentsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2742,6 +2750,7 @@ const createAppointmentRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2780,6 +2789,7 @@ const retrieveAppointmentRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2831,6 +2841,7 @@ const updateAppointmentRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2881,6 +2892,7 @@ const listClaimsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2926,6 +2938,7 @@ const submitClaimRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2964,6 +2977,7 @@ const retrieveClaimRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3010,6 +3024,7 @@ const listWebhooksRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3055,6 +3070,7 @@ const createWebhookRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3093,6 +3109,7 @@ const retrieveWebhookRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3144,6 +3161,7 @@ const updateWebhookRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3182,6 +3200,7 @@ const deleteWebhookRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3232,6 +3251,7 @@ const listWebhookDeliveriesRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3280,6 +3300,7 @@ const listEventsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3318,6 +3339,7 @@ const retrieveEventRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3363,6 +3385,7 @@ const createTokenRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3408,6 +3431,7 @@ const createEphemeralKeyRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3486,6 +3510,7 @@ const readFhirCapabilitiesRoute: RouteDefinition = {
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3540,6 +3565,7 @@ const searchFhirPatientsRoute: RouteDefinition = {
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3591,6 +3617,7 @@ const createFhirPatientRoute: RouteDefinition = {
       '422': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3634,6 +3661,7 @@ const readFhirPatientRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3699,6 +3727,7 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3742,6 +3771,7 @@ const readFhirAppointmentRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3793,6 +3823,7 @@ const searchFhirClaimsRoute: RouteDefinition = {
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3836,6 +3867,7 @@ const readFhirClaimRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3878,6 +3910,7 @@ const searchFhirClaimResponsesRoute: RouteDefinition = {
       '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3921,6 +3954,7 @@ const readFhirClaimResponseRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3980,6 +4014,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/patients']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/patients']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createPatient: {
@@ -4001,6 +4036,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/patients']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/patients']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients']['post']['responses'][503]['content']['application/json']>;
     };
   };
   searchPatients: {
@@ -4022,6 +4058,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/patients/search']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/patients/search']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients/search']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients/search']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrievePatient: {
@@ -4039,6 +4076,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/patients/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/patients/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   updatePatient: {
@@ -4060,6 +4098,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/patients/{id}']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/patients/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   listAppointments: {
@@ -4077,6 +4116,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/appointments']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/appointments']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createAppointment: {
@@ -4098,6 +4138,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/appointments']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/appointments']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveAppointment: {
@@ -4115,6 +4156,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/appointments/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/appointments/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   updateAppointment: {
@@ -4136,6 +4178,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/appointments/{id}']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/appointments/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   listClaims: {
@@ -4153,6 +4196,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/claims']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/claims']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/claims']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/claims']['get']['responses'][503]['content']['application/json']>;
     };
   };
   submitClaim: {
@@ -4174,6 +4218,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/claims']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/claims']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/claims']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/claims']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveClaim: {
@@ -4191,6 +4236,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/claims/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/claims/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/claims/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/claims/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   listWebhooks: {
@@ -4208,6 +4254,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createWebhook: {
@@ -4229,6 +4276,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/webhooks']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveWebhook: {
@@ -4246,6 +4294,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   updateWebhook: {
@@ -4267,6 +4316,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/webhooks/{id}']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   deleteWebhook: {
@@ -4284,6 +4334,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][503]['content']['application/json']>;
     };
   };
   listWebhookDeliveries: {
@@ -4301,6 +4352,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][503]['content']['application/json']>;
     };
   };
   listEvents: {
@@ -4318,6 +4370,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/events']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/events']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/events']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/events']['get']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveEvent: {
@@ -4335,6 +4388,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/events/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/events/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/events/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/events/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createToken: {
@@ -4356,6 +4410,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/tokens']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/tokens']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/tokens']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/tokens']['post']['responses'][503]['content']['application/json']>;
     };
   };
   createEphemeralKey: {
@@ -4377,6 +4432,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/ephemeral_keys']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/ephemeral_keys']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/ephemeral_keys']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/ephemeral_keys']['post']['responses'][503]['content']['application/json']>;
     };
   };
   checkLiveness: {
@@ -4412,6 +4468,7 @@ export type OperationTypes = {
       400: Readable<paths['/fhir/R4/metadata']['get']['responses'][400]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/metadata']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/metadata']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/metadata']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirPatients: {
@@ -4426,6 +4483,7 @@ export type OperationTypes = {
       403: Readable<paths['/fhir/R4/Patient']['get']['responses'][403]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   createFhirPatient: {
@@ -4446,6 +4504,7 @@ export type OperationTypes = {
       422: Readable<paths['/fhir/R4/Patient']['post']['responses'][422]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient']['post']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirPatient: {
@@ -4464,6 +4523,7 @@ export type OperationTypes = {
       404: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirAppointments: {
@@ -4478,6 +4538,7 @@ export type OperationTypes = {
       403: Readable<paths['/fhir/R4/Appointment']['get']['responses'][403]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Appointment']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirAppointment: {
@@ -4496,6 +4557,7 @@ export type OperationTypes = {
       404: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaims: {
@@ -4510,6 +4572,7 @@ export type OperationTypes = {
       403: Readable<paths['/fhir/R4/Claim']['get']['responses'][403]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Claim']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirClaim: {
@@ -4528,6 +4591,7 @@ export type OperationTypes = {
       404: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaimResponses: {
@@ -4542,6 +4606,7 @@ export type OperationTypes = {
       403: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][403]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirClaimResponse: {
@@ -4560,6 +4625,7 @@ export type OperationTypes = {
       404: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
 };
