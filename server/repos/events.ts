@@ -3,6 +3,12 @@ import { newId } from '../ids.js';
 import { type Filter, type ListParams, type Page, paginate } from './pagination.js';
 import { subscribedWebhookIds } from './webhooks.js';
 
+/**
+ * Events are listed and retrievable for this long, then purged with their deliveries (the
+ * spec: "kept 30 days"; docs/design.md#retention).
+ */
+export const EVENT_RETENTION_SECONDS = 30 * 24 * 3600;
+
 /** The fields of an event this repository reads; the rest is kept as given. */
 export interface EventDoc {
   id: string;
@@ -119,4 +125,41 @@ export function listEvents<T = EventDoc>(db: Db, params: EventListParams): Promi
     list: params,
     map: toEvent<T>,
   });
+}
+
+/** What one batch of `purgeEventsBatch` deleted. */
+export interface PurgedEvents {
+  events: number;
+  deliveries: number;
+}
+
+/**
+ * Deletes up to `limit` of the oldest events created before `beforeMs`, with their webhook
+ * deliveries (and, by cascade, the deliveries' attempts), in the caller's transaction. The
+ * batch is a range of the `events_created (created, id)` index, so each batch costs the same
+ * however large the table. Call it again until it deletes fewer than `limit`.
+ */
+export async function purgeEventsBatch(
+  tx: Db,
+  beforeMs: number,
+  limit: number,
+): Promise<PurgedEvents> {
+  const beforeSeconds = Math.floor(beforeMs / 1000);
+  const last = await tx.get<{ id: string; created: number }>(
+    `SELECT id, created FROM events WHERE created < $1 ORDER BY created, id
+      LIMIT 1 OFFSET $2`,
+    [beforeSeconds, limit - 1],
+  );
+  // The batch: every old event up to `last` in (created, id) order, or all of them if fewer.
+  const range = last === undefined ? '' : ' AND (created < $2 OR (created = $2 AND id <= $3))';
+  const params =
+    last === undefined ? [beforeSeconds] : [beforeSeconds, Number(last.created), last.id];
+  // Deliveries first and counted (their attempts go by cascade).
+  const deliveries = await tx.run(
+    `DELETE FROM webhook_deliveries WHERE event_id IN
+      (SELECT id FROM events WHERE created < $1${range})`,
+    params,
+  );
+  const events = await tx.run(`DELETE FROM events WHERE created < $1${range}`, params);
+  return { events: events.changes, deliveries: deliveries.changes };
 }

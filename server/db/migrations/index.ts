@@ -3,6 +3,7 @@ import { auditBatches } from './0002-audit-batches.js';
 import { idempotencyNamespace } from './0003-idempotency-namespace.js';
 import { keyBindings } from './0004-key-bindings.js';
 import { accountApiVersion } from './0005-account-api-version.js';
+import { eventsCreated } from './0006-events-created.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. Append new ones; never reorder or edit applied ones. */
@@ -12,4 +13,5 @@ export const migrations: readonly Migration[] = [
   idempotencyNamespace,
   keyBindings,
   accountApiVersion,
+  eventsCreated,
 ];
