@@ -14,8 +14,8 @@
  *
  * Events can number millions (a full copy of a patient each), so they go `eventBatchSize` at a
  * time, each batch its own short transaction (taking the same lock on PostgreSQL, and giving
- * up the round's event purge if another process holds it), with a pause between batches in
- * which the service's own writes run: a purge of a million rows never holds the writer or row
+ * up the round's event purge if another process holds it), with a pause between batches as
+ * long as the batch took, in which the service's own writes run: a purge of a million rows never holds the writer or row
  * locks for longer than one batch (bench/retention.ts measures POST latency during one).
  */
 import type { Db } from '../db/types.js';
@@ -48,9 +48,9 @@ export const RETENTION_LOCK_KEY_SQL = "hashtext('patient-care.retention.' || cur
 export const EPHEMERAL_KEY_GRACE_SECONDS = 24 * 3600;
 
 /**
- * Events per batch, and the pause after each. Measured with bench/retention.ts (1,000,000 old
- * events, bench/results/retention.md): a batch of 500 events with their deliveries takes a
- * few ms on SQLite and PostgreSQL, and the pause lets queued writes through before the next.
+ * Events per batch, and the least pause after each (the pause is at least the batch's own
+ * time, so queued writes run between batches and the purge never takes more than half the
+ * writer). Measured with bench/retention.ts (1,000,000 old events, bench/results/retention.md).
  */
 export const EVENT_BATCH_SIZE = 500;
 export const EVENT_BATCH_PAUSE_MS = 5;
@@ -98,6 +98,7 @@ async function purgeOldEvents(
   const pauseMs = options.eventBatchPauseMs ?? EVENT_BATCH_PAUSE_MS;
   const total = { events: 0, deliveries: 0 };
   while (options.signal?.aborted !== true) {
+    const started = performance.now();
     const batch =
       db.dialect === 'postgres'
         ? await underLock(db, (tx) => purgeEventsBatch(tx, beforeMs, size))
@@ -106,7 +107,10 @@ async function purgeOldEvents(
     total.events += batch.events;
     total.deliveries += batch.deliveries;
     if (batch.events < size) break;
-    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    // At least as long as the batch took: the purge gets at most half of the writer (and, on
+    // a small machine, of the CPU), however slow a batch is under load.
+    const tookMs = performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(pauseMs, tookMs)));
   }
   return total;
 }
