@@ -136,30 +136,29 @@ export interface PurgedEvents {
 /**
  * Deletes up to `limit` of the oldest events created before `beforeMs`, with their webhook
  * deliveries (and, by cascade, the deliveries' attempts), in the caller's transaction. The
- * batch is a range of the `events_created (created, id)` index, so each batch costs the same
- * however large the table. Call it again until it deletes fewer than `limit`.
+ * batch is found as the first `limit` entries of the `events_created (created, id)` index and
+ * deleted by primary key, so each batch costs the same however large the table. A range
+ * condition instead (`created <= last`) let PostgreSQL's generic plan for the cached
+ * statement choose a sequential scan: ~0.5 s a batch at 200,000 rows (bench/retention.ts).
+ * Call it again until it deletes fewer than `limit`.
  */
 export async function purgeEventsBatch(
   tx: Db,
   beforeMs: number,
   limit: number,
 ): Promise<PurgedEvents> {
-  const beforeSeconds = Math.floor(beforeMs / 1000);
-  const last = await tx.get<{ id: string; created: number }>(
-    `SELECT id, created FROM events WHERE created < $1 ORDER BY created, id
-      LIMIT 1 OFFSET $2`,
-    [beforeSeconds, limit - 1],
+  const rows = await tx.all<{ id: string }>(
+    'SELECT id FROM events WHERE created < $1 ORDER BY created, id LIMIT $2',
+    [Math.floor(beforeMs / 1000), limit],
   );
-  // The batch: every old event up to `last` in (created, id) order, or all of them if fewer.
-  const range = last === undefined ? '' : ' AND (created < $2 OR (created = $2 AND id <= $3))';
-  const params =
-    last === undefined ? [beforeSeconds] : [beforeSeconds, Number(last.created), last.id];
+  if (rows.length === 0) return { events: 0, deliveries: 0 };
+  const ids = rows.map((row) => row.id);
+  const list = ids.map((_, i) => `$${i + 1}`).join(', ');
   // Deliveries first and counted (their attempts go by cascade).
   const deliveries = await tx.run(
-    `DELETE FROM webhook_deliveries WHERE event_id IN
-      (SELECT id FROM events WHERE created < $1${range})`,
-    params,
+    `DELETE FROM webhook_deliveries WHERE event_id IN (${list})`,
+    ids,
   );
-  const events = await tx.run(`DELETE FROM events WHERE created < $1${range}`, params);
+  const events = await tx.run(`DELETE FROM events WHERE id IN (${list})`, ids);
   return { events: events.changes, deliveries: deliveries.changes };
 }
