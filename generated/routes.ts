@@ -867,6 +867,7 @@ const errorCodeSchema: JsonSchema = {
     'rate_limited',
     'headers_too_large',
     'internal',
+    'service_unavailable',
   ],
 };
 
@@ -1801,6 +1802,7 @@ const operationOutcomeSchema: JsonSchema = {
               'too-costly',
               'business-rule',
               'throttled',
+              'transient',
               'exception',
             ],
           },
@@ -2576,6 +2578,7 @@ const listPatientsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2626,6 +2629,7 @@ const createPatientRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2671,6 +2675,7 @@ const searchPatientsRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2709,6 +2714,7 @@ const retrievePatientRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2760,6 +2766,7 @@ const updatePatientRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2810,6 +2817,7 @@ const listAppointmentsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2855,6 +2863,7 @@ const createAppointmentRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2893,6 +2902,7 @@ const retrieveAppointmentRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2944,6 +2954,7 @@ const updateAppointmentRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2994,6 +3005,7 @@ const listClaimsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3039,6 +3051,7 @@ const submitClaimRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3077,6 +3090,7 @@ const retrieveClaimRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3123,6 +3137,7 @@ const listWebhooksRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3168,6 +3183,7 @@ const createWebhookRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3206,6 +3222,7 @@ const retrieveWebhookRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3257,6 +3274,7 @@ const updateWebhookRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3295,6 +3313,7 @@ const deleteWebhookRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3345,6 +3364,7 @@ const listWebhookDeliveriesRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3393,6 +3413,7 @@ const listEventsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3431,6 +3452,7 @@ const retrieveEventRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3476,6 +3498,7 @@ const createTokenRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3521,6 +3544,7 @@ const createEphemeralKeyRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3600,6 +3624,7 @@ const readFhirCapabilitiesRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3659,6 +3684,7 @@ const searchFhirPatientsRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3711,6 +3737,7 @@ const createFhirPatientRoute: RouteDefinition = {
       '422': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3786,6 +3813,7 @@ const searchFhirPatientsByPostRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3830,6 +3858,7 @@ const readFhirPatientRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3900,6 +3929,7 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3986,6 +4016,7 @@ const searchFhirAppointmentsByPostRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4030,6 +4061,7 @@ const readFhirAppointmentRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4086,6 +4118,7 @@ const searchFhirClaimsRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4158,6 +4191,7 @@ const searchFhirClaimsByPostRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4202,6 +4236,7 @@ const readFhirClaimRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4249,6 +4284,7 @@ const searchFhirClaimResponsesRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4312,6 +4348,7 @@ const searchFhirClaimResponsesByPostRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4356,6 +4393,7 @@ const readFhirClaimResponseRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4419,6 +4457,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/patients']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/patients']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createPatient: {
@@ -4440,6 +4479,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/patients']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/patients']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients']['post']['responses'][503]['content']['application/json']>;
     };
   };
   searchPatients: {
@@ -4461,6 +4501,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/patients/search']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/patients/search']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients/search']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients/search']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrievePatient: {
@@ -4478,6 +4519,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/patients/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/patients/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   updatePatient: {
@@ -4499,6 +4541,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/patients/{id}']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/patients/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   listAppointments: {
@@ -4516,6 +4559,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/appointments']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/appointments']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createAppointment: {
@@ -4537,6 +4581,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/appointments']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/appointments']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveAppointment: {
@@ -4554,6 +4599,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/appointments/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/appointments/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   updateAppointment: {
@@ -4575,6 +4621,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/appointments/{id}']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/appointments/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   listClaims: {
@@ -4592,6 +4639,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/claims']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/claims']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/claims']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/claims']['get']['responses'][503]['content']['application/json']>;
     };
   };
   submitClaim: {
@@ -4613,6 +4661,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/claims']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/claims']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/claims']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/claims']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveClaim: {
@@ -4630,6 +4679,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/claims/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/claims/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/claims/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/claims/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   listWebhooks: {
@@ -4647,6 +4697,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createWebhook: {
@@ -4668,6 +4719,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/webhooks']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveWebhook: {
@@ -4685,6 +4737,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   updateWebhook: {
@@ -4706,6 +4759,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/webhooks/{id}']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   deleteWebhook: {
@@ -4723,6 +4777,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][503]['content']['application/json']>;
     };
   };
   listWebhookDeliveries: {
@@ -4740,6 +4795,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][503]['content']['application/json']>;
     };
   };
   listEvents: {
@@ -4757,6 +4813,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/events']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/events']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/events']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/events']['get']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveEvent: {
@@ -4774,6 +4831,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/events/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/events/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/events/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/events/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createToken: {
@@ -4795,6 +4853,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/tokens']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/tokens']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/tokens']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/tokens']['post']['responses'][503]['content']['application/json']>;
     };
   };
   createEphemeralKey: {
@@ -4816,6 +4875,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/ephemeral_keys']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/ephemeral_keys']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/ephemeral_keys']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/ephemeral_keys']['post']['responses'][503]['content']['application/json']>;
     };
   };
   checkLiveness: {
@@ -4852,6 +4912,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/metadata']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/metadata']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/metadata']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/metadata']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirPatients: {
@@ -4869,6 +4930,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/Patient']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   createFhirPatient: {
@@ -4890,6 +4952,7 @@ export type OperationTypes = {
       422: Readable<paths['/fhir/R4/Patient']['post']['responses'][422]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient']['post']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirPatientsByPost: {
@@ -4911,6 +4974,7 @@ export type OperationTypes = {
       415: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][415]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirPatient: {
@@ -4930,6 +4994,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirAppointments: {
@@ -4947,6 +5012,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/Appointment']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Appointment']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirAppointmentsByPost: {
@@ -4968,6 +5034,7 @@ export type OperationTypes = {
       415: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][415]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirAppointment: {
@@ -4987,6 +5054,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaims: {
@@ -5004,6 +5072,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/Claim']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Claim']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaimsByPost: {
@@ -5025,6 +5094,7 @@ export type OperationTypes = {
       415: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][415]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirClaim: {
@@ -5044,6 +5114,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaimResponses: {
@@ -5061,6 +5132,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaimResponsesByPost: {
@@ -5082,6 +5154,7 @@ export type OperationTypes = {
       415: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][415]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirClaimResponse: {
@@ -5101,6 +5174,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
 };

@@ -445,8 +445,8 @@ export interface paths {
          * Check liveness
          * @description Answers `200` while the process can serve requests; it touches no database, so a
          *     restart is only called for when the process itself is stuck. No API key: load
-         *     balancers and orchestrators probe it. Requests without a key are rate limited per
-         *     client IP (see Rate limits).
+         *     balancers and orchestrators probe it. Rate limited per client IP at the rate of
+         *     requests without a key, counted in the process's memory (see Rate limits).
          */
         get: operations["checkLiveness"];
         put?: never;
@@ -468,8 +468,9 @@ export interface paths {
          * Check readiness
          * @description Answers `200` when this process can serve API requests: the database answers and
          *     its schema has every migration this build knows. Otherwise `503` with the same
-         *     report, naming the failed check (never an address, a URL or an error text). No API
-         *     key; rate limited per client IP like every request without a key.
+         *     report, naming the failed check (`database: unavailable` while the database cannot
+         *     be reached; never an address, a URL or an error text). No API key; rate limited per
+         *     client IP like `/healthz`, in the process's memory.
          */
         get: operations["checkReadiness"];
         put?: never;
@@ -943,11 +944,11 @@ export interface components {
          *     `resource_missing`, `route_missing`. 408: `request_timeout`. 409:
          *     `idempotency_key_in_use`, `resource_already_exists`. 413: `body_too_large`. 415:
          *     `content_type_unsupported`. 429: `rate_limited`. 431: `headers_too_large`. 500:
-         *     `internal`.
+         *     `internal`. 503: `service_unavailable`.
          * @example parameter_invalid
          * @enum {string}
          */
-        ErrorCode: "parameter_missing" | "parameter_unknown" | "parameter_invalid" | "parameters_exclusive" | "status_transition_invalid" | "body_invalid_json" | "token_invalid" | "request_malformed" | "idempotency_key_reused" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "insufficient_scope" | "secret_key_required" | "ip_not_allowed" | "livemode_mismatch" | "resource_missing" | "route_missing" | "request_timeout" | "idempotency_key_in_use" | "resource_already_exists" | "body_too_large" | "content_type_unsupported" | "rate_limited" | "headers_too_large" | "internal";
+        ErrorCode: "parameter_missing" | "parameter_unknown" | "parameter_invalid" | "parameters_exclusive" | "status_transition_invalid" | "body_invalid_json" | "token_invalid" | "request_malformed" | "idempotency_key_reused" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "insufficient_scope" | "secret_key_required" | "ip_not_allowed" | "livemode_mismatch" | "resource_missing" | "route_missing" | "request_timeout" | "idempotency_key_in_use" | "resource_already_exists" | "body_too_large" | "content_type_unsupported" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable";
         /**
          * @description An identifier issued to the patient. `type` is an HL7 v2 identifier type (table
          *     0203): `MR` medical record number, `MB` member number, `SS` social security number,
@@ -3075,7 +3076,7 @@ export interface components {
                 /** @enum {string} */
                 severity: "fatal" | "error" | "warning" | "information";
                 /** @enum {string} */
-                code: "invalid" | "value" | "required" | "not-supported" | "login" | "forbidden" | "not-found" | "duplicate" | "conflict" | "too-costly" | "business-rule" | "throttled" | "exception";
+                code: "invalid" | "value" | "required" | "not-supported" | "login" | "forbidden" | "not-found" | "duplicate" | "conflict" | "too-costly" | "business-rule" | "throttled" | "transient" | "exception";
                 details?: components["schemas"]["FhirCodeableConcept"];
                 diagnostics?: string;
                 expression?: string[];
@@ -4016,6 +4017,35 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description `api_error`: `service_unavailable`. The service cannot reach its database (it stores
+         *     the data and the rate-limit buckets); nothing was done unless the request is later
+         *     found to have completed. Retry after `Retry-After` seconds, with the same
+         *     `Idempotency-Key` for a write.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "PatientCare-Version": components["headers"]["PatientCare-Version"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "api_error",
+                 *         "code": "service_unavailable",
+                 *         "message": "The service cannot reach its database right now. Retry after the time in `Retry-After`.",
+                 *         "param": null,
+                 *         "doc_url": "http://127.0.0.1:4010/docs/errors#service_unavailable",
+                 *         "request_id": "req_01JDD4E5F6G7H8J9K0M1N2P3QR"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A parameter or body FHIR cannot read (`invalid`, `value`, `not-supported`). */
         FhirBadRequest: {
             headers: {
@@ -4255,6 +4285,29 @@ export interface components {
                  *           "severity": "error",
                  *           "code": "exception",
                  *           "diagnostics": "An internal error occurred. Quote the request id when contacting support."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/fhir+json": components["schemas"]["OperationOutcome"];
+            };
+        };
+        /** @description The service cannot reach its database (`transient`); retry after `Retry-After` seconds. */
+        FhirServiceUnavailable: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "OperationOutcome",
+                 *       "issue": [
+                 *         {
+                 *           "severity": "error",
+                 *           "code": "transient",
+                 *           "diagnostics": "The service cannot reach its database right now. Retry after the time in `Retry-After`."
                  *         }
                  *       ]
                  *     }
@@ -4615,6 +4668,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPatient: {
@@ -4656,6 +4710,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     searchPatients: {
@@ -4753,6 +4808,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     retrievePatient: {
@@ -4838,6 +4894,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePatient: {
@@ -4894,6 +4951,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAppointments: {
@@ -4997,6 +5055,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createAppointment: {
@@ -5050,6 +5109,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     retrieveAppointment: {
@@ -5117,6 +5177,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateAppointment: {
@@ -5164,6 +5225,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listClaims: {
@@ -5248,6 +5310,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submitClaim: {
@@ -5356,6 +5419,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     retrieveClaim: {
@@ -5403,6 +5467,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhooks: {
@@ -5494,6 +5559,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhook: {
@@ -5581,6 +5647,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     retrieveWebhook: {
@@ -5645,6 +5712,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWebhook: {
@@ -5734,6 +5802,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWebhook: {
@@ -5788,6 +5857,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookDeliveries: {
@@ -5890,6 +5960,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEvents: {
@@ -6001,6 +6072,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     retrieveEvent: {
@@ -6048,6 +6120,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createToken: {
@@ -6132,6 +6205,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createEphemeralKey: {
@@ -6216,6 +6290,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     checkLiveness: {
@@ -6407,6 +6482,7 @@ export interface operations {
             406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     searchFhirPatients: {
@@ -6583,6 +6659,7 @@ export interface operations {
             406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     createFhirPatient: {
@@ -6708,6 +6785,7 @@ export interface operations {
             422: components["responses"]["FhirUnprocessable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     searchFhirPatientsByPost: {
@@ -6905,6 +6983,7 @@ export interface operations {
             415: components["responses"]["FhirUnsupportedMediaType"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     readFhirPatient: {
@@ -7021,6 +7100,7 @@ export interface operations {
             406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     searchFhirAppointments: {
@@ -7168,6 +7248,7 @@ export interface operations {
             406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     searchFhirAppointmentsByPost: {
@@ -7336,6 +7417,7 @@ export interface operations {
             415: components["responses"]["FhirUnsupportedMediaType"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     readFhirAppointment: {
@@ -7446,6 +7528,7 @@ export interface operations {
             406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     searchFhirClaims: {
@@ -7636,6 +7719,7 @@ export interface operations {
             406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     searchFhirClaimsByPost: {
@@ -7847,6 +7931,7 @@ export interface operations {
             415: components["responses"]["FhirUnsupportedMediaType"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     readFhirClaim: {
@@ -8000,6 +8085,7 @@ export interface operations {
             406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     searchFhirClaimResponses: {
@@ -8168,6 +8254,7 @@ export interface operations {
             406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     searchFhirClaimResponsesByPost: {
@@ -8357,6 +8444,7 @@ export interface operations {
             415: components["responses"]["FhirUnsupportedMediaType"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
     readFhirClaimResponse: {
@@ -8495,6 +8583,7 @@ export interface operations {
             406: components["responses"]["FhirNotAcceptable"];
             429: components["responses"]["FhirTooManyRequests"];
             500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
         };
     };
 }

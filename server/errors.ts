@@ -167,6 +167,12 @@ const REGISTRY = {
     type: 'api_error',
     message: 'An internal error occurred. Quote the request id when contacting support.',
   },
+  service_unavailable: {
+    status: 503,
+    type: 'api_error',
+    message:
+      'The service cannot reach its database right now. Retry after the time in `Retry-After`.',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Every error code the service answers with. */
@@ -237,6 +243,27 @@ export function isApiError(value: unknown): value is ApiError {
       value.name === 'ApiError' &&
       Object.hasOwn(REGISTRY, String((value as unknown as { code?: unknown }).code)))
   );
+}
+
+/** Seconds a client is asked to wait when the database is unreachable. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * `503 service_unavailable` (with `Retry-After`) for an error that says the database could not
+ * be reached — refused, dropped or timed-out connections (docs/design.md#rate-limits) — and
+ * undefined for anything else. Retrying is then safe and useful, which a 500 does not say.
+ */
+export function outageError(error: unknown): ApiError | undefined {
+  // By shape, like `isApiError`: `DbError` (server/db/errors.ts) uses parameter properties,
+  // which the strip-only TypeScript of the scripts that load this registry cannot run.
+  const db = error as { name?: unknown; code?: unknown } | null;
+  if (!(error instanceof Error) || db?.name !== 'DbError' || db.code !== 'connection') {
+    return undefined;
+  }
+  return new ApiError('service_unavailable', {
+    cause: error,
+    headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+  });
 }
 
 /** The documentation link for a code. */

@@ -122,7 +122,6 @@ export function planAppointmentUpdate(
   if (Object.keys(previous).length === 0) {
     return { appointment: current, previous: {}, eventType: null };
   }
-  previous.updated = current.updated;
   next.updated = nowSeconds;
   return {
     appointment: next,

@@ -94,17 +94,25 @@ export async function emitEvent(
  * The top-level fields whose values differ between `before` and `after`, with their values in
  * `before` (an event's `previous_attributes`). Compared as JSON, so nested objects and arrays
  * count as changed only when their content differs.
+ *
+ * `updated` is carried whenever anything else changed, even when the change fell in the same
+ * second as the previous one and so left `updated` equal: otherwise an event's content would
+ * depend on the clock (and differed between two databases serving the same requests a moment
+ * apart, issue 31). An empty result still means nothing changed.
  */
 export function previousAttributes(
   before: Readonly<Record<string, unknown>>,
   after: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  const differs = (key: string) => JSON.stringify(before[key]) !== JSON.stringify(after[key]);
+  const changed = keys.filter((key) => key !== 'updated' && differs(key));
+  if (changed.length === 0 && !differs('updated')) return {};
   const out: Record<string, unknown> = {};
-  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) {
-      // A field the object did not have before was null as far as a client could tell.
+  for (const key of keys) {
+    // A field the object did not have before was null as far as a client could tell.
+    if (key === 'updated' ? 'updated' in before : changed.includes(key))
       out[key] = before[key] ?? null;
-    }
   }
   return out;
 }

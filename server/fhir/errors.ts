@@ -5,7 +5,7 @@
  * never shows the `/v1` envelope and the two registries cannot disagree on a status.
  */
 import type { components } from '../../generated/types.js';
-import { type ErrorCode, errorSpec, isApiError } from '../errors.js';
+import { type ErrorCode, errorSpec, isApiError, outageError } from '../errors.js';
 
 /**
  * The code system of the `/v1` error codes carried in `issue.details`: an identifier, not a
@@ -89,6 +89,7 @@ const ISSUE_TYPES: Readonly<Record<ErrorCode, IssueType>> = {
   headers_too_large: 'too-costly',
   request_timeout: 'exception',
   internal: 'exception',
+  service_unavailable: 'transient',
 };
 
 /** What an error on the FHIR face answers: status, body and extra headers. */
@@ -143,6 +144,8 @@ export function fhirErrorReply(error: unknown): FhirErrorReply {
       headers: error.headers,
     };
   }
+  const outage = outageError(error);
+  if (outage !== undefined) return fhirErrorReply(outage);
   return {
     status: 500,
     body: outcome('exception', errorSpec('internal').message, undefined, 'internal'),

@@ -17,8 +17,7 @@ import { ApiError } from '../errors.js';
 import * as repo from '../repos/events.js';
 import type { AppHandler } from './types.js';
 
-/** Events are listed and retrievable for this long (the spec: "kept 30 days"). */
-const EVENT_RETENTION_SECONDS = 30 * 24 * 3600;
+const { EVENT_RETENTION_SECONDS } = repo;
 
 /**
  * `403 insufficient_scope` when the key may not read the family's objects (an explicit

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitConfig } from '../config.js';
 import type { Db } from '../db/types.js';
-import { ApiError, errorEnvelope, isApiError } from '../errors.js';
+import { ApiError, errorEnvelope, isApiError, outageError } from '../errors.js';
 import { renderIn } from '../versioning/index.js';
 import type { Json } from '../versioning/version-change.js';
 import { anonymousBucket, hasRateLimitHeaders, takeRequestToken } from './rate-limit.js';
@@ -29,6 +29,8 @@ const FASTIFY_CODES: Readonly<Record<string, ConstructorParameters<typeof ApiErr
 /** Maps anything thrown to an `ApiError`. */
 export function toApiError(error: unknown): ApiError {
   if (isApiError(error)) return error;
+  const outage = outageError(error);
+  if (outage !== undefined) return outage;
   const e = error as { code?: unknown; statusCode?: unknown } | null;
   const code = typeof e?.code === 'string' ? FASTIFY_CODES[e.code] : undefined;
   if (code !== undefined) return new ApiError(code, { cause: error });
@@ -79,7 +81,11 @@ export async function prepareErrorReply(
         deps.clock(),
       );
     } catch (limitError) {
+      // Unchecked against its limit, the request is not answered as if it had been: an
+      // unreachable database makes it a 503 (docs/design.md#rate-limits).
+      const outage = outageError(limitError);
       if (isApiError(limitError)) answer = limitError;
+      else if (outage !== undefined) answer = outage;
       else request.log.error({ err: limitError }, 'rate-limit bucket unavailable');
     }
   }

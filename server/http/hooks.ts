@@ -14,7 +14,14 @@ import { keyCacheNow } from '../keys/cache.js';
 import { ipAllowed } from '../keys/index.js';
 import { type AuthenticatedKey, authorize, identifyKey } from './auth.js';
 import { answerPreflight, checkOrigin } from './cors.js';
-import { anonymousBucket, keyBucket, keyRate, takeRequestToken } from './rate-limit.js';
+import { MemoryBuckets } from './probe-limit.js';
+import {
+  anonymousBucket,
+  answerFromBucket,
+  keyBucket,
+  keyRate,
+  takeRequestToken,
+} from './rate-limit.js';
 import type { AuditSink, HttpStore } from './store.js';
 import { namedVersion, negotiateVersion } from './version.js';
 
@@ -44,6 +51,9 @@ const ID_SHAPE = /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/;
 function routeConfig(request: FastifyRequest): { operationId?: string; public?: boolean } {
   return (request.routeOptions.config ?? {}) as { operationId?: string; public?: boolean };
 }
+
+/** The health probes: limited in memory, never by the database (see `probe-limit.ts`). */
+const PROBES: ReadonlySet<string> = new Set(['checkLiveness', 'checkReadiness']);
 
 /** Records a refused call by a known key (docs/design.md#phi: denied attempts are audited too). */
 function auditDenied(deps: HookDeps, request: FastifyRequest, key: AuthenticatedKey): void {
@@ -76,6 +86,7 @@ function auditDenied(deps: HookDeps, request: FastifyRequest, key: Authenticated
  * counted against the client address's anonymous bucket.
  */
 export function authenticationHook(deps: HookDeps) {
+  const probeBuckets = new MemoryBuckets();
   return async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -86,7 +97,13 @@ export function authenticationHook(deps: HookDeps) {
     const named = namedVersion(request.headers['patientcare-version'], deps.apiVersions);
     request.apiVersion = named;
     reply.header('PatientCare-Version', named ?? deps.apiVersions[0] ?? '');
-    if (routeConfig(request).public === true) {
+    const config = routeConfig(request);
+    if (config.public === true && PROBES.has(config.operationId ?? '')) {
+      const rps = deps.rateLimits.anonymousRps;
+      answerFromBucket(reply, probeBuckets.take(anonymousBucket(request.ip), rps, deps.clock()));
+      return;
+    }
+    if (config.public === true) {
       // No key needed (docs, spec, health), but the per-client bucket of requests without a
       // key still applies: an anonymous route must not be a way around the rate limit.
       const limited = takeRequestToken(

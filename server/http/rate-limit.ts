@@ -195,7 +195,7 @@ function setHeaders(reply: FastifyReply, rps: number, tokens: number): void {
 }
 
 /** Headers from the bucket's own figures; throws `rate_limited` when it refused. */
-function answerFromBucket(reply: FastifyReply, result: TakeTokenResult): void {
+export function answerFromBucket(reply: FastifyReply, result: TakeTokenResult): void {
   const reset = Math.max(0, Math.ceil(result.resetSeconds));
   reply.header('RateLimit-Limit', String(result.limit));
   reply.header('RateLimit-Remaining', String(Math.max(0, Math.floor(result.remaining))));

@@ -215,3 +215,14 @@ function validateOrigins(options: CreateKeyOptions): string[] {
     return url.origin;
   });
 }
+
+/**
+ * Deletes ephemeral keys that expired before `beforeSeconds` (docs/design.md#retention). They
+ * bind a patient to a browser session for 15 minutes; past that they only answer
+ * `api_key_expired`, and the audit trail keeps their id on every call they made.
+ */
+export async function purgeExpiredEphemeralKeys(db: Db, beforeSeconds: number): Promise<number> {
+  const sql = `DELETE FROM api_keys
+    WHERE kind = 'ephemeral' AND expires_at IS NOT NULL AND expires_at < $1`;
+  return (await db.run(sql, [beforeSeconds])).changes;
+}

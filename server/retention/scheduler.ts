@@ -2,8 +2,8 @@
  * Runs retention rounds (`runPurgeRound`) every `intervalMs`, in the server and in
  * `npm run worker`. Each wait is the interval ±10 % at random, so processes started together
  * drift apart instead of all reaching for the lock at once. The timer never keeps a process
- * alive (`unref`), and `stop()` cancels the next round and waits for one under way, so the
- * database can be closed right after.
+ * alive (`unref`), and `stop()` cancels the next round, ends the event purge of one under way
+ * at its current batch and waits for it, so the database can be closed right after.
  */
 import type { RetentionConfig } from '../config.js';
 import type { Db } from '../db/types.js';
@@ -46,22 +46,21 @@ export function startRetention(options: RetentionOptions): RetentionScheduler {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  // A round purging millions of old events stops between batches rather than hold shutdown.
+  const stopping = new AbortController();
 
   const round = async (): Promise<void> => {
     try {
       const result = await runPurgeRound(db, {
         nowMs: clock(),
         bucketIdleMs: config.bucketIdleMs,
+        signal: stopping.signal,
       });
-      if (result.ran && result.idempotency + result.tokens + result.buckets > 0) {
-        options.log?.info?.(
-          {
-            idempotency: result.idempotency,
-            tokens: result.tokens,
-            buckets: result.buckets,
-          },
-          'retention round deleted expired rows',
-        );
+      if (result.ran) {
+        const { ran: _, ...counts } = result;
+        if (Object.values(counts).some((n) => n > 0)) {
+          options.log?.info?.(counts, 'retention round deleted expired rows');
+        }
       }
       options.onRound?.(result);
     } catch (err) {
@@ -89,6 +88,7 @@ export function startRetention(options: RetentionOptions): RetentionScheduler {
   return {
     async stop() {
       stopped = true;
+      stopping.abort();
       if (timer !== undefined) clearTimeout(timer);
       await running;
     },

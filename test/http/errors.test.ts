@@ -37,6 +37,7 @@ describe('error registry', () => {
       headers_too_large: [431, 'invalid_request_error'],
       rate_limited: [429, 'rate_limit_error'],
       internal: [500, 'api_error'],
+      service_unavailable: [503, 'api_error'],
     };
     expect([...ERROR_CODES].sort()).toEqual(Object.keys(want).sort());
     for (const code of ERROR_CODES) {

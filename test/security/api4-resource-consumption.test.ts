@@ -3,8 +3,9 @@
  * the limit is 413 on every operation that takes one, `limit` over 100 (or under 1) is 400 on
  * every list and on search, and a key past its rate is 429 with `Retry-After`, on every route,
  * with the bucket shared across routes (switching endpoints does not reset it). Anonymous
- * routes (docs, `/openapi.*`, health, `GET /`) take the per-client-IP bucket of requests
- * without a key.
+ * routes (docs, `/openapi.*`, `GET /`) take the per-client-IP bucket of requests without a
+ * key; the health probes have their own per-client-IP bucket in memory, at the same rate
+ * (they must answer while the database holding the shared one is down).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareDocs } from '../../tooling/docs/prepare.js';
@@ -150,13 +151,21 @@ describe('anonymous routes (docs, spec, health, GET /)', () => {
   it('share the per-client-IP bucket: past it, 429 in the envelope; other clients and keys unaffected', async () => {
     const from = (url: string, remoteAddress: string) =>
       anon.t.app.inject({ method: 'GET', url, remoteAddress });
-    const urls = ['/openapi.yaml', '/docs', '/healthz', '/openapi.json'];
+    const urls = ['/openapi.yaml', '/docs', '/openapi.yaml', '/openapi.json'];
     for (const url of urls) expect((await from(url, '203.0.113.7')).statusCode, url).not.toBe(429);
     for (const url of [...urls, '/']) {
       const res = await from(url, '203.0.113.7');
       expect(res.statusCode, url).toBe(429);
       expect(res.json().error.code).toBe('rate_limited');
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    // The probes' own bucket: untouched by the docs above, limited at the same rate.
+    const probes = ['/healthz', '/readyz', '/healthz', '/readyz'];
+    for (const url of probes) expect((await from(url, '203.0.113.7')).statusCode, url).toBe(200);
+    for (const url of ['/healthz', '/readyz']) {
+      const res = await from(url, '203.0.113.7');
+      expect(res.statusCode, url).toBe(429);
+      expect(res.json().error.code).toBe('rate_limited');
     }
     // Another address has its own bucket; an API key has its own too.
     expect((await from('/openapi.yaml', '203.0.113.8')).statusCode).toBe(200);

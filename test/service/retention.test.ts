@@ -1,6 +1,7 @@
 /**
  * Retention (issue 22 item 7): a round deletes idempotency records past their 24 h, tokens
- * past their expiry and rate buckets idle past the setting, and keeps everything younger; the
+ * past their expiry and rate buckets idle past the setting, and keeps everything younger (events,
+ * deliveries and ephemeral keys: test/retention/purge-events.test.ts); the
  * schedule runs while the app is up and stops when it closes; on PostgreSQL two processes
  * never run a round at once, and each expired row is deleted (and counted) once.
  */
@@ -25,6 +26,8 @@ import { describeEachDatabase, useTestDb } from '../support/databases.js';
 const HOUR = 60 * 60 * 1000;
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
 const BUCKET_IDLE = HOUR;
+/** The kinds these tests seed none of (events and ephemeral keys: test/retention/). */
+const NONE = { ephemeralKeys: 0, events: 0, deliveries: 0 };
 
 async function idempotencyRecord(db: Db, key: string, createdMs: number): Promise<void> {
   const result = await beginIdempotent(db, {
@@ -99,18 +102,19 @@ await describeEachDatabase('retention', (dialect) => {
   it('a round deletes rows past their window and keeps live ones', async () => {
     await seed(ctx.db);
     const result = await runPurgeRound(ctx.db, { nowMs: NOW, bucketIdleMs: BUCKET_IDLE });
-    expect(result).toEqual({ ran: true, idempotency: 2, tokens: 2, buckets: 2 });
+    expect(result).toEqual({ ran: true, ...NONE, idempotency: 2, tokens: 2, buckets: 2 });
     expect(await idempotencyKeys(ctx.db)).toEqual(['live']);
     expect(await tokenIds(ctx.db)).toEqual(['tok_live']);
     // Nothing more to delete at the same moment; the live rows go once their window passes.
     expect(await runPurgeRound(ctx.db, { nowMs: NOW, bucketIdleMs: BUCKET_IDLE })).toEqual({
       ran: true,
+      ...NONE,
       idempotency: 0,
       tokens: 0,
       buckets: 0,
     });
     const later = await runPurgeRound(ctx.db, { nowMs: NOW + 2 * HOUR, bucketIdleMs: BUCKET_IDLE });
-    expect(later).toEqual({ ran: true, idempotency: 1, tokens: 1, buckets: 1 });
+    expect(later).toEqual({ ran: true, ...NONE, idempotency: 1, tokens: 1, buckets: 1 });
     expect(await idempotencyKeys(ctx.db)).toEqual([]);
     expect(await tokenIds(ctx.db)).toEqual([]);
   });
@@ -174,7 +178,7 @@ await describeEachDatabase('retention', (dialect) => {
       expect(second).toEqual({ ran: false });
       release();
       await holding;
-      expect(await first).toEqual({ ran: true, idempotency: 2, tokens: 2, buckets: 2 });
+      expect(await first).toEqual({ ran: true, ...NONE, idempotency: 2, tokens: 2, buckets: 2 });
       expect(await idempotencyKeys(ctx.db)).toEqual(['live']);
     } finally {
       await blocker.close();

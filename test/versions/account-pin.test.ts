@@ -77,12 +77,12 @@ await describeEachDatabase('migration 0005', (dialect) => {
       `INSERT INTO api_keys (id, secret_hash, kind, livemode, scopes, allowed_ips,
         allowed_origins, hint, created) VALUES ('key_1', 'h', 'secret', 0, '[]', '[]', '[]', 'x', 7)`,
     );
-    expect(await migrate(ctx.db)).toEqual(migrations.slice(4).map((m) => m.version));
+    expect(await migrate(ctx.db, migrations.slice(0, 5))).toEqual([5]);
     expect(await accountApiVersion(ctx.db)).toBe('2026-11-01');
   });
 
   it('leaves an account without keys unpinned', async () => {
-    expect(await migrate(ctx.db)).toEqual(migrations.map((m) => m.version));
+    expect(await migrate(ctx.db, migrations.slice(0, 5))).toEqual([1, 2, 3, 4, 5]);
     expect(await accountApiVersion(ctx.db)).toBeNull();
   });
 });

@@ -99,12 +99,18 @@ export class ResponseChecker {
 
     const requestId = header('Request-Id');
     if (requestId === undefined || !REQUEST_ID.test(requestId)) fail('missing or bad Request-Id');
+    // A 503 may come from a bucket that could not be read (the database is unreachable): it
+    // has no figures to report, and says when to come back in Retry-After instead.
     for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
       const value = header(name);
+      if (response.status === 503 && value === undefined) continue;
       if (value === undefined || !INTEGER.test(value)) fail(`missing or bad ${name}`);
     }
     if (header('PatientCare-Version') === undefined) fail('missing PatientCare-Version');
-    if (response.status === 429) {
+    if (
+      response.status === 429 ||
+      (response.status === 503 && header('Retry-After') !== undefined)
+    ) {
       const retry = header('Retry-After');
       if (retry === undefined || !INTEGER.test(retry) || Number(retry) < 1) fail('bad Retry-After');
     }

@@ -824,6 +824,7 @@ const errorCodeSchema: JsonSchema = {
     'rate_limited',
     'headers_too_large',
     'internal',
+    'service_unavailable',
   ],
 };
 
@@ -1758,6 +1759,7 @@ const operationOutcomeSchema: JsonSchema = {
               'too-costly',
               'business-rule',
               'throttled',
+              'transient',
               'exception',
             ],
           },
@@ -2532,6 +2534,7 @@ const listPatientsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2582,6 +2585,7 @@ const createPatientRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2627,6 +2631,7 @@ const searchPatientsRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2665,6 +2670,7 @@ const retrievePatientRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2716,6 +2722,7 @@ const updatePatientRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2766,6 +2773,7 @@ const listAppointmentsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2811,6 +2819,7 @@ const createAppointmentRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2849,6 +2858,7 @@ const retrieveAppointmentRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2900,6 +2910,7 @@ const updateAppointmentRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2950,6 +2961,7 @@ const listClaimsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -2995,6 +3007,7 @@ const submitClaimRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3033,6 +3046,7 @@ const retrieveClaimRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3079,6 +3093,7 @@ const listWebhooksRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3124,6 +3139,7 @@ const createWebhookRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3162,6 +3178,7 @@ const retrieveWebhookRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3213,6 +3230,7 @@ const updateWebhookRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3251,6 +3269,7 @@ const deleteWebhookRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3301,6 +3320,7 @@ const listWebhookDeliveriesRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3349,6 +3369,7 @@ const listEventsRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3387,6 +3408,7 @@ const retrieveEventRoute: RouteDefinition = {
       '404': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3432,6 +3454,7 @@ const createTokenRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3477,6 +3500,7 @@ const createEphemeralKeyRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:Error' },
       '429': { $ref: 'urn:openapi:schema:Error' },
       '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
     },
   },
 };
@@ -3556,6 +3580,7 @@ const readFhirCapabilitiesRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3615,6 +3640,7 @@ const searchFhirPatientsRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3667,6 +3693,7 @@ const createFhirPatientRoute: RouteDefinition = {
       '422': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3742,6 +3769,7 @@ const searchFhirPatientsByPostRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3786,6 +3814,7 @@ const readFhirPatientRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3856,6 +3885,7 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3942,6 +3972,7 @@ const searchFhirAppointmentsByPostRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -3986,6 +4017,7 @@ const readFhirAppointmentRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4042,6 +4074,7 @@ const searchFhirClaimsRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4114,6 +4147,7 @@ const searchFhirClaimsByPostRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4158,6 +4192,7 @@ const readFhirClaimRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4205,6 +4240,7 @@ const searchFhirClaimResponsesRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4268,6 +4304,7 @@ const searchFhirClaimResponsesByPostRoute: RouteDefinition = {
       '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4312,6 +4349,7 @@ const readFhirClaimResponseRoute: RouteDefinition = {
       '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
       '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
     },
   },
 };
@@ -4375,6 +4413,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/patients']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/patients']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createPatient: {
@@ -4396,6 +4435,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/patients']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/patients']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients']['post']['responses'][503]['content']['application/json']>;
     };
   };
   searchPatients: {
@@ -4417,6 +4457,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/patients/search']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/patients/search']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients/search']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients/search']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrievePatient: {
@@ -4434,6 +4475,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/patients/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/patients/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   updatePatient: {
@@ -4455,6 +4497,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/patients/{id}']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/patients/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/patients/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/patients/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   listAppointments: {
@@ -4472,6 +4515,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/appointments']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/appointments']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createAppointment: {
@@ -4493,6 +4537,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/appointments']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/appointments']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveAppointment: {
@@ -4510,6 +4555,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/appointments/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/appointments/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   updateAppointment: {
@@ -4531,6 +4577,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/appointments/{id}']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/appointments/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/appointments/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   listClaims: {
@@ -4548,6 +4595,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/claims']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/claims']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/claims']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/claims']['get']['responses'][503]['content']['application/json']>;
     };
   };
   submitClaim: {
@@ -4569,6 +4617,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/claims']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/claims']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/claims']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/claims']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveClaim: {
@@ -4586,6 +4635,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/claims/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/claims/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/claims/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/claims/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   listWebhooks: {
@@ -4603,6 +4653,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createWebhook: {
@@ -4624,6 +4675,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/webhooks']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks']['post']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveWebhook: {
@@ -4641,6 +4693,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   updateWebhook: {
@@ -4662,6 +4715,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/webhooks/{id}']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   deleteWebhook: {
@@ -4679,6 +4733,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}']['delete']['responses'][503]['content']['application/json']>;
     };
   };
   listWebhookDeliveries: {
@@ -4696,6 +4751,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/webhooks/{id}/deliveries']['get']['responses'][503]['content']['application/json']>;
     };
   };
   listEvents: {
@@ -4713,6 +4769,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/events']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/events']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/events']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/events']['get']['responses'][503]['content']['application/json']>;
     };
   };
   retrieveEvent: {
@@ -4730,6 +4787,7 @@ export type OperationTypes = {
       404: Readable<paths['/v1/events/{id}']['get']['responses'][404]['content']['application/json']>;
       429: Readable<paths['/v1/events/{id}']['get']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/events/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/events/{id}']['get']['responses'][503]['content']['application/json']>;
     };
   };
   createToken: {
@@ -4751,6 +4809,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/tokens']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/tokens']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/tokens']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/tokens']['post']['responses'][503]['content']['application/json']>;
     };
   };
   createEphemeralKey: {
@@ -4772,6 +4831,7 @@ export type OperationTypes = {
       415: Readable<paths['/v1/ephemeral_keys']['post']['responses'][415]['content']['application/json']>;
       429: Readable<paths['/v1/ephemeral_keys']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/ephemeral_keys']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/ephemeral_keys']['post']['responses'][503]['content']['application/json']>;
     };
   };
   checkLiveness: {
@@ -4808,6 +4868,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/metadata']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/metadata']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/metadata']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/metadata']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirPatients: {
@@ -4825,6 +4886,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/Patient']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   createFhirPatient: {
@@ -4846,6 +4908,7 @@ export type OperationTypes = {
       422: Readable<paths['/fhir/R4/Patient']['post']['responses'][422]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient']['post']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirPatientsByPost: {
@@ -4867,6 +4930,7 @@ export type OperationTypes = {
       415: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][415]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient/_search']['post']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirPatient: {
@@ -4886,6 +4950,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Patient/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirAppointments: {
@@ -4903,6 +4968,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/Appointment']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Appointment']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirAppointmentsByPost: {
@@ -4924,6 +4990,7 @@ export type OperationTypes = {
       415: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][415]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Appointment/_search']['post']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirAppointment: {
@@ -4943,6 +5010,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaims: {
@@ -4960,6 +5028,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/Claim']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Claim']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaimsByPost: {
@@ -4981,6 +5050,7 @@ export type OperationTypes = {
       415: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][415]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Claim/_search']['post']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirClaim: {
@@ -5000,6 +5070,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Claim/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaimResponses: {
@@ -5017,6 +5088,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/ClaimResponse']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaimResponsesByPost: {
@@ -5038,6 +5110,7 @@ export type OperationTypes = {
       415: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][415]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/ClaimResponse/_search']['post']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   readFhirClaimResponse: {
@@ -5057,6 +5130,7 @@ export type OperationTypes = {
       406: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
       429: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/ClaimResponse/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
 };

@@ -4,6 +4,7 @@ import { idempotencyNamespace } from './0003-idempotency-namespace.js';
 import { keyBindings } from './0004-key-bindings.js';
 import { accountApiVersion } from './0005-account-api-version.js';
 import { auditApiVersion } from './0006-audit-api-version.js';
+import { eventsCreated } from './0007-events-created.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. Append new ones; never reorder or edit applied ones. */
@@ -14,4 +15,5 @@ export const migrations: readonly Migration[] = [
   keyBindings,
   accountApiVersion,
   auditApiVersion,
+  eventsCreated,
 ];
