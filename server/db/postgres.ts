@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import pg from 'pg';
 import { DbError, type DbErrorCode } from './errors.js';
+import { PgSharedReads } from './pg-shared-reads.js';
 import { markTransaction } from './transaction-handles.js';
 import type { Db, RunResult, SqlParams, TransactionOptions } from './types.js';
 
@@ -93,13 +94,22 @@ function toPg(value: SqlParams[number]): unknown {
 export class PostgresDb implements Db {
   readonly dialect = 'postgres' as const;
   #closed = false;
-  constructor(readonly pool: pg.Pool) {}
+  readonly #shared: PgSharedReads;
+  constructor(readonly pool: pg.Pool) {
+    this.#shared = new PgSharedReads(async (sql, params) => (await query(pool, sql, params)).rows);
+  }
+
+  /** What read sharing has done so far (see `PgSharedReads`). */
+  get readStats(): Readonly<PgSharedReads['stats']> {
+    return this.#shared.stats;
+  }
 
   async get<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined> {
-    return (await query<T>(this.pool, sql, params)).rows[0] as T | undefined;
+    return (await this.all<T>(sql, params))[0];
   }
 
   async all<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
+    if (PgSharedReads.shareable(sql)) return (await this.#shared.all(sql, params)) as T[];
     return (await query<T>(this.pool, sql, params)).rows as T[];
   }
 
