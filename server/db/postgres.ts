@@ -279,7 +279,7 @@ export class PostgresTx implements Db {
       batch.length === 1
         ? [result.rowCount ?? 0]
         : batch.map((_, i) => Number((result.rows[0] as Record<string, unknown>)[`c${i}`]));
-    batch.forEach((statement, i) => statement.check?.(counts[i] ?? 0));
+    for (const [i, statement] of batch.entries()) statement.check?.(counts[i] ?? 0);
   }
 
   /** At the end of the outermost transaction: the deferred writes, then `COMMIT` if begun. */
