@@ -207,7 +207,8 @@ interface Deferred {
  *
  * - `BEGIN` waits for the first statement that needs it. Plain reads (`PgSharedReads.shareable`:
  *   no row locks, no effects) before it run alone, which at READ COMMITTED (a snapshot per
- *   statement) reads what the same read inside the transaction would.
+ *   statement) reads what the same read inside the transaction would. A plain read of tables
+ *   no held write inserts into runs without sending the held writes (it could not see them).
  * - Statements passed to `defer` (see `runDeferred`) are held, then sent together as one
  *   statement of data-modifying CTEs before anything else runs on the connection, or at
  *   commit. If the transaction never needed `BEGIN`, that one statement is the whole
@@ -237,7 +238,9 @@ export class PostgresTx implements Db {
 
   async all<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
     this.#assertOpen();
-    await this.#ready(!PgSharedReads.shareable(sql));
+    const plain = PgSharedReads.shareable(sql);
+    // A plain read of tables no held write touches reads the same before those writes.
+    if (!plain || this.#root().#touches(sql)) await this.#ready(!plain);
     return (await query<T>(this.client, sql, params)).rows as T[];
   }
 
@@ -251,6 +254,17 @@ export class PostgresTx implements Db {
   defer(sql: string, params: SqlParams | undefined, check?: (changes: number) => void): void {
     this.#assertOpen();
     this.#root().#deferred.push({ sql, params, check });
+  }
+
+  /**
+   * Whether a read of `sql` could see what the held writes change: they are all plain
+   * `INSERT`s (no insert triggers in the schema) into tables `sql` does not name, or not.
+   */
+  #touches(sql: string): boolean {
+    return this.#deferred.some((statement) => {
+      const table = INSERT_TARGET.exec(statement.sql)?.[1];
+      return table === undefined || new RegExp(`\\b${table}\\b`, 'i').test(sql);
+    });
   }
 
   /** The outermost handle: it holds the deferred statements and the `BEGIN` state. */
@@ -315,6 +329,8 @@ export class PostgresTx implements Db {
     if (!this.#open) throw new Error('transaction handle used after the transaction ended');
   }
 }
+
+const INSERT_TARGET = /^\s*insert\s+into\s+([a-z_][a-z0-9_]*)\s*\(/i;
 
 /**
  * Deferred writes as one statement: each an `INSERT`/`UPDATE`/`DELETE` without its own
