@@ -340,7 +340,8 @@ const INSERT_TARGET = /^\s*insert\s+into\s+([a-z_][a-z0-9_]*)\s*\(/i;
  * the statement — so a batch never holds a write that reads another of the same batch.
  */
 function combine(batch: readonly Deferred[]): { sql: string; params: SqlParams } {
-  if (batch.length === 1) return { sql: batch[0]!.sql, params: batch[0]!.params ?? [] };
+  const [only] = batch;
+  if (batch.length === 1 && only !== undefined) return { sql: only.sql, params: only.params ?? [] };
   const params: SqlParams[number][] = [];
   const ctes: string[] = [];
   const counts: string[] = [];

@@ -1,5 +1,5 @@
-import { isUniqueViolation } from '../db/errors.js';
 import { runDeferred } from '../db/deferred.js';
+import { isUniqueViolation } from '../db/errors.js';
 import type { Db } from '../db/types.js';
 import { ConflictError } from './errors.js';
 import { type DocChange, type Modified, modifyDoc } from './modify-doc.js';
