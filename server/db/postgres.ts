@@ -211,14 +211,17 @@ interface Deferred {
  *   no held write inserts into runs without sending the held writes (it could not see them).
  * - Statements passed to `defer` (see `runDeferred`) are held, then sent together as one
  *   statement of data-modifying CTEs before anything else runs on the connection, or at
- *   commit. If the transaction never needed `BEGIN`, that one statement is the whole
- *   transaction (autocommit, durable as any commit): atomic, and no `COMMIT` round trip.
+ *   commit. If the transaction never needed `BEGIN` and no held write has a check, that one
+ *   statement is the whole transaction (autocommit, durable as any commit): atomic, and no
+ *   `BEGIN`/`COMMIT` round trips. A check must run before anything commits, so a held write
+ *   with one (the stored idempotent response) keeps `BEGIN` and `COMMIT`.
  */
 export class PostgresTx implements Db {
   readonly dialect = 'postgres' as const;
   #open = true;
   /** Whether `BEGIN` was sent. */
   begun = false;
+  #beginning: Promise<unknown> | undefined;
   #deferred: Deferred[] = [];
   constructor(
     readonly client: pg.PoolClient,
@@ -276,9 +279,11 @@ export class PostgresTx implements Db {
   async #ready(needsBegin: boolean): Promise<void> {
     const root = this.#root();
     if (!root.begun && (needsBegin || root.#deferred.length > 0)) {
-      await query(this.client, 'BEGIN');
+      // Set before the await: statements a caller runs at once (Promise.all) send one BEGIN.
       root.begun = true;
+      root.#beginning = query(this.client, 'BEGIN');
     }
+    if (root.#beginning !== undefined) await root.#beginning;
     await root.#flush();
   }
 
@@ -298,6 +303,9 @@ export class PostgresTx implements Db {
 
   /** At the end of the outermost transaction: the deferred writes, then `COMMIT` if begun. */
   async commit(): Promise<void> {
+    // A held write with a check must be checked before anything commits: without BEGIN, its
+    // statement would commit before the check could refuse it.
+    if (this.#deferred.some((statement) => statement.check !== undefined)) await this.#ready(true);
     await this.#flush();
     if (this.begun) await query(this.client, 'COMMIT');
   }
