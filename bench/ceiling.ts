@@ -8,17 +8,25 @@
  * (c) (b) plus the service's logger (its pino options, buffered stdout-like destination) and
  *     one request-completed line, as `server/http/logging.ts` writes it;
  * (d) (c) plus the page read from a SQLite file through the service's repository
- *     (`listPatientsJson`) and spliced with `listEnvelopeText`.
+ *     (`listPatientsJson`) and spliced with `listEnvelopeText`;
+ * (d-pg) the same as (d) on PostgreSQL (node-postgres through the service's adapter, a fresh
+ *     schema of the database given with `--pg`).
  *
  * (d) is what the service does minus authentication, validation, rate limit, audit, version
  * negotiation and the hooks, so (d) / (a) bounds what the full route can reach on this machine.
+ *
+ * Write ceilings (`POST /v1/patients`, (c)'s logger, see bench/ceiling-writes.ts): (e) / (e-pg)
+ * one durable INSERT of a patient row per request; (f) / (f-pg) every row the service writes
+ * for a create in one durable transaction. PostgreSQL variants run only with `--pg URL`.
+ *
  * Variants alternate within each round; medians go to `bench/results/ceiling.md` (or --out).
  * Nothing is asserted.
  *
- *   npm run bench:ceiling [-- --rounds 3 --seconds 5 --connections 50 --out FILE]
+ *   npm run bench:ceiling [-- --rounds 3 --seconds 5 --connections 50 --pg URL --only a,d,d-pg --out FILE]
  */
 
 import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,12 +57,23 @@ const { values } = parseOrExit({
       value: 'FILE',
       description: 'Results file (default bench/results/ceiling.md).',
     },
+    pg: {
+      type: 'string',
+      value: 'URL',
+      description:
+        'A PostgreSQL database for the -pg variants (each run uses a schema of its own).',
+    },
+    only: {
+      type: 'string',
+      value: 'LIST',
+      description: 'Only these variants, comma-separated (e.g. a,d,d-pg,f-pg).',
+    },
     variant: {
       type: 'string',
-      value: 'a|b|c|d',
+      value: 'NAME',
       description: 'Internal: serve one variant (child process).',
     },
-    db: { type: 'string', value: 'FILE', description: 'Internal: the SQLite file of variant d.' },
+    db: { type: 'string', value: 'URL', description: "Internal: a variant's database URL." },
   },
 });
 for (const name of ['rounds', 'seconds', 'connections'] as const) {
@@ -70,8 +89,20 @@ const VARIANTS = {
   b: '+ ready JSON text and the service’s response headers',
   c: '+ the service’s logger and one request line',
   d: '+ the page read from SQLite through the repository',
+  'd-pg': '+ the page read from PostgreSQL through the repository',
+  e: 'POST: one durable INSERT of a patient row (SQLite, group commit)',
+  'e-pg': 'POST: one durable INSERT of a patient row (node-postgres, 1 round trip)',
+  f: "POST: a create's rows in one durable transaction (SQLite)",
+  'f-pg': "POST: a create's rows in one transaction (node-postgres, 1 round trip)",
 } as const;
 type Variant = keyof typeof VARIANTS;
+const WRITES: ReadonlySet<Variant> = new Set(['e', 'e-pg', 'f', 'f-pg']);
+const isPostgres = (variant: Variant) => variant.endsWith('-pg');
+const POST_BODY = JSON.stringify({
+  name: { family: 'Loadtest', given: ['Ada'] },
+  birth_date: '1980-01-02',
+  email: 'ada@example.test',
+});
 
 if (values.variant !== undefined) {
   await serveVariant(values.variant as Variant, String(values.db));
@@ -80,25 +111,26 @@ if (values.variant !== undefined) {
 }
 
 /** One variant's server: listens on a free port and reports it, then its CPU time on request. */
-async function serveVariant(variant: Variant, dbPath: string): Promise<void> {
+async function serveVariant(variant: Variant, dbUrl: string): Promise<void> {
   const { default: Fastify } = await import('fastify');
   const { default: pino } = await import('pino');
   const { openDb } = await import('../server/db/open.js');
   const { listPatientsJson } = await import('../server/repos/patients.js');
   const { listEnvelopeText } = await import('../server/domain/list.js');
   const { loggerOptions, logRequestCompleted } = await import('../server/http/logging.js');
-  const db = await openDb(`sqlite:${dbPath}`);
+  const db = await openDb(dbUrl);
   const page = await listPatientsJson(db, { livemode: false, limit: 10 });
   const text: string = listEnvelopeText('/v1/patients', page);
   const parsed = JSON.parse(text) as unknown;
   const logs = pino.destination({ dest: '/dev/null', minLength: 4096, sync: false });
-  const logger = variant >= 'c' ? loggerOptions({ level: 'info', stream: logs }, 'info') : false;
+  const logged = variant !== 'a' && variant !== 'b';
+  const logger = logged ? loggerOptions({ level: 'info', stream: logs }, 'info') : false;
   const { LogController } = await import('fastify');
   const app = Fastify({
     logger: logger as never,
     logController: new LogController({ disableRequestLogging: true }),
   });
-  if (variant >= 'c') {
+  if (logged) {
     app.addHook('onResponse', (request, reply, done) => {
       logRequestCompleted(request, reply);
       done();
@@ -107,7 +139,7 @@ async function serveVariant(variant: Variant, dbPath: string): Promise<void> {
   app.get('/v1/patients', async (_request, reply) => {
     if (variant === 'a') return parsed;
     let body = text;
-    if (variant === 'd') {
+    if (variant === 'd' || variant === 'd-pg') {
       body = listEnvelopeText('/v1/patients', await listPatientsJson(db, { livemode: false }));
     }
     reply.header('Request-Id', 'req_01KAB0000000000000000000AA');
@@ -120,6 +152,23 @@ async function serveVariant(variant: Variant, dbPath: string): Promise<void> {
     reply.header('content-type', 'application/json; charset=utf-8');
     return reply.send(body);
   });
+  if (WRITES.has(variant)) {
+    const writes = await import('./ceiling-writes.js');
+    let write: import('./ceiling-writes.js').WriteRoute;
+    const whole = variant.startsWith('f');
+    if (isPostgres(variant)) {
+      // The adapter's pool (its size, user default and type parsers), queried directly.
+      const { openPostgres } = await import('../server/db/postgres.js');
+      write = writes.postgresWrite(openPostgres(dbUrl).pool, whole);
+    } else {
+      write = writes.sqliteWrite(db, whole);
+    }
+    app.post('/v1/patients', async (request, reply) => {
+      const text = await write(request.body, String(request.headers['idempotency-key']));
+      reply.header('content-type', 'application/json; charset=utf-8');
+      return reply.send(text);
+    });
+  }
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   let mark = process.cpuUsage();
@@ -143,17 +192,34 @@ function nextMessage<T>(child: ChildProcess): Promise<T> {
   return new Promise((resolve) => child.once('message', (m) => resolve(m as T)));
 }
 
-async function measure(variant: Variant, dbPath: string, seconds: number): Promise<Figure> {
-  const child = fork(import.meta.filename, ['--variant', variant, '--db', dbPath], {
+async function measure(variant: Variant, dbUrl: string, seconds: number): Promise<Figure> {
+  const child = fork(import.meta.filename, ['--variant', variant, '--db', dbUrl], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   try {
     const { port } = await nextMessage<{ port: number }>(child);
-    const url = `http://127.0.0.1:${port}/v1/patients?limit=10`;
     const connections = Number(values.connections);
-    await autocannon({ url, connections, duration: 1 }); // warm-up
+    const options: autocannon.Options = WRITES.has(variant)
+      ? {
+          url: `http://127.0.0.1:${port}`,
+          connections,
+          requests: [
+            {
+              method: 'POST',
+              path: '/v1/patients',
+              headers: { 'content-type': 'application/json' },
+              body: POST_BODY,
+              setupRequest: (request) => ({
+                ...request,
+                headers: { ...request.headers, 'idempotency-key': randomUUID() },
+              }),
+            },
+          ],
+        }
+      : { url: `http://127.0.0.1:${port}/v1/patients?limit=10`, connections };
+    await autocannon({ ...options, duration: 1 }); // warm-up
     child.send('start');
-    const result = await autocannon({ url, connections, duration: seconds });
+    const result = await autocannon({ ...options, duration: seconds });
     const cpu = nextMessage<{ cpuMs: number }>(child);
     child.send('stop');
     const { cpuMs } = await cpu;
@@ -178,14 +244,23 @@ async function runBench(): Promise<void> {
   const rounds = Number(values.rounds);
   const seconds = Number(values.seconds);
   const dir = mkdtempSync(join(tmpdir(), 'pc-ceiling-'));
-  const dbPath = join(dir, 'ceiling.db');
+  const sqliteUrl = `sqlite:${join(dir, 'ceiling.db')}`;
+  const schema = `ceiling_${randomBytes(6).toString('hex')}`;
+  const pgUrl = values.pg === undefined ? undefined : withSearchPath(values.pg, schema);
+  const variants = (Object.keys(VARIANTS) as Variant[]).filter(
+    (v) =>
+      (values.only === undefined || values.only.split(',').includes(v)) &&
+      (!isPostgres(v) || pgUrl !== undefined),
+  );
   try {
-    await seed(dbPath);
+    await seed(sqliteUrl);
+    if (pgUrl !== undefined) await withAdmin(String(values.pg), `CREATE SCHEMA ${schema}`);
+    if (pgUrl !== undefined) await seed(pgUrl);
     const loadStart = loadavg()[0]!;
     const figures = new Map<Variant, Figure[]>();
     for (let round = 1; round <= rounds; round++) {
-      for (const variant of Object.keys(VARIANTS) as Variant[]) {
-        const figure = await measure(variant, dbPath, seconds);
+      for (const variant of variants) {
+        const figure = await measure(variant, isPostgres(variant) ? pgUrl! : sqliteUrl, seconds);
         figures.set(variant, [...(figures.get(variant) ?? []), figure]);
         process.stdout.write(
           `round ${round} (${variant}): ${Math.round(figure.rps)} req/s, p99 ${figure.p99} ms, ${figure.cpuUsPerRequest.toFixed(1)} µs CPU/req\n`,
@@ -195,16 +270,35 @@ async function runBench(): Promise<void> {
     writeReport(figures, rounds, seconds, loadStart, loadavg()[0]!);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    if (pgUrl !== undefined) {
+      await withAdmin(String(values.pg), `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    }
+  }
+}
+
+function withSearchPath(url: string, schema: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('options', `-c search_path=${schema}`);
+  return parsed.toString();
+}
+
+async function withAdmin(url: string, sql: string): Promise<void> {
+  const { connect } = await import('../server/db/open.js');
+  const admin = connect(url);
+  try {
+    await admin.run(sql);
+  } finally {
+    await admin.close();
   }
 }
 
 /** Twelve patients shaped like the ones `bench:server` creates (a page of 10 is ~3 KB). */
-async function seed(dbPath: string): Promise<void> {
+async function seed(dbUrl: string): Promise<void> {
   const { openDb } = await import('../server/db/open.js');
   const { insertPatient } = await import('../server/repos/patients.js');
   const { buildPatient } = await import('../server/domain/patients.js');
   const { newId } = await import('../server/ids.js');
-  const db = await openDb(`sqlite:${dbPath}`);
+  const db = await openDb(dbUrl);
   const nowSeconds = Math.floor(Date.now() / 1000);
   for (let i = 0; i < 12; i++) {
     const patient = buildPatient(
@@ -224,23 +318,32 @@ function writeReport(
   loadEnd: number,
 ): void {
   const bare = median((figures.get('a') ?? []).map((f) => f.rps));
-  const rows = (Object.keys(VARIANTS) as Variant[]).map((variant) => {
+  const row = (variant: Variant, share: boolean) => {
     const runs = figures.get(variant) ?? [];
     const rps = median(runs.map((f) => f.rps));
-    return `| (${variant}) ${VARIANTS[variant]} | ${Math.round(rps).toLocaleString('en-US')} | ${((rps / bare) * 100).toFixed(0)}% | ${median(runs.map((f) => f.p99))} | ${median(runs.map((f) => f.cpuUsPerRequest)).toFixed(1)} |`;
-  });
+    const ofBare = share && bare > 0 ? `${((rps / bare) * 100).toFixed(0)}%` : '—';
+    return `| (${variant}) ${VARIANTS[variant]} | ${Math.round(rps).toLocaleString('en-US')} | ${ofBare} | ${median(runs.map((f) => f.p99))} | ${median(runs.map((f) => f.cpuUsPerRequest)).toFixed(1)} |`;
+  };
+  const measured = (Object.keys(VARIANTS) as Variant[]).filter((v) => figures.has(v));
+  const rows = measured.filter((v) => !WRITES.has(v)).map((v) => row(v, true));
+  const writeRows = measured.filter((v) => WRITES.has(v)).map((v) => row(v, false));
   const out = values.out ?? join(import.meta.dirname, 'results', 'ceiling.md');
   const report = `# Ceiling of the list route (bench/ceiling.ts)
 
 Command: \`npm run bench:ceiling\` — autocannon in the bench process, ${values.connections}
 connections, ${seconds} s per measurement after a 1 s warm-up, ${rounds} round(s) with the
 variants alternating; medians. Each variant is a plain Fastify route in a process of its own,
-answering the same ~3 KB list of 10 patients. Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version};
+answering the same ~3 KB list of 10 patients (reads). Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version};
 1-min load ${loadStart.toFixed(2)} at start, ${loadEnd.toFixed(2)} at end.
 
 | variant | req/s | share of (a) | p99 ms | server CPU µs/req |
 |---|---:|---:|---:|---:|
 ${rows.join('\n')}
+${writeRows.join('\n')}
+
+Writes: \`POST /v1/patients\` with the body \`bench:server\` sends and a fresh Idempotency-Key;
+see \`bench/ceiling-writes.ts\` for what each writes. PostgreSQL variants use a fresh schema of
+the database given with \`--pg\`, node-postgres with the service's pool size.
 
 (d) is the service's GET without authentication, validation, rate limit, audit and its hooks:
 its share of (a) bounds what \`GET /v1/patients\` can reach in \`bench:server\` on this machine.

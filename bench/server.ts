@@ -75,15 +75,23 @@ const { values } = parseOrExit({
       value: 'URL',
       description: "The service's database (default a fresh SQLite file); use one of its own.",
     },
+    workers: {
+      type: 'string',
+      value: 'N',
+      default: '1',
+      description:
+        'Service processes (WORKERS=N npm start, PostgreSQL only); CPU and RSS are summed over them.',
+    },
   },
 });
-const [RUNS, SECONDS, CONNECTIONS, ONLY] = (() => {
+const [RUNS, SECONDS, CONNECTIONS, ONLY, WORKERS] = (() => {
   try {
     return [
       integerOption('runs', values.runs, { min: 1 }),
       integerOption('seconds', values.seconds, { min: 1 }),
       integerOption('connections', values.connections, { min: 1 }),
       choiceOption('only', values.only, ['get', 'post']),
+      integerOption('workers', values.workers, { min: 1 }),
     ] as const;
   } catch (error) {
     return exitOnFailure('bench:server')(error);
@@ -124,6 +132,28 @@ async function waitUntilUp(url: string, headers: Record<string, string> = {}): P
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`server at ${url} did not come up`);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The process and its children's pids (the service processes of WORKERS=N), from /proc. */
+function treeOf(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    return [pid, ...(children === '' ? [] : children.split(' ').map(Number))];
+  } catch {
+    return [pid];
+  }
+}
+
+/** `measure` summed over the process tree; undefined when /proc has none of it. */
+function summed(pid: number, measure: (pid: number) => number | undefined): number | undefined {
+  const values = treeOf(pid).map(measure);
+  return values.every((v) => v === undefined)
+    ? undefined
+    : values.reduce<number>((sum, v) => sum + (v ?? 0), 0);
 }
 
 /** RSS of a process in bytes, from /proc (Linux); undefined elsewhere. */
@@ -212,9 +242,14 @@ async function runBench(): Promise<void> {
       stdio: 'inherit',
     });
     if (built.status !== 0) throw new Error('npm run build (the service bundle) failed');
+    // WORKERS=N runs through `npm start`'s script, whose primary forks the service processes.
     const service = spawn(
       process.execPath,
-      [...startFlags(), ...(values['node-arg'] ?? []), 'build/server/main.js'],
+      [
+        ...startFlags(),
+        ...(values['node-arg'] ?? []),
+        WORKERS > 1 ? 'scripts/start.ts' : 'build/server/main.js',
+      ],
       {
         cwd: ROOT,
         env: {
@@ -225,6 +260,7 @@ async function runBench(): Promise<void> {
           // Raised so the figure is the service's, not the limiter refusing (a 429 is cheap).
           RATE_LIMIT_TEST: '1000000',
           LOG_LEVEL: 'info',
+          ...(WORKERS > 1 ? { WORKERS: String(WORKERS) } : {}),
           ...extraEnv,
         },
         // Logs go to /dev/null: written and paid for, as in production, but not read here.
@@ -234,6 +270,9 @@ async function runBench(): Promise<void> {
     children.push(service);
     const base = `http://127.0.0.1:${servicePort}`;
     await waitUntilUp(`${base}/v1/patients?limit=1`, auth);
+    // The first process to listen answered; give the others the time a start takes.
+    while (WORKERS > 1 && treeOf(service.pid!).length <= WORKERS) await sleep(200);
+    if (WORKERS > 1) await sleep(3000);
 
     // 12 patients with a few fields each: a page of 10 is a list of about 2.4 KB.
     for (let i = 0; i < 12; i++) {
@@ -284,17 +323,17 @@ async function runBench(): Promise<void> {
       let rssMax = 0;
       const timer = sampleRss
         ? setInterval(() => {
-            rssMax = Math.max(rssMax, rssOf(servicePid) ?? 0);
+            rssMax = Math.max(rssMax, summed(servicePid, rssOf) ?? 0);
           }, 100)
         : undefined;
-      const cpuBefore = sampleRss ? cpuMsOf(servicePid) : undefined;
+      const cpuBefore = sampleRss ? summed(servicePid, cpuMsOf) : undefined;
       const result = await autocannon({
         connections: CONNECTIONS,
         duration: SECONDS,
         ...options,
       } as autocannon.Options);
       if (timer) clearInterval(timer);
-      const cpuAfter = sampleRss ? cpuMsOf(servicePid) : undefined;
+      const cpuAfter = sampleRss ? summed(servicePid, cpuMsOf) : undefined;
       const answered = result.requests.total;
       const cpuUs =
         cpuBefore !== undefined && cpuAfter !== undefined && answered > 0
@@ -485,6 +524,7 @@ function writeReport(input: ReportInput): void {
     values.connections !== '50' ? `--connections ${CONNECTIONS}` : '',
     ...(values.env ?? []).map((pair) => `--env ${pair}`),
     values.only ? `--only ${values.only}` : '',
+    WORKERS > 1 ? `--workers ${WORKERS}` : '',
     values.db ? `--db ${values.db.startsWith('postgres') ? '<postgres url>' : values.db}` : '',
   ].filter((a) => a !== '');
   const command = `npm run bench:server${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
@@ -497,7 +537,7 @@ by \`npm start\`'s \`prestart\` into \`build/server/main.js\` and run with node,
 written to /dev/null, \`RATE_LIMIT_TEST=1000000\` so the limiter counts every request but
 never refuses (the process leases 5% of the bucket at a time: one database write per lease). The bare route runs in another process. (a), (b) and (b′)
 alternate inside each run; (b′) asks for the same page as (b) with its own \`created[lte]\` bound on every request, so the
-service can never answer two of them with one read (see \`server/db/read-batch.ts\`). The list body is ${input.listBytes.toLocaleString('en-US')} bytes (10 patients).${values.db?.startsWith('postgres') ? "\n\nIssue 4's targets are set for the SQLite default; on PostgreSQL the verdicts below are for comparison only." : ''}
+service can never answer two of them with one read (see \`server/db/read-batch.ts\`). The list body is ${input.listBytes.toLocaleString('en-US')} bytes (10 patients).${WORKERS > 1 ? `\n\n${WORKERS} service processes (\`WORKERS=${WORKERS}\`, node:cluster, started as \`npm start\` starts them); service CPU and RSS are the sums over the primary and its processes.` : ''}${values.db?.startsWith('postgres') ? "\n\nIssue 4's targets are set for the SQLite default; on PostgreSQL the verdicts below are for comparison only." : ''}
 
 Machine: ${cpus().length} × ${cpu} (nproc ${cpus().length}, shared with other work), ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM
 (${(freemem() / 2 ** 30).toFixed(1)} GB free at the end); 1/5/15-min load average at start

@@ -40,7 +40,7 @@ function buildDue(): string | undefined {
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.stdout.write(
-    'Usage: npm start\n\nBuilds into build/ when it is missing or stale, then starts the service (settings: environment variables, see README.md).\n',
+    'Usage: npm start\n\nBuilds into build/ when it is missing or stale, then starts the service (settings: environment variables, see README.md; WORKERS=N runs N processes on one PostgreSQL database).\n',
   );
   process.exit(0);
 }
@@ -48,6 +48,16 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 const unknown = process.argv.slice(2);
 if (unknown.length > 0) {
   process.stderr.write(`start: unknown argument "${unknown[0]}" (see --help)\n`);
+  process.exit(2);
+}
+
+// WORKERS=N: N service processes (server/cluster.ts); checked before anything is built.
+const cluster = (await import(
+  pathToFileURL(join(ROOT, 'server', 'cluster.ts')).href
+)) as typeof import('../server/cluster.js');
+const workers = cluster.workerCount(process.env);
+if ('error' in workers) {
+  process.stderr.write(`patient-care: ${workers.error}\n`);
   process.exit(2);
 }
 
@@ -64,4 +74,5 @@ if (reason !== undefined) {
   );
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
+if (workers.count > 1) process.exit(await cluster.runWorkers(MAIN, workers.count));
 await import(pathToFileURL(MAIN).href);

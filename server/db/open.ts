@@ -48,11 +48,32 @@ export function prepareSqliteFolder(url: string): void {
   }
 }
 
+/** The most connections `DATABASE_POOL_SIZE` may ask for per process. */
+const MAX_POOL_SIZE = 1000;
+
+/**
+ * PostgreSQL connections per process from `DATABASE_POOL_SIZE` (default 10), plus a quarter of
+ * that (at least 2) for the non-durable one-statement commits (`PostgresDb.volatile`).
+ */
+export function poolSizeOf(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const raw = env.DATABASE_POOL_SIZE?.trim() ?? '';
+  if (raw === '') return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_POOL_SIZE) {
+    throw Object.assign(
+      new Error(`DATABASE_POOL_SIZE must be a whole number from 1 to ${MAX_POOL_SIZE}`),
+      { code: 'POOL_SIZE' },
+    );
+  }
+  return Number(raw);
+}
+
 /** Opens without migrating (tests and tools that manage the schema themselves). */
 export function connect(url: string): Db {
   const path = sqlitePathOf(url);
   if (path !== undefined) return openSqlite(path);
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url);
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    return openPostgres(url, poolSizeOf(process.env));
+  }
   // The URL may hold a password, so only its scheme is named.
   throw new Error(
     `unsupported database URL scheme "${url.split(':')[0]}" (use sqlite: or postgres:)`,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import pg from 'pg';
 import { DbError, type DbErrorCode } from './errors.js';
+import { PgSharedReads } from './pg-shared-reads.js';
 import { markTransaction } from './transaction-handles.js';
 import type { Db, RunResult, SqlParams, TransactionOptions } from './types.js';
 
@@ -23,16 +24,30 @@ const DEFAULT_POOL_SIZE = 10;
  * so each connection parses a statement once and reuses the plan afterwards.
  */
 export function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): PostgresDb {
+  return new PostgresDb(openPool(url, poolSize), url, Math.max(2, Math.ceil(poolSize / 4)));
+}
+
+/** A pool; `setting` (`name=value`) is given to every session it opens. */
+function openPool(url: string, max: number, setting?: string): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: withDefaultUser(url),
-    max: poolSize,
+    connectionString: withSessionSetting(withDefaultUser(url), setting),
+    max,
     // Fail rather than hang when the server is unreachable or the pool stays exhausted.
     connectionTimeoutMillis: 10_000,
     types: typeParsers,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  return new PostgresDb(pool);
+  return pool;
+}
+
+/** The URL with `-c name=value` added to its `options` (which may already set search_path). */
+function withSessionSetting(url: string, setting: string | undefined): string {
+  if (setting === undefined) return url;
+  const parsed = new URL(url);
+  const options = parsed.searchParams.get('options');
+  parsed.searchParams.set('options', `${options ? `${options} ` : ''}-c ${setting}`);
+  return parsed.toString();
 }
 
 /**
@@ -93,13 +108,27 @@ function toPg(value: SqlParams[number]): unknown {
 export class PostgresDb implements Db {
   readonly dialect = 'postgres' as const;
   #closed = false;
-  constructor(readonly pool: pg.Pool) {}
+  readonly #shared: PgSharedReads;
+  #volatilePool: pg.Pool | undefined;
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly url: string,
+    private readonly volatilePoolSize: number,
+  ) {
+    this.#shared = new PgSharedReads(async (sql, params) => (await query(pool, sql, params)).rows);
+  }
+
+  /** What read sharing has done so far (see `PgSharedReads`). */
+  get readStats(): Readonly<PgSharedReads['stats']> {
+    return this.#shared.stats;
+  }
 
   async get<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined> {
-    return (await query<T>(this.pool, sql, params)).rows[0] as T | undefined;
+    return (await this.all<T>(sql, params))[0];
   }
 
   async all<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
+    if (PgSharedReads.shareable(sql)) return (await this.#shared.all(sql, params)) as T[];
     return (await query<T>(this.pool, sql, params)).rows as T[];
   }
 
@@ -107,7 +136,11 @@ export class PostgresDb implements Db {
     return { changes: (await query(this.pool, sql, params)).rowCount ?? 0 };
   }
 
-  /** One pooled client for the whole transaction, released whatever happens. */
+  /**
+   * One pooled client for the whole transaction, released whatever happens. `BEGIN` is sent
+   * only when the transaction needs it (see `PostgresTx`): a write made only of plain reads
+   * and deferred statements commits as one statement, without `BEGIN` and `COMMIT`.
+   */
   async transaction<T>(fn: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T> {
     let client: pg.PoolClient;
     try {
@@ -118,17 +151,22 @@ export class PostgresDb implements Db {
     const tx = new PostgresTx(client, 1);
     let broken: Error | undefined;
     try {
-      await query(client, 'BEGIN');
-      if (options?.durable === false) await query(client, 'SET LOCAL synchronous_commit = off');
+      if (options?.durable === false) {
+        // One message, one round trip: both statements without parameters.
+        await query(client, 'BEGIN; SET LOCAL synchronous_commit = off');
+        tx.begun = true;
+      }
       const result = await fn(tx);
-      await query(client, 'COMMIT');
+      await tx.commit();
       return result;
     } catch (err) {
-      try {
-        await query(client, 'ROLLBACK');
-      } catch (rollbackErr) {
-        // A connection that cannot roll back is not given back to the pool.
-        broken = rollbackErr instanceof Error ? rollbackErr : new Error('rollback failed');
+      if (tx.begun) {
+        try {
+          await query(client, 'ROLLBACK');
+        } catch (rollbackErr) {
+          // A connection that cannot roll back is not given back to the pool.
+          broken = rollbackErr instanceof Error ? rollbackErr : new Error('rollback failed');
+        }
       }
       throw err;
     } finally {
@@ -137,19 +175,58 @@ export class PostgresDb implements Db {
     }
   }
 
+  /**
+   * One statement committed by itself without waiting for the WAL flush
+   * (`synchronous_commit = off`), on a small pool of its own whose sessions have that setting:
+   * one round trip instead of four (`BEGIN`, `SET LOCAL`, the statement, `COMMIT`). For state
+   * that is cheap to lose (idempotency claims, rate-limit leases); see `volatileAll`.
+   */
+  async volatile<T>(sql: string, params?: SqlParams): Promise<T[]> {
+    this.#volatilePool ??= openPool(this.url, this.volatilePoolSize, 'synchronous_commit=off');
+    return (await query<T>(this.#volatilePool, sql, params)).rows as T[];
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.#volatilePool?.end()]);
   }
 }
 
-class PostgresTx implements Db {
+/** A statement of a transaction whose result nobody waits for: sent with the next one. */
+interface Deferred {
+  sql: string;
+  params: SqlParams | undefined;
+  check: ((changes: number) => void) | undefined;
+}
+
+/**
+ * A transaction's handle. Two things save round trips, each one a socket write and read that
+ * cost the service more CPU than the statement itself (node --cpu-prof of `POST /v1/patients`
+ * on main: `writev` and the driver's send path were 40% of busy samples):
+ *
+ * - `BEGIN` waits for the first statement that needs it. Plain reads (`PgSharedReads.shareable`:
+ *   no row locks, no effects) before it run alone, which at READ COMMITTED (a snapshot per
+ *   statement) reads what the same read inside the transaction would. A plain read of tables
+ *   no held write inserts into runs without sending the held writes (it could not see them).
+ * - Statements passed to `defer` (see `runDeferred`) are held, then sent together as one
+ *   statement of data-modifying CTEs before anything else runs on the connection, or at
+ *   commit. If the transaction never needed `BEGIN` and no held write has a check, that one
+ *   statement is the whole transaction (autocommit, durable as any commit): atomic, and no
+ *   `BEGIN`/`COMMIT` round trips. A check must run before anything commits, so a held write
+ *   with one (the stored idempotent response) keeps `BEGIN` and `COMMIT`.
+ */
+export class PostgresTx implements Db {
   readonly dialect = 'postgres' as const;
   #open = true;
+  /** Whether `BEGIN` was sent. */
+  begun = false;
+  #beginning: Promise<unknown> | undefined;
+  #deferred: Deferred[] = [];
   constructor(
     readonly client: pg.PoolClient,
     readonly depth: number,
+    readonly parent?: PostgresTx,
   ) {
     markTransaction(this);
   }
@@ -159,30 +236,94 @@ class PostgresTx implements Db {
   }
 
   async get<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined> {
-    this.#assertOpen();
-    return (await query<T>(this.client, sql, params)).rows[0] as T | undefined;
+    return (await this.all<T>(sql, params))[0];
   }
 
   async all<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
     this.#assertOpen();
+    const plain = PgSharedReads.shareable(sql);
+    // A plain read of tables no held write touches reads the same before those writes.
+    if (!plain || this.#root().#touches(sql)) await this.#ready(!plain);
     return (await query<T>(this.client, sql, params)).rows as T[];
   }
 
   async run(sql: string, params?: SqlParams): Promise<RunResult> {
     this.#assertOpen();
+    await this.#ready(true);
     return { changes: (await query(this.client, sql, params)).rowCount ?? 0 };
+  }
+
+  /** Holds a write whose result only `check` needs (it throws to fail the transaction). */
+  defer(sql: string, params: SqlParams | undefined, check?: (changes: number) => void): void {
+    this.#assertOpen();
+    this.#root().#deferred.push({ sql, params, check });
+  }
+
+  /**
+   * Whether a read of `sql` could see what the held writes change: they are all plain
+   * `INSERT`s (no insert triggers in the schema) into tables `sql` does not name, or not.
+   */
+  #touches(sql: string): boolean {
+    return this.#deferred.some((statement) => {
+      const table = INSERT_TARGET.exec(statement.sql)?.[1];
+      return table === undefined || new RegExp(`\\b${table}\\b`, 'i').test(sql);
+    });
+  }
+
+  /** The outermost handle: it holds the deferred statements and the `BEGIN` state. */
+  #root(): PostgresTx {
+    return this.parent === undefined ? this : this.parent.#root();
+  }
+
+  /** Before a statement: `BEGIN` if it needs one (or deferred writes wait), then those writes. */
+  async #ready(needsBegin: boolean): Promise<void> {
+    const root = this.#root();
+    if (!root.begun && (needsBegin || root.#deferred.length > 0)) {
+      // Set before the await: statements a caller runs at once (Promise.all) send one BEGIN.
+      root.begun = true;
+      root.#beginning = query(this.client, 'BEGIN');
+    }
+    if (root.#beginning !== undefined) await root.#beginning;
+    await root.#flush();
+  }
+
+  /** Sends the deferred statements, one round trip, and runs their checks. */
+  async #flush(): Promise<void> {
+    const batch = this.#deferred;
+    if (batch.length === 0) return;
+    this.#deferred = [];
+    const { sql, params } = combine(batch);
+    const result = await query(this.client, sql, params);
+    const counts =
+      batch.length === 1
+        ? [result.rowCount ?? 0]
+        : batch.map((_, i) => Number((result.rows[0] as Record<string, unknown>)[`c${i}`]));
+    for (const [i, statement] of batch.entries()) statement.check?.(counts[i] ?? 0);
+  }
+
+  /** At the end of the outermost transaction: the deferred writes, then `COMMIT` if begun. */
+  async commit(): Promise<void> {
+    // A held write with a check must be checked before anything commits: without BEGIN, its
+    // statement would commit before the check could refuse it.
+    if (this.#deferred.some((statement) => statement.check !== undefined)) await this.#ready(true);
+    await this.#flush();
+    if (this.begun) await query(this.client, 'COMMIT');
   }
 
   async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     this.#assertOpen();
+    await this.#ready(true);
     const name = `sp_${this.depth}`;
-    const inner = new PostgresTx(this.client, this.depth + 1);
+    const inner = new PostgresTx(this.client, this.depth + 1, this.#root());
     await query(this.client, `SAVEPOINT ${name}`);
     try {
       const result = await fn(inner);
+      await this.#root().#flush();
       await query(this.client, `RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (err) {
+      // Writes deferred inside the savepoint are dropped with it.
+      this.#root().#deferred = [];
       await query(this.client, `ROLLBACK TO SAVEPOINT ${name}`);
       throw err;
     } finally {
@@ -195,6 +336,31 @@ class PostgresTx implements Db {
   #assertOpen(): void {
     if (!this.#open) throw new Error('transaction handle used after the transaction ended');
   }
+}
+
+const INSERT_TARGET = /^\s*insert\s+into\s+([a-z_][a-z0-9_]*)\s*\(/i;
+
+/**
+ * Deferred writes as one statement: each an `INSERT`/`UPDATE`/`DELETE` without its own
+ * `WITH` or `RETURNING`, becoming a CTE that returns a row per changed row, with its
+ * placeholders renumbered; the outer `SELECT` counts each. All of them run on one snapshot and
+ * do not see each other's rows, except through foreign keys, which are checked at the end of
+ * the statement — so a batch never holds a write that reads another of the same batch.
+ */
+function combine(batch: readonly Deferred[]): { sql: string; params: SqlParams } {
+  const [only] = batch;
+  if (batch.length === 1 && only !== undefined) return { sql: only.sql, params: only.params ?? [] };
+  const params: SqlParams[number][] = [];
+  const ctes: string[] = [];
+  const counts: string[] = [];
+  batch.forEach((statement, i) => {
+    const offset = params.length;
+    params.push(...(statement.params ?? []));
+    const sql = statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    ctes.push(`d${i} AS (${sql} RETURNING 1)`);
+    counts.push(`(SELECT COUNT(*) FROM d${i}) AS c${i}`);
+  });
+  return { sql: `WITH ${ctes.join(', ')} SELECT ${counts.join(', ')}`, params };
 }
 
 const PG_CODES: Record<string, DbErrorCode> = {

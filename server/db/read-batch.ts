@@ -114,7 +114,8 @@ function answer(reader: StatementCache, group: ReadGroup): void {
   }
 }
 
-function copyRow(row: unknown): unknown {
+/** A caller's own copy of a shared row (a flat object of column values). */
+export function copyRow(row: unknown): unknown {
   return { ...(row as Record<string, unknown>) };
 }
 
@@ -122,7 +123,11 @@ function copyRow(row: unknown): unknown {
  * What identifies a read: kind, SQL text and each parameter with its type and length, so two
  * different parameter lists can never give the same key. Undefined for binary parameters.
  */
-function readKey(kind: string, sql: string, params: SqlParams | undefined): string | undefined {
+export function readKey(
+  kind: string,
+  sql: string,
+  params: SqlParams | undefined,
+): string | undefined {
   let key = `${kind}\u0000${sql}`;
   if (params === undefined) return key;
   for (const value of params) {

@@ -1,3 +1,4 @@
+import { runDeferred } from '../db/deferred.js';
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
 import { type Filter, type ListParams, type Page, paginate } from './pagination.js';
@@ -43,7 +44,10 @@ export async function insertEvent<T extends EventDoc>(
 ): Promise<T & { pending_webhooks: number }> {
   const webhookIds = await subscribedWebhookIds(tx, event.livemode, event.type);
   const stored = { ...event, pending_webhooks: webhookIds.length };
-  await tx.run(
+  // Deferred (PostgreSQL: sent with the transaction's other deferred writes); a delivery
+  // below is an ordinary statement, so the event is sent before it.
+  await runDeferred(
+    tx,
     `INSERT INTO events (id, livemode, created, type, object_id, request_id, idempotency_key, data)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [

@@ -1,4 +1,6 @@
+import { runDeferred } from '../db/deferred.js';
 import type { Db } from '../db/types.js';
+import { volatileAll } from '../db/volatile.js';
 
 /** How long a completed response is replayed (docs/design.md#idempotency: 24 h). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -66,17 +68,15 @@ export async function beginIdempotent(db: Db, input: BeginInput): Promise<BeginR
     // The claim commits without its own fsync: the write it precedes commits durably later
     // on the same log (SQLite WAL, PostgreSQL WAL), which flushes this earlier commit too, so
     // an acknowledged write never lacks its claim; a claim lost in a crash answered nothing.
-    const inserted = await db.transaction(
-      (tx) =>
-        tx.run(
-          `INSERT INTO idempotency_keys (namespace, livemode, idempotency_key, request_hash, state,
-            created_at, locked_at, key_id) VALUES ($1, $2, $3, $4, 'running', $5, $5, $6)
-            ON CONFLICT (namespace, livemode, idempotency_key) DO NOTHING`,
-          [...scope, input.requestHash, input.nowMs, input.keyId ?? null],
-        ),
-      { durable: false },
+    // On PostgreSQL one round trip (`volatileAll`).
+    const inserted = await volatileAll(
+      db,
+      `INSERT INTO idempotency_keys (namespace, livemode, idempotency_key, request_hash, state,
+        created_at, locked_at, key_id) VALUES ($1, $2, $3, $4, 'running', $5, $5, $6)
+        ON CONFLICT (namespace, livemode, idempotency_key) DO NOTHING RETURNING 1 AS claimed`,
+      [...scope, input.requestHash, input.nowMs, input.keyId ?? null],
     );
-    if (inserted.changes === 1) return { state: 'started' };
+    if (inserted.length === 1) return { state: 'started' };
     // The record in the way may sit in a group commit that has not landed (SQLite): an empty
     // durable transaction resolves once everything before it committed, so the read below
     // sees it, and never replays a response that is not yet on disk. Only retries pay this.
@@ -147,7 +147,9 @@ export async function completeIdempotent(
   input: BeginInput & { status: number; body: unknown },
 ): Promise<void> {
   const bodyText = typeof input.body === 'string' ? input.body : JSON.stringify(input.body ?? null);
-  const result = await tx.run(
+  // Deferred: on PostgreSQL sent with the write's other deferred rows in one round trip.
+  await runDeferred(
+    tx,
     `INSERT INTO idempotency_keys (namespace, livemode, idempotency_key, request_hash, state,
         status, body, created_at, locked_at, key_id)
       VALUES ($1, $2, $3, $4, 'completed', $5, $6, $7, $7, $8)
@@ -165,8 +167,10 @@ export async function completeIdempotent(
       input.nowMs,
       input.keyId ?? null,
     ],
+    (changes) => {
+      if (changes !== 1) throw new IdempotencyConflictError();
+    },
   );
-  if (result.changes !== 1) throw new IdempotencyConflictError();
 }
 
 /** The key was completed by another request while this one ran: this write must not commit. */

@@ -1,3 +1,4 @@
+import { runDeferred } from '../db/deferred.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db } from '../db/types.js';
 import { ConflictError } from './errors.js';
@@ -54,7 +55,10 @@ const MRN_MESSAGE = 'A patient with this medical record number already exists.';
 export async function insertPatient<T extends PatientDoc>(tx: Db, patient: T): Promise<T> {
   await assertNoMrnConflict(tx, patient);
   const columns = indexColumns(patient);
-  await tx.run(
+  // Deferred with the given names below (PostgreSQL: one round trip with the write's other
+  // deferred rows); an identifier insert, which may meet a concurrent MRN, is sent alone.
+  await runDeferred(
+    tx,
     `INSERT INTO patients (id, livemode, created, updated, active, family_norm, birth_date,
       email_norm, phone, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
@@ -209,7 +213,8 @@ function indexColumns(
 async function writeChildren(tx: Db, patient: PatientDoc): Promise<void> {
   const given = patient.name?.given ?? [];
   for (const [position, name] of given.entries()) {
-    await tx.run(
+    await runDeferred(
+      tx,
       'INSERT INTO patient_given_names (patient_id, livemode, position, given_norm) VALUES ($1, $2, $3, $4)',
       [patient.id, patient.livemode, position, normalizeName(name)],
     );

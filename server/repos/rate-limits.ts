@@ -1,6 +1,7 @@
 import { SqliteDb } from '../db/sqlite.js';
 import type { StateDb } from '../db/sqlite-state.js';
 import type { Db } from '../db/types.js';
+import { volatileAll } from '../db/volatile.js';
 
 export interface TakeTokenInput {
   /** Whose bucket, e.g. `key:key_01…` (never PHI). */
@@ -75,8 +76,8 @@ function bucketDb(db: Db): StateDb | undefined {
  * Takes `count` tokens (or as many whole ones as are left) from a bucket kept in the database,
  * so limits hold across restarts and across server processes. The commit skips the fsync: losing the last few bucket updates in
  * a crash is harmless, and a request must not pay for a disk flush. On SQLite the one
- * statement runs in autocommit on the state file; on PostgreSQL in a `durable: false`
- * transaction (`synchronous_commit = off`).
+ * statement runs in autocommit on the state file; on PostgreSQL as one round trip on a
+ * `synchronous_commit = off` session (`volatileAll`).
  */
 export async function takeToken(db: Db, input: TakeTokenInput): Promise<TakeTokenResult> {
   const params = [
@@ -89,9 +90,7 @@ export async function takeToken(db: Db, input: TakeTokenInput): Promise<TakeToke
   const state = bucketDb(db);
   const row = state
     ? state.get<{ tokens: number; allowed: number }>(TAKE_SQL, params)
-    : await db.transaction((tx) => tx.get<{ tokens: number; allowed: number }>(TAKE_SQL, params), {
-        durable: false,
-      });
+    : (await volatileAll<{ tokens: number; allowed: number }>(db, TAKE_SQL, params))[0];
   const tokens = Number(row?.tokens ?? 0);
   const granted = Number(row?.allowed ?? 0);
   return {

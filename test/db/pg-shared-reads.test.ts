@@ -1,0 +1,53 @@
+/**
+ * Identical plain reads on the PostgreSQL pool asked in one event loop turn are sent once and
+ * answer every caller with its own rows; reads with effects are never shared; a read asked
+ * after a committed write sees it.
+ */
+import { expect, it } from 'vitest';
+import { PgSharedReads } from '../../server/db/pg-shared-reads.js';
+import type { PostgresDb } from '../../server/db/postgres.js';
+import { openTestDb, postgresAvailable } from '../support/databases.js';
+
+it('tells plain SELECTs from reads with effects', () => {
+  expect(PgSharedReads.shareable('SELECT id FROM t WHERE n = $1')).toBe(true);
+  expect(PgSharedReads.shareable('  select 1')).toBe(true);
+  expect(PgSharedReads.shareable('SELECT id FROM t WHERE id = $1 FOR UPDATE')).toBe(false);
+  expect(PgSharedReads.shareable('SELECT id FROM t FOR KEY SHARE')).toBe(false);
+  expect(PgSharedReads.shareable('SELECT pg_try_advisory_lock(1)')).toBe(false);
+  expect(PgSharedReads.shareable("SELECT nextval('s')")).toBe(false);
+  expect(PgSharedReads.shareable('INSERT INTO t VALUES (1) RETURNING id')).toBe(false);
+  expect(PgSharedReads.shareable('WITH x AS (DELETE FROM t RETURNING id) SELECT * FROM x')).toBe(
+    false,
+  );
+});
+
+it('sends identical reads of one turn once, each caller with its own rows', async (ctx) => {
+  if (!(await postgresAvailable())) return ctx.skip();
+  const test = await openTestDb('postgres', { migrate: false });
+  const db = test.db as PostgresDb;
+  try {
+    await db.run('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
+    await db.run("INSERT INTO t VALUES ('r1', 1), ('r2', 2), ('r3', 3)");
+    const sql = 'SELECT id, n FROM t WHERE n >= $1 ORDER BY id';
+    const before = { ...db.readStats };
+    const [a, b, c] = await Promise.all([db.all(sql, [2]), db.all(sql, [2]), db.all(sql, [3])]);
+    expect(a).toEqual([
+      { id: 'r2', n: 2 },
+      { id: 'r3', n: 3 },
+    ]);
+    expect(b).toEqual(a);
+    expect(b).not.toBe(a);
+    expect(b[0]).not.toBe(a[0]);
+    expect(c).toEqual([{ id: 'r3', n: 3 }]);
+    expect(db.readStats.statements - before.statements).toBe(2);
+    expect(db.readStats.coalesced - before.coalesced).toBe(1);
+
+    // A write acknowledged before a read is asked is in that read, shared or not.
+    await db.run("INSERT INTO t VALUES ('r4', 4)");
+    const [d, e] = await Promise.all([db.all(sql, [3]), db.all(sql, [3])]);
+    expect(d.map((row) => row.id)).toEqual(['r3', 'r4']);
+    expect(e).toEqual(d);
+  } finally {
+    await test.dispose();
+  }
+});
