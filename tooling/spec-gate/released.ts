@@ -15,6 +15,7 @@ import { diffSpecs } from '../breaking/diff-specs.js';
 import type { Change } from '../breaking/types.js';
 import { bundleSpec } from '../docs/spec-bundle.js';
 import type { OpenApiDocument } from '../openapi/document.js';
+import { breakingBeyondStatedBounds } from './stated-bounds.js';
 
 /** The folder of released contracts, repository-relative. */
 export const RELEASED_DIR = 'spec/released';
@@ -120,8 +121,9 @@ export function checkReleased(
     }
     const derived = deriveDocument(head, registry, version) as OpenApiDocument;
     checked.push(version);
+    const breaking = breakingBeyondStatedBounds(head, registry, version);
     for (const change of diffSpecs(readReleased(root, version), derived)) {
-      if (change.breaking) problems.push(`breaks released ${version}: ${describe(change)}`);
+      if (breaking(change)) problems.push(`breaks released ${version}: ${describe(change)}`);
     }
   }
   return { problems, checked };
