@@ -39,7 +39,7 @@ export interface PurgeCounts {
 export type RoundResult = ({ ran: true } & PurgeCounts) | { ran: false };
 
 /** The lock's key: per schema, so databases sharing one PostgreSQL do not block each other. */
-export const RETENTION_LOCK_KEY_SQL = "hashtext('patient-care.retention.' || current_schema())";
+const RETENTION_LOCK_KEY_SQL = "hashtext('patient-care.retention.' || current_schema())";
 
 /**
  * An expired ephemeral key is kept this long, so a browser session that comes back within a

@@ -13,11 +13,7 @@ import type { Db } from '../../server/db/types.js';
 import { beginIdempotent, IDEMPOTENCY_TTL_MS } from '../../server/repos/idempotency.js';
 import { takeToken } from '../../server/repos/rate-limits.js';
 import { insertToken } from '../../server/repos/tokens.js';
-import {
-  RETENTION_LOCK_KEY_SQL,
-  type RoundResult,
-  runPurgeRound,
-} from '../../server/retention/purge-round.js';
+import { type RoundResult, runPurgeRound } from '../../server/retention/purge-round.js';
 import { startRetention } from '../../server/retention/scheduler.js';
 import { makeHandlers } from '../fixtures/http/handlers.js';
 import * as table from '../fixtures/http/routes.js';
@@ -147,32 +143,34 @@ await describeEachDatabase('retention', (dialect) => {
     await seed(ctx.db);
     const other = connect(ctx.url);
     const blocker = connect(ctx.url);
+    // Hold one expired record's row lock, so the first round stops inside its DELETE
+    // while it holds the retention lock.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: (pid: number) => void;
+    const rowLocked = new Promise<number>((resolve) => {
+      locked = resolve;
+    });
+    const holding = blocker.transaction(async (tx) => {
+      await tx.get("SELECT 1 FROM idempotency_keys WHERE idempotency_key = 'old-1' FOR UPDATE");
+      locked(Number((await tx.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))?.pid));
+      await held;
+    });
     try {
-      // Hold one expired record's row lock, so the first round stops inside its DELETE
-      // while it holds the retention lock.
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let locked!: () => void;
-      const rowLocked = new Promise<void>((resolve) => {
-        locked = resolve;
-      });
-      const holding = blocker.transaction(async (tx) => {
-        await tx.get("SELECT 1 FROM idempotency_keys WHERE idempotency_key = 'old-1' FOR UPDATE");
-        locked();
-        await held;
-      });
-      await rowLocked;
+      const blockerPid = await rowLocked;
       const first = runPurgeRound(ctx.db, { nowMs: NOW, bucketIdleMs: BUCKET_IDLE });
-      // Wait until the first round holds the retention lock.
+      // Wait until the first round waits on that row lock, i.e. holds the retention lock and
+      // is inside its DELETE. Watched in pg_stat_activity: probing the lock itself with
+      // pg_try_advisory_xact_lock took it for a moment, and the first round, finding it
+      // taken, skipped its round (the test then hung: run 3 of the fresh-clone loop).
       await waitFor(async () => {
-        const probe = await other.transaction((tx) =>
-          tx.get<{ free: boolean }>(
-            `SELECT pg_try_advisory_xact_lock(${RETENTION_LOCK_KEY_SQL}) AS free`,
-          ),
+        const row = await other.get<{ n: number }>(
+          'SELECT COUNT(*) AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+          [blockerPid],
         );
-        return probe?.free === false;
+        return Number(row?.n ?? 0) > 0;
       });
       const second = await runPurgeRound(other, { nowMs: NOW, bucketIdleMs: BUCKET_IDLE });
       expect(second).toEqual({ ran: false });
@@ -181,6 +179,9 @@ await describeEachDatabase('retention', (dialect) => {
       expect(await first).toEqual({ ran: true, ...NONE, idempotency: 2, tokens: 2, buckets: 2 });
       expect(await idempotencyKeys(ctx.db)).toEqual(['live']);
     } finally {
+      // Released on failure too: an open transaction would hang the connection's close.
+      release();
+      await holding.catch(() => {});
       await blocker.close();
       await other.close();
     }
