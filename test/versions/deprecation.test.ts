@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deprecationHeaders } from '../../server/http/deprecation.js';
 import { setAccountApiVersion } from '../../server/keys/account.js';
 import { createRegistry } from '../../server/versioning/registry.js';
+import type { VersionChange } from '../../server/versioning/version-change.js';
 import { versionChanges } from '../../spec/versions/index.js';
 import { prepareDocs } from '../../tooling/docs/prepare.js';
 import { bundleSpec } from '../../tooling/docs/spec-bundle.js';
@@ -127,7 +128,7 @@ describe('the spec declares the headers', () => {
 });
 
 describe('a module that cannot be retired as written is refused when the app is built', () => {
-  const [first, latest] = versionChanges;
+  const [first, latest]: readonly (VersionChange | undefined)[] = versionChanges;
   const retire = (since: string, sunset: string, which = first!) =>
     deprecationHeaders(
       createRegistry(
