@@ -120,7 +120,7 @@ await describeEachDatabase('audit rows from before migration 0006', (dialect) =>
        VALUES ('aud_01JD0000000000000000000000', $1, $2, $3, $4, NULL, 'success', '[]')`,
       [Date.now(), before.keyId, before.operationId, before.requestId],
     );
-    expect(await migrate(ctx.db, migrations)).toEqual([6]);
+    expect(await migrate(ctx.db, migrations.slice(0, 6))).toEqual([6]);
     const after = { ...auditEntry(newId('pat')), keyId: before.keyId, apiVersion: '2026-12-01' };
     await ctx.db.transaction((tx) => recordAudit(tx, after));
     const uses = await versionUsage(ctx.db);
