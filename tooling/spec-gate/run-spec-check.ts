@@ -1,8 +1,9 @@
 import { type BreakingOptions, runBreakingCheck } from './breaking-step.js';
 import { driftStep, lintStep, typesStep } from './command-steps.js';
+import { runReplayCheck } from './replay-step.js';
 import type { StepOutcome, StepResult } from './step-types.js';
 
-export const STEP_NAMES = ['lint', 'drift', 'types', 'breaking'] as const;
+export const STEP_NAMES = ['lint', 'drift', 'types', 'breaking', 'replay'] as const;
 export type StepName = (typeof STEP_NAMES)[number];
 
 /**
@@ -34,6 +35,7 @@ export async function runSpecCheck(opts: SpecCheckOptions): Promise<StepResult[]
     drift: () => driftStep(opts.root),
     types: () => typesStep(opts.root),
     breaking: () => runBreakingCheck(opts),
+    replay: () => runReplayCheck(opts),
   };
   const results: StepResult[] = [];
   for (const name of STEP_NAMES) {
