@@ -41,6 +41,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   'bench:concurrency': 'bench/concurrency.ts',
   'bench:fhir': 'bench/fhir.ts',
   'bench:versions': 'bench/versions.ts',
+  'bench:retention': 'bench/retention.ts',
   'bench/audit.ts': 'bench/audit.ts',
   'bench/db.ts': 'bench/db.ts',
 };

@@ -7,7 +7,7 @@
  * document: there must be no response violation. The document is the released file when the
  * repository holds one (`spec/released/2026-11-01.json`), else the one the modules derive.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +35,23 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * The pinned route table less the operations the document does not have: the released
+ * 2026-11-01 contract predates the FHIR face, which is not versioned by PatientCare-Version
+ * (FHIR clients and validators check it instead), so Prism could only answer "route not found".
+ */
+function releasedOperations(): typeof pinned {
+  const document = JSON.parse(readFileSync(documentFile, 'utf8')) as {
+    paths: Record<string, Record<string, { operationId?: string }>>;
+  };
+  const ids = new Set(
+    Object.values(document.paths).flatMap((item) =>
+      Object.values(item).map((operation) => operation?.operationId),
+    ),
+  );
+  return { ...pinned, routes: pinned.routes.filter((route) => ids.has(route.operationId)) };
+}
+
 /** A route's URL with a well-formed id in each path parameter. */
 const urlOf = (url: string) => url.replace(/\{[^}]+\}/g, 'pat_01JD8A2B3C4D5E6F7G8H9J0K1M');
 
@@ -46,7 +63,7 @@ describe(`every operation pinned to ${VERSION}, behind Prism`, () => {
       runs: Number(process.env.PRISM_WALK_RUNS ?? 5),
       prism: true,
       databases: ['sqlite'],
-      version: { date: VERSION, table: pinned, document: documentFile },
+      version: { date: VERSION, table: releasedOperations(), document: documentFile },
     });
     console.log(formatReport(report, 20));
     expect(report.prism?.requests).toBeGreaterThan(0);
