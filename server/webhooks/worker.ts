@@ -189,6 +189,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     facts: BatchFacts,
     attempted: () => void,
   ): Promise<void> {
+    // When a failed attempt is tried again (null: the schedule gives it up), read at the failure.
+    const nextRetry = () =>
+      nextRetryAt(schedule, delivery.livemode, delivery.attempts + 1, clock(), random);
     if (!facts.enabled.has(delivery.webhookId)) {
       attempted();
       // Disabled (by its owner) since the delivery was queued: give it up without sending.
@@ -226,15 +229,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       attempted();
       onError('webhook event could not be rendered', err);
       const attempt = unsent(clock(), 'render_failed');
-      const retryAt = nextRetryAt(
-        schedule,
-        delivery.livemode,
-        delivery.attempts + 1,
-        clock(),
-        random,
-      );
       // Given up without disabling the endpoint: its receiver did nothing wrong.
-      await settler.settle({ deliveryId: delivery.id, workerId, attempt, retryAt });
+      await settler.settle({ deliveryId: delivery.id, workerId, attempt, retryAt: nextRetry() });
       return;
     }
     const body = deliveryBody(rendered, facts.pending.get(delivery.eventId));
@@ -244,13 +240,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       await settler.settle({ deliveryId: delivery.id, workerId, attempt, retryAt: null });
       return;
     }
-    const retryAt = nextRetryAt(
-      schedule,
-      delivery.livemode,
-      delivery.attempts + 1,
-      clock(),
-      random,
-    );
+    const retryAt = nextRetry();
     if (retryAt === null) await finalFailure(delivery, attempt);
     else await settler.settle({ deliveryId: delivery.id, workerId, attempt, retryAt });
   }
