@@ -26,14 +26,13 @@
  */
 
 import { type ChildProcess, fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { integerOption, parseOrExit } from '../tooling/cli/command.js';
 import { type ScratchDatabase, scratchDatabase } from '../tooling/node/scratch-database.js';
 import { checked } from './support/options.js';
 import { cpuModel, oneMinuteLoad, resultsFile, writeResults } from './support/report.js';
-import { insertPatients } from './support/seed.js';
+import { createRequest, insertPatients } from './support/seed.js';
 import { median } from './support/stats.js';
 
 const { values } = parseOrExit({
@@ -97,11 +96,6 @@ const VARIANTS = {
 type Variant = keyof typeof VARIANTS;
 const WRITES: ReadonlySet<Variant> = new Set(['e', 'e-pg', 'f', 'f-pg']);
 const isPostgres = (variant: Variant) => variant.endsWith('-pg');
-const POST_BODY = JSON.stringify({
-  name: { family: 'Loadtest', given: ['Ada'] },
-  birth_date: '1980-01-02',
-  email: 'ada@example.test',
-});
 
 if (values.variant !== undefined) {
   await serveVariant(values.variant as Variant, String(values.db));
@@ -202,18 +196,7 @@ async function measure(variant: Variant, dbUrl: string, seconds: number): Promis
       ? {
           url: `http://127.0.0.1:${port}`,
           connections,
-          requests: [
-            {
-              method: 'POST',
-              path: '/v1/patients',
-              headers: { 'content-type': 'application/json' },
-              body: POST_BODY,
-              setupRequest: (request) => ({
-                ...request,
-                headers: { ...request.headers, 'idempotency-key': randomUUID() },
-              }),
-            },
-          ],
+          requests: [createRequest({})],
         }
       : { url: `http://127.0.0.1:${port}/v1/patients?limit=10`, connections };
     await autocannon({ ...options, duration: 1 }); // warm-up

@@ -18,9 +18,8 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
+import { cpus, freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { choiceOption, integerOption, parseOrExit } from '../tooling/cli/command.js';
@@ -31,12 +30,13 @@ import {
   cpuModel,
   loadAverages,
   markdownTable,
+  oneMinuteLoad,
   packageVersion,
   ROOT,
   resultsFile,
   writeResults,
 } from './support/report.js';
-import { createPatients } from './support/seed.js';
+import { createPatients, createRequest } from './support/seed.js';
 import { buildService, startService, testKey } from './support/service.js';
 import { median } from './support/stats.js';
 
@@ -282,7 +282,7 @@ async function runBench(): Promise<void> {
         p99: result.latency.p99,
         non2xx: result.non2xx,
         errors: result.errors + result.timeouts,
-        load: loadavg()[0]!,
+        load: oneMinuteLoad(),
         ...(sampleRss ? { rssMax } : {}),
         ...(cpuUs !== undefined ? { cpuUsPerRequest: cpuUs } : {}),
       };
@@ -340,11 +340,6 @@ async function runBench(): Promise<void> {
         );
       }
     }
-    const postBody = JSON.stringify({
-      name: { family: 'Loadtest', given: ['Ada'] },
-      birth_date: '1980-01-02',
-      email: 'ada@example.test',
-    });
     for (let run = 1; run <= RUNS; run++) {
       if (only === undefined || only === 'post') {
         postRuns.push(
@@ -352,19 +347,7 @@ async function runBench(): Promise<void> {
             `run ${run} POST /v1/patients`,
             {
               url: base,
-              requests: [
-                {
-                  method: 'POST',
-                  path: '/v1/patients',
-                  headers: { ...auth, 'content-type': 'application/json' },
-                  body: postBody,
-                  // A fresh key per request: every POST is a new create, not a replay.
-                  setupRequest: (request) => ({
-                    ...request,
-                    headers: { ...request.headers, 'idempotency-key': randomUUID() },
-                  }),
-                },
-              ],
+              requests: [createRequest(auth)],
             },
             true,
           ),

@@ -324,7 +324,6 @@ async function runBench(): Promise<void> {
       const at = arrivals.get(e.id);
       if (at !== undefined) latencies.push(at - e.committedAt);
     }
-    latencies.sort((a, b) => a - b);
     return { latencies, sent: events.length, seconds, complete };
   }
 

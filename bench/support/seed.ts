@@ -4,6 +4,7 @@
  * through the repository.
  */
 import { randomUUID } from 'node:crypto';
+import type autocannon from 'autocannon';
 import { openDb } from '../../server/db/open.js';
 import { buildPatient } from '../../server/domain/patients.js';
 import { newId } from '../../server/ids.js';
@@ -33,6 +34,30 @@ export async function createPatients(
     });
     if (res.status !== 200) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
   }
+}
+
+/** What every create under load sends (a create is a new patient; this body is ~100 bytes). */
+export const LOAD_PATIENT = JSON.stringify({
+  name: { family: 'Loadtest', given: ['Ada'] },
+  birth_date: '1980-01-02',
+  email: 'ada@example.test',
+});
+
+/**
+ * autocannon's `POST /v1/patients` with `LOAD_PATIENT` and a fresh Idempotency-Key per
+ * request, so every POST is a new create, not a replay.
+ */
+export function createRequest(headers: Record<string, string>): autocannon.Request {
+  return {
+    method: 'POST',
+    path: '/v1/patients',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: LOAD_PATIENT,
+    setupRequest: (request) => ({
+      ...request,
+      headers: { ...request.headers, 'idempotency-key': randomUUID() },
+    }),
+  };
 }
 
 /** Inserts `count` bench patients into the database at `url` through the repository. */
