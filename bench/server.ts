@@ -29,7 +29,6 @@ import { checked } from './support/options.js';
 import {
   cpuModel,
   loadAverages,
-  markdownTable,
   oneMinuteLoad,
   packageVersion,
   ROOT,
@@ -435,18 +434,10 @@ function writeReport(input: ReportInput): void {
     ...getRuns.map((f, i) => ['(b) GET', i, f] as const),
     ...distinctRuns.map((f, i) => ['(b′) GET, no two alike', i, f] as const),
     ...postRuns.map((f, i) => ['(c) POST', i, f] as const),
-  ].map(([name, i, f]) => [
-    name,
-    i + 1,
-    fmt(f.rps),
-    f.p50,
-    f.p99,
-    f.non2xx,
-    f.errors,
-    f.rssMax === undefined ? '—' : mb(f.rssMax),
-    f.cpuUsPerRequest === undefined ? '—' : Math.round(f.cpuUsPerRequest),
-    f.load.toFixed(2),
-  ]);
+  ].map(
+    ([name, i, f]) =>
+      `| ${name} | ${i + 1} | ${fmt(f.rps)} | ${f.p50} | ${f.p99} | ${f.non2xx} | ${f.errors} | ${f.rssMax === undefined ? '—' : mb(f.rssMax)} | ${f.cpuUsPerRequest === undefined ? '—' : Math.round(f.cpuUsPerRequest)} | ${f.load.toFixed(2)} |`,
+  );
   const args = [
     values.runs !== '3' ? `--runs ${RUNS}` : '',
     values.seconds !== '10' ? `--seconds ${SECONDS}` : '',
@@ -479,22 +470,9 @@ ${rows.join('\n')}
 
 ## Every run
 
-${markdownTable(
-  [
-    'measurement',
-    'run',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'non-2xx',
-    'errors',
-    'RSS max',
-    'service CPU µs/req',
-    '1-min load',
-  ],
-  perRun,
-  ['left', ...Array<'right'>(9).fill('right')],
-)}
+| measurement | run | req/s | p50 ms | p99 ms | non-2xx | errors | RSS max | service CPU µs/req | 1-min load |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+${perRun.join('\n')}
 `;
   writeResults(OUT, report);
 }
