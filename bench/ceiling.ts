@@ -15,7 +15,7 @@
  * (d) is what the service does minus authentication, validation, rate limit, audit, version
  * negotiation and the hooks, so (d) / (a) bounds what the full route can reach on this machine.
  *
- * Write ceilings (`POST /v1/patients`, (c)'s logger, see bench/ceiling-writes.ts): (e) / (e-pg)
+ * Write ceilings (`POST /v1/patients`, (c)'s logger, see bench/support/ceiling-writes.ts): (e) / (e-pg)
  * one durable INSERT of a patient row per request; (f) / (f-pg) every row the service writes
  * for a create in one durable transaction. PostgreSQL variants run only with `--pg URL`.
  *
@@ -146,8 +146,8 @@ async function serveVariant(variant: Variant, dbUrl: string): Promise<void> {
     return reply.send(body);
   });
   if (WRITES.has(variant)) {
-    const writes = await import('./ceiling-writes.js');
-    let write: import('./ceiling-writes.js').WriteRoute;
+    const writes = await import('./support/ceiling-writes.js');
+    let write: import('./support/ceiling-writes.js').WriteRoute;
     const whole = variant.startsWith('f');
     if (isPostgres(variant)) {
       // The adapter's pool (its size, user default and type parsers), queried directly.
@@ -281,7 +281,7 @@ ${rows.join('\n')}
 ${writeRows.join('\n')}
 
 Writes: \`POST /v1/patients\` with the body \`bench:server\` sends and a fresh Idempotency-Key;
-see \`bench/ceiling-writes.ts\` for what each writes. PostgreSQL variants use a fresh schema of
+see \`bench/support/ceiling-writes.ts\` for what each writes. PostgreSQL variants use a fresh schema of
 the database given with \`--pg\`, node-postgres with the service's pool size.
 
 (d) is the service's GET without authentication, validation, rate limit, audit and its hooks:
