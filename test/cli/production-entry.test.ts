@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildService } from '../../tooling/build/build.js';
 import { freePort } from '../../tooling/node/ports.js';
+import { collectOutput } from '../support/child-output.js';
 import { openTestDb, postgresAvailable } from '../support/databases.js';
 
 const run = promisify(execFile);
@@ -135,20 +136,15 @@ function start(env: Record<string, string>) {
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', WORKERS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  const collect = (chunk: Buffer) => {
-    out += chunk.toString();
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
+  const output = collectOutput(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return {
     child,
     exited,
-    output: () => out,
+    output,
     /** Waits (30 s at most) until the output passes `done` or the process exits. */
     async until(done: (out: string) => boolean): Promise<void> {
-      for (let i = 0; i < 300 && !done(out) && child.exitCode === null; i++) {
+      for (let i = 0; i < 300 && !done(output()) && child.exitCode === null; i++) {
         await new Promise((r) => setTimeout(r, 100));
       }
     },
