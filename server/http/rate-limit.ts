@@ -91,7 +91,7 @@ export function takeRequestToken(
  * traffic, not 5% of the bucket: N processes leasing 5% each would hold the whole bucket at
  * N = 20, and refuse requests far under the limit.
  */
-export function nextLeaseSize(
+function nextLeaseSize(
   last: { granted: number; left: number; takenAtMs: number; lifeMs: number },
   waiting: number,
   nowMs: number,
