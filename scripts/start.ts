@@ -51,7 +51,8 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-// WORKERS=N: N service processes (server/cluster.ts); checked before anything is built.
+// WORKERS=N: N service processes (server/cluster.ts), forked by the built entry itself (so a
+// production install's `node build/server/main.js` does the same); checked before any build.
 const cluster = (await import(
   pathToFileURL(join(ROOT, 'server', 'cluster.ts')).href
 )) as typeof import('../server/cluster.js');
@@ -74,5 +75,4 @@ if (reason !== undefined) {
   );
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
-if (workers.count > 1) process.exit(await cluster.runWorkers(MAIN, workers.count));
 await import(pathToFileURL(MAIN).href);

@@ -1,8 +1,10 @@
 /**
- * `WORKERS=N npm start`: N service processes (node:cluster) sharing one listening port and
- * one PostgreSQL database, for machines with more than one core. Only `node:` imports and
- * erasable TypeScript, because `scripts/start.ts` loads it with plain Node before (and
- * without) any build.
+ * `WORKERS=N npm start` (or `node build/server/main.js` with WORKERS=N): N service processes
+ * (node:cluster) sharing one listening port and one PostgreSQL database, for machines with
+ * more than one core. The built entry (`server/entry.mjs`) forks them, so a production install
+ * behaves as `npm start` does. Only `node:` imports and erasable TypeScript, because
+ * `scripts/start.ts` also loads it with plain Node to check WORKERS before (and without) any
+ * build.
  *
  * - The primary only forks and watches: it answers no request and opens no database.
  * - One process (the first) runs the webhook delivery worker and the clearinghouse, as a

@@ -1,12 +1,13 @@
 import { PostgresTx } from './postgres.js';
-import type { Db, SqlParams } from './types.js';
+import type { Db, ExpectedChanges, SqlParams } from './types.js';
 
 /**
  * A write inside a transaction whose result nobody reads before commit (audit rows, the
  * stored idempotent response, an event row): on PostgreSQL held and sent together with the
  * transaction's other deferred writes as one statement, before the next statement or at
- * commit (see `PostgresTx`); elsewhere run at once. `check` gets the changed row count and
- * throws to roll the transaction back. The write must be a plain `INSERT`, `UPDATE` or
+ * commit (see `PostgresTx`); elsewhere run at once. `expected`: the rows it must change, else
+ * the transaction fails with its error (on PostgreSQL checked inside the held statement, so a
+ * transaction needs no `BEGIN` for it). The write must be a plain `INSERT`, `UPDATE` or
  * `DELETE` without `WITH` or `RETURNING`, and must not need another deferred write's rows
  * (foreign keys aside).
  */
@@ -14,12 +15,12 @@ export async function runDeferred(
   tx: Db,
   sql: string,
   params: SqlParams,
-  check?: (changes: number) => void,
+  expected?: ExpectedChanges,
 ): Promise<void> {
   if (tx instanceof PostgresTx) {
-    tx.defer(sql, params, check);
+    tx.defer(sql, params, expected);
     return;
   }
   const { changes } = await tx.run(sql, params);
-  check?.(changes);
+  if (expected !== undefined && changes !== expected.changes) throw expected.otherwise();
 }

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { DbError, type DbErrorCode } from './errors.js';
 import { PgSharedReads } from './pg-shared-reads.js';
 import { markTransaction } from './transaction-handles.js';
-import type { Db, RunResult, SqlParams, TransactionOptions } from './types.js';
+import type { Db, ExpectedChanges, RunResult, SqlParams, TransactionOptions } from './types.js';
 
 /** int8 (BIGINT, COUNT(*)) comes back as a JS number: our values are ms timestamps and counts. */
 const INT8_OID = 20;
@@ -197,8 +197,11 @@ export class PostgresDb implements Db {
 interface Deferred {
   sql: string;
   params: SqlParams | undefined;
-  check: ((changes: number) => void) | undefined;
+  expected: ExpectedChanges | undefined;
 }
+
+/** The SQLSTATE of the division by zero a failed in-statement check raises (see `combine`). */
+const CHECK_FAILED = '22012';
 
 /**
  * A transaction's handle. Two things save round trips, each one a socket write and read that
@@ -211,10 +214,12 @@ interface Deferred {
  *   no held write inserts into runs without sending the held writes (it could not see them).
  * - Statements passed to `defer` (see `runDeferred`) are held, then sent together as one
  *   statement of data-modifying CTEs before anything else runs on the connection, or at
- *   commit. If the transaction never needed `BEGIN` and no held write has a check, that one
- *   statement is the whole transaction (autocommit, durable as any commit): atomic, and no
- *   `BEGIN`/`COMMIT` round trips. A check must run before anything commits, so a held write
- *   with one (the stored idempotent response) keeps `BEGIN` and `COMMIT`.
+ *   commit. If the transaction never needed `BEGIN`, that one statement is the whole
+ *   transaction (autocommit, durable as any commit): atomic, and no `BEGIN`/`COMMIT` round
+ *   trips. A held write's expected row count (the stored idempotent response: no other
+ *   request completed the key meanwhile) must refuse before anything commits: one is checked
+ *   inside that statement, which then fails whole; only a batch with several keeps `BEGIN`
+ *   and checks them after it, before `COMMIT`.
  */
 export class PostgresTx implements Db {
   readonly dialect = 'postgres' as const;
@@ -253,10 +258,10 @@ export class PostgresTx implements Db {
     return { changes: (await query(this.client, sql, params)).rowCount ?? 0 };
   }
 
-  /** Holds a write whose result only `check` needs (it throws to fail the transaction). */
-  defer(sql: string, params: SqlParams | undefined, check?: (changes: number) => void): void {
+  /** Holds a write whose result only its `expected` row count needs. */
+  defer(sql: string, params: SqlParams | undefined, expected?: ExpectedChanges): void {
     this.#assertOpen();
-    this.#root().#deferred.push({ sql, params, check });
+    this.#root().#deferred.push({ sql, params, expected });
   }
 
   /**
@@ -287,25 +292,40 @@ export class PostgresTx implements Db {
     await root.#flush();
   }
 
-  /** Sends the deferred statements, one round trip, and runs their checks. */
+  /** Sends the deferred statements, one round trip, and checks their row counts. */
   async #flush(): Promise<void> {
     const batch = this.#deferred;
     if (batch.length === 0) return;
     this.#deferred = [];
-    const { sql, params } = combine(batch);
-    const result = await query(this.client, sql, params);
+    const expecting = batch.filter((statement) => statement.expected !== undefined);
+    // One expected count is checked by the statement itself; several are checked below.
+    const inStatement = expecting.length === 1 ? expecting[0] : undefined;
+    const { sql, params } = combine(batch, inStatement);
+    let result: pg.QueryResult;
+    try {
+      result = await query(this.client, sql, params);
+    } catch (err) {
+      if (inStatement?.expected && err instanceof DbError && err.driverCode === CHECK_FAILED) {
+        throw inStatement.expected.otherwise();
+      }
+      throw err;
+    }
     const counts =
       batch.length === 1
         ? [result.rowCount ?? 0]
         : batch.map((_, i) => Number((result.rows[0] as Record<string, unknown>)[`c${i}`]));
-    for (const [i, statement] of batch.entries()) statement.check?.(counts[i] ?? 0);
+    for (const [i, { expected }] of batch.entries()) {
+      if (expected !== undefined && counts[i] !== expected.changes) throw expected.otherwise();
+    }
   }
 
   /** At the end of the outermost transaction: the deferred writes, then `COMMIT` if begun. */
   async commit(): Promise<void> {
-    // A held write with a check must be checked before anything commits: without BEGIN, its
-    // statement would commit before the check could refuse it.
-    if (this.#deferred.some((statement) => statement.check !== undefined)) await this.#ready(true);
+    // Several expected counts are checked after their statement, so it must not commit by
+    // itself (autocommit): BEGIN first. One is checked inside it (see `combine`).
+    if (this.#deferred.filter((statement) => statement.expected !== undefined).length > 1) {
+      await this.#ready(true);
+    }
     await this.#flush();
     if (this.begun) await query(this.client, 'COMMIT');
   }
@@ -346,10 +366,19 @@ const INSERT_TARGET = /^\s*insert\s+into\s+([a-z_][a-z0-9_]*)\s*\(/i;
  * placeholders renumbered; the outer `SELECT` counts each. All of them run on one snapshot and
  * do not see each other's rows, except through foreign keys, which are checked at the end of
  * the statement — so a batch never holds a write that reads another of the same batch.
+ *
+ * `checked`'s expected row count is compared in the outer `SELECT`: a different count divides
+ * by zero (SQLSTATE 22012, `CHECK_FAILED`), which fails the whole statement, so none of its
+ * writes commits even when it runs as its own transaction. Plain SQL, no function to install.
  */
-function combine(batch: readonly Deferred[]): { sql: string; params: SqlParams } {
+function combine(
+  batch: readonly Deferred[],
+  checked?: Deferred,
+): { sql: string; params: SqlParams } {
   const [only] = batch;
-  if (batch.length === 1 && only !== undefined) return { sql: only.sql, params: only.params ?? [] };
+  if (batch.length === 1 && only !== undefined && checked === undefined) {
+    return { sql: only.sql, params: only.params ?? [] };
+  }
   const params: SqlParams[number][] = [];
   const ctes: string[] = [];
   const counts: string[] = [];
@@ -360,6 +389,13 @@ function combine(batch: readonly Deferred[]): { sql: string; params: SqlParams }
     ctes.push(`d${i} AS (${sql} RETURNING 1)`);
     counts.push(`(SELECT COUNT(*) FROM d${i}) AS c${i}`);
   });
+  if (checked?.expected !== undefined) {
+    params.push(checked.expected.changes);
+    const count = `(SELECT COUNT(*) FROM d${batch.indexOf(checked)})`;
+    counts.push(
+      `1 / (CASE WHEN ${count} = CAST($${params.length} AS BIGINT) THEN 1 ELSE 0 END) AS checked`,
+    );
+  }
   return { sql: `WITH ${ctes.join(', ')} SELECT ${counts.join(', ')}`, params };
 }
 

@@ -21,6 +21,15 @@ export interface RunResult {
   changes: number;
 }
 
+/**
+ * What a held write (`runDeferred`) must change: exactly `changes` rows, or the transaction
+ * fails with `otherwise()` and nothing of it commits.
+ */
+export interface ExpectedChanges {
+  changes: number;
+  otherwise: () => Error;
+}
+
 /** Options for `Db.transaction`. */
 export interface TransactionOptions {
   /**

@@ -24,8 +24,8 @@ export function hasRateLimitHeaders(reply: FastifyReply): boolean {
 }
 
 /**
- * Tokens a process leases from a bucket at once: a twentieth (5%) of it, so a lease is
- * refilled in 50 ms. Limits under 40/s lease 1, i.e. every request asks the database.
+ * The most tokens a process leases from a bucket at once: a twentieth (5%) of it, so a lease
+ * is refilled in 50 ms. Limits under 40/s lease 1, i.e. every request asks the database.
  */
 export function leaseSize(rps: number): number {
   return Math.max(1, Math.floor(rps / LEASE_FRACTION));
@@ -40,14 +40,18 @@ const MAX_LEASED_BUCKETS = 10_000;
 interface Lease {
   rps: number;
   takenAtMs: number;
-  /** How long the lease may be spent: the time the bucket takes to refill it (≤ 50 ms). */
+  /** How long the lease may be spent: the time the bucket takes to refill a full lease (≤ 50 ms). */
   lifeMs: number;
-  /** Leased tokens not yet spent. */
+  /** Tokens the lease was granted (0: none yet, or the last take was refused). */
+  granted: number;
+  /** Leased tokens not yet spent; given back with the next take once the lease is over. */
   left: number;
   /** The shared bucket's tokens right after the lease was taken. */
   bucketAfter: number;
   /** The database take in flight for this bucket; requests finding no token wait for it. */
   pending: Promise<TakeTokenResult> | undefined;
+  /** Requests waiting for `pending`. */
+  waiting: number;
 }
 
 // Per Db object, so separate databases (tests, several apps in one process) never share.
@@ -58,9 +62,11 @@ const leasesByDb = new WeakMap<Db, Map<string, Lease>>();
  * is empty.
  *
  * Most requests spend a token of this process's lease and touch no database: the lease is
- * taken from the shared bucket in one statement (`leaseSize` tokens or what is left), spent
- * here, and dropped unspent once older than its refill time. Dropped or lost (restart) tokens
- * count as spent, so all processes together never admit more than the bucket granted.
+ * taken from the shared bucket in one statement (`nextLeaseSize` tokens or what is left),
+ * spent here, and over once older than a full lease's refill time; its unspent tokens go back
+ * to the bucket in the statement that takes the next lease (docs/design.md#rate-limits).
+ * Tokens never given back (a restart, a bucket this process stops using) count as spent, so
+ * all processes together never admit more than the bucket granted.
  * Returns nothing when served from the lease, a promise when it asked the database.
  */
 export function takeRequestToken(
@@ -76,6 +82,25 @@ export function takeRequestToken(
   const lease = leasesOf(db).get(bucketKey);
   if (lease !== undefined && spend(lease, reply, rps, nowMs)) return undefined;
   return renewLease(db, store, reply, bucketKey, rps, nowMs, size);
+}
+
+/**
+ * Tokens to ask for in the next lease of a process, at most `max`: twice what it spent in its
+ * last lease, or twice that lease when it ran out before its time, and at least one for every
+ * request waiting on it. Sized by demand, a process holds about a tenth of a second of its own
+ * traffic, not 5% of the bucket: N processes leasing 5% each would hold the whole bucket at
+ * N = 20, and refuse requests far under the limit.
+ */
+function nextLeaseSize(
+  last: { granted: number; left: number; takenAtMs: number; lifeMs: number },
+  waiting: number,
+  nowMs: number,
+  max: number,
+): number {
+  const spent = last.granted - last.left;
+  const ranOut = last.left < 1 && nowMs - last.takenAtMs < last.lifeMs;
+  const wanted = ranOut ? 2 * last.granted : 2 * spent;
+  return Math.min(max, Math.max(1, wanted, waiting + 1));
 }
 
 /** No lease: one token straight from the bucket, as every request did before leases. */
@@ -117,14 +142,25 @@ async function renewLease(
   // empty any bucket), which is how a failed take once turned into dozens of 429s.
   for (let waits = 0; lease?.pending !== undefined; waits++) {
     if (waits === MAX_WAITS) return takeOne(db, store, reply, bucketKey, rps, nowMs);
+    lease.waiting += 1;
     const other = await lease.pending.catch(() => undefined);
+    lease.waiting -= 1;
     if (other === undefined || !other.allowed) {
       return takeOne(db, store, reply, bucketKey, rps, nowMs);
     }
     if (spend(lease, reply, rps, nowMs)) return;
   }
   if (lease === undefined) {
-    lease = { rps, takenAtMs: 0, lifeMs: 0, left: 0, bucketAfter: 0, pending: undefined };
+    lease = {
+      rps,
+      takenAtMs: 0,
+      lifeMs: 0,
+      granted: 0,
+      left: 0,
+      bucketAfter: 0,
+      pending: undefined,
+      waiting: 0,
+    };
   }
   // Re-inserted so the map's order is least recently leased first.
   leases.delete(bucketKey);
@@ -133,12 +169,22 @@ async function renewLease(
     const oldest = leases.keys().next();
     if (!oldest.done) leases.delete(oldest.value);
   }
+  // A lease at another rate (the key's limit changed) says nothing of this one's demand.
+  const count =
+    lease.rps === rps
+      ? nextLeaseSize(lease, lease.waiting, nowMs, size)
+      : Math.min(size, lease.waiting + 1);
+  // The old lease's unspent tokens go back with this take, and are never spent here again
+  // (if the take fails they are lost: counted as spent, as before).
+  const returned = Math.max(0, Math.floor(lease.left));
+  lease.left = 0;
   const pending = store.takeToken(db, {
     bucketKey,
     capacity: rps,
     refillPerSecond: rps,
     nowMs,
-    count: size,
+    count,
+    returned,
   });
   lease.pending = pending;
   let result: TakeTokenResult;
@@ -147,11 +193,11 @@ async function renewLease(
   } finally {
     if (lease.pending === pending) lease.pending = undefined;
   }
+  lease.rps = rps;
+  lease.granted = result.granted;
   if (result.granted > 0) {
-    // Replaces any older lease; its unspent tokens are dropped (counted as spent).
-    lease.rps = rps;
     lease.takenAtMs = nowMs;
-    lease.lifeMs = (result.granted * 1000) / rps;
+    lease.lifeMs = (size * 1000) / rps;
     lease.left = result.granted - 1;
     lease.bucketAfter = result.tokens;
     setHeaders(reply, rps, result.tokens + lease.left);
@@ -164,12 +210,10 @@ async function renewLease(
 function spend(lease: Lease, reply: FastifyReply, rps: number, nowMs: number): boolean {
   if (lease.left < 1 || lease.rps !== rps) return false;
   // A request may read the clock a little before the one that took the lease; a clock that
-  // jumped back further does not keep a lease alive.
+  // jumped back further does not keep a lease alive. An old lease's tokens stay in `left`
+  // until the next take gives them back.
   const age = nowMs - lease.takenAtMs;
-  if (age >= lease.lifeMs || age <= -lease.lifeMs) {
-    lease.left = 0;
-    return false;
-  }
+  if (age >= lease.lifeMs || age <= -lease.lifeMs) return false;
   lease.left -= 1;
   setHeaders(reply, rps, lease.bucketAfter + lease.left);
   return true;

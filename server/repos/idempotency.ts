@@ -167,9 +167,7 @@ export async function completeIdempotent(
       input.nowMs,
       input.keyId ?? null,
     ],
-    (changes) => {
-      if (changes !== 1) throw new IdempotencyConflictError();
-    },
+    { changes: 1, otherwise: () => new IdempotencyConflictError() },
   );
 }
 

@@ -15,6 +15,11 @@ export interface TakeTokenInput {
    * are in the bucket, none when not even one is.
    */
   count?: number;
+  /**
+   * Unspent tokens of this process's earlier lease, given back to the bucket in the same
+   * statement (never above its capacity); default 0.
+   */
+  returned?: number;
 }
 
 export interface TakeTokenResult {
@@ -40,10 +45,12 @@ const MAX_COUNT = 1_000_000_000;
 // each see and update the bucket atomically. In DO UPDATE every expression reads the row as
 // it was before the update. A clock behind the stored one refills nothing. The `allowed`
 // column records how many tokens the last take granted (0: refused), which RETURNING reads.
+// Tokens given back ($6) join the refill, and the sum is capped at the capacity.
 const ELAPSED = `(CASE WHEN CAST($4 AS BIGINT) > rate_limit_buckets.updated_at
   THEN CAST(CAST($4 AS BIGINT) - rate_limit_buckets.updated_at AS DOUBLE PRECISION) / 1000
   ELSE 0 END)`;
-const FILLED = `(rate_limit_buckets.tokens + ${ELAPSED} * CAST($3 AS DOUBLE PRECISION))`;
+const FILLED = `(rate_limit_buckets.tokens + ${ELAPSED} * CAST($3 AS DOUBLE PRECISION)
+  + CAST($6 AS DOUBLE PRECISION))`;
 const REFILLED = `(CASE WHEN ${FILLED} > CAST($2 AS DOUBLE PRECISION)
   THEN CAST($2 AS DOUBLE PRECISION) ELSE ${FILLED} END)`;
 const FULL = 'CAST($2 AS DOUBLE PRECISION)';
@@ -86,6 +93,7 @@ export async function takeToken(db: Db, input: TakeTokenInput): Promise<TakeToke
     input.refillPerSecond,
     Math.trunc(input.nowMs),
     Math.min(MAX_COUNT, Math.max(1, Math.floor(input.count ?? 1))),
+    Math.min(MAX_COUNT, Math.max(0, Math.floor(input.returned ?? 0))),
   ] as const;
   const state = bucketDb(db);
   const row = state

@@ -2,16 +2,19 @@
  * The production entry, `node build/server/main.js`, as a production install runs it: on a Node
  * older than 24.18 it prints the one line every npm script prints (scripts/check-node.mjs) and
  * exits 1 — before, better-sqlite3 13 made Node 20 exit 139 with no output — and on the Node
- * running this test it serves. The older Node is the machine's own (`node` on PATH without
+ * running this test it serves, in WORKERS=N processes on PostgreSQL as `npm start` does (before
+ * issue 33's fix only `npm start` read WORKERS). The older Node is the machine's own (`node` on PATH without
  * node_modules/.bin, else /usr/bin/node); where there is none older, that case says so.
  */
-import { execFile, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildService } from '../../tooling/build/build.js';
 import { freePort } from '../../tooling/node/ports.js';
+import { collectOutput } from '../support/child-output.js';
+import { openTestDb, postgresAvailable } from '../support/databases.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -73,33 +76,91 @@ describe('node build/server/main.js', () => {
 
   it('on this Node: starts and serves', { timeout: 60_000 }, async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [MAIN], {
-      env: {
-        ...process.env,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        DATABASE_URL: 'sqlite::memory:',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
+    const service = start({ PORT: String(port), DATABASE_URL: 'sqlite::memory:' });
     try {
-      for (let i = 0; i < 300 && !out.includes('  Docs:') && child.exitCode === null; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(out).toContain(`Patient-Care API listening on http://127.0.0.1:${port}`);
+      await service.until((out) => out.includes('  Docs:'));
+      expect(service.output()).toContain(`Patient-Care API listening on http://127.0.0.1:${port}`);
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(health.status).toBe(200);
       await health.text();
     } finally {
-      child.kill('SIGTERM');
+      service.child.kill('SIGTERM');
     }
   });
+
+  it('WORKERS=2 on PostgreSQL: two service processes on one port, stopped by one SIGTERM', {
+    timeout: 90_000,
+  }, async (context) => {
+    if (!(await postgresAvailable())) {
+      context.skip();
+      return;
+    }
+    const database = await openTestDb('postgres');
+    const port = await freePort();
+    const service = start({ PORT: String(port), DATABASE_URL: database.url, WORKERS: '2' });
+    try {
+      await service.until((out) => out.split('Patient-Care API listening on').length === 3);
+      expect(service.output()).toContain('patient-care: 2 service processes (WORKERS=2)');
+      // The primary forked two processes of the same entry, each serving the port.
+      const children = childrenOf(service.child.pid!);
+      expect(children).toHaveLength(2);
+      for (const pid of children) {
+        expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain(MAIN);
+      }
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(health.status).toBe(200);
+      await health.text();
+      service.child.kill('SIGTERM');
+      expect(await service.exited).toBe(0);
+      for (const pid of children) expect(alive(pid)).toBe(false);
+    } finally {
+      service.child.kill('SIGKILL');
+      await database.dispose();
+    }
+  });
+
+  it('WORKERS=2 on SQLite: one line naming the fix, exit 2, nothing started', async () => {
+    const service = start({ PORT: '0', DATABASE_URL: 'sqlite::memory:', WORKERS: '2' });
+    const stopper = setTimeout(() => service.child.kill('SIGKILL'), 20_000);
+    expect(await service.exited).toBe(2);
+    clearTimeout(stopper);
+    expect(service.output()).toBe(
+      'patient-care: WORKERS=2 needs PostgreSQL (DATABASE_URL=postgres://…): a SQLite file is served by one process\n',
+    );
+  });
 });
+
+/** `node build/server/main.js` with `env` added, its output collected. */
+function start(env: Record<string, string>) {
+  const child: ChildProcess = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', WORKERS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = collectOutput(child);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return {
+    child,
+    exited,
+    output,
+    /** Waits (30 s at most) until the output passes `done` or the process exits. */
+    async until(done: (out: string) => boolean): Promise<void> {
+      for (let i = 0; i < 300 && !done(output()) && child.exitCode === null; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+  };
+}
+
+function childrenOf(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return text === '' ? [] : text.split(' ').map(Number);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { runDeferred } from '../../server/db/deferred.js';
 import {
   abandonIdempotent,
   beginIdempotent,
@@ -116,6 +117,13 @@ await describeEachDatabase('idempotency records', (dialect) => {
       await completeIdempotent(tx, { ...claim, status: 200, body: { id: 'pat_second' } });
     });
     await expect(second).rejects.toThrow(IdempotencyConflictError);
+    // A create's shape: its rows held too, so on PostgreSQL the whole write is one statement
+    // without BEGIN, and the stored response's check must refuse inside it.
+    const third = ctx.db.transaction(async (tx) => {
+      await runDeferred(tx, 'INSERT INTO probe_writes (id) VALUES ($1)', ['pat_third']);
+      await completeIdempotent(tx, { ...claim, status: 200, body: { id: 'pat_third' } });
+    });
+    await expect(third).rejects.toThrow(IdempotencyConflictError);
     expect(await ctx.db.all('SELECT id FROM probe_writes')).toEqual([]);
     expect(await begin('h1', T0 + 1000)).toMatchObject({ body: { id: 'pat_first' } });
   });

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../tooling/node/ports.js';
+import { collectOutput } from '../../support/child-output.js';
 
 /** The repository root (the child runs there, so `server/main.ts` and `spec/` resolve). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -73,27 +74,22 @@ export async function startService(options: StartOptions): Promise<ServiceProces
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  const collect = (chunk: Buffer) => {
-    out += chunk.toString();
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
+  const output = collectOutput(child);
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`service exited early (${child.exitCode ?? child.signalCode}):\n${out}`);
+      throw new Error(`service exited early (${child.exitCode ?? child.signalCode}):\n${output()}`);
     }
     try {
       await fetch(`${baseUrl}/v1/patients`, { signal: AbortSignal.timeout(2000) });
       // The banner (with a fresh database's key) follows the socket's listen by a moment.
-      if (!out.includes('  Docs:')) throw new Error('listening, banner not printed yet');
+      if (!output().includes('  Docs:')) throw new Error('listening, banner not printed yet');
       break;
     } catch {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`service did not answer within the start timeout:\n${out}`);
+        throw new Error(`service did not answer within the start timeout:\n${output()}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -102,8 +98,8 @@ export async function startService(options: StartOptions): Promise<ServiceProces
     child,
     pid: child.pid ?? 0,
     baseUrl,
-    printedKey: /sk_test_[0-9A-Za-z]+/.exec(out)?.[0] ?? null,
-    output: () => out,
+    printedKey: /sk_test_[0-9A-Za-z]+/.exec(output())?.[0] ?? null,
+    output,
     async kill9() {
       const done = exited(child);
       child.kill('SIGKILL');
