@@ -1066,15 +1066,15 @@ export interface components {
          *     }
          */
         Patient: {
-            id: $Read<components["schemas"]["PatientId"]>;
+            id: components["schemas"]["PatientId"];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             object: "patient";
             livemode: $Read<boolean>;
-            created: $Read<components["schemas"]["Timestamp"]>;
-            updated: $Read<components["schemas"]["Timestamp"]>;
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
             identifiers: components["schemas"]["PatientIdentifier"][];
             name: components["schemas"]["HumanName"];
             /** Format: date */
@@ -1132,7 +1132,7 @@ export interface components {
          *     }
          */
         PatientFromTokenParams: {
-            token: $Write<components["schemas"]["TokenId"]>;
+            token: components["schemas"]["TokenId"];
             metadata?: components["schemas"]["Metadata"];
         };
         /**
@@ -1249,15 +1249,15 @@ export interface components {
          *     }
          */
         Appointment: {
-            id: $Read<components["schemas"]["AppointmentId"]>;
+            id: components["schemas"]["AppointmentId"];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             object: "appointment";
             livemode: $Read<boolean>;
-            created: $Read<components["schemas"]["Timestamp"]>;
-            updated: $Read<components["schemas"]["Timestamp"]>;
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
             patient: components["schemas"]["PatientId"];
             /** @description Who the patient sees (a name or your practitioner reference). */
             practitioner: string;
@@ -1550,15 +1550,15 @@ export interface components {
          *     }
          */
         Claim: {
-            id: $Read<components["schemas"]["ClaimId"]>;
+            id: components["schemas"]["ClaimId"];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             object: "claim";
             livemode: $Read<boolean>;
-            created: $Read<components["schemas"]["Timestamp"]>;
-            updated: $Read<components["schemas"]["Timestamp"]>;
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
             patient: components["schemas"]["PatientId"];
             appointment: string | null;
             billing_type: components["schemas"]["BillingType"];
@@ -1588,10 +1588,10 @@ export interface components {
              * @description What the patient owes; set at adjudication.
              */
             patient_responsibility: $Read<number | null>;
-            status: $Read<components["schemas"]["ClaimStatus"]>;
+            status: components["schemas"]["ClaimStatus"];
             /** @description Why the claim was denied or rejected; set at adjudication. */
             denial_reason: $Read<string | null>;
-            submitted_at: $Read<components["schemas"]["Timestamp"]>;
+            submitted_at: components["schemas"]["Timestamp"];
             /**
              * Format: int64
              * @description When the claim reached `rejected`, `paid`, `partially_paid` or `denied`.
@@ -1716,15 +1716,15 @@ export interface components {
          *     }
          */
         Webhook: {
-            id: $Read<components["schemas"]["WebhookId"]>;
+            id: components["schemas"]["WebhookId"];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             object: "webhook";
             livemode: $Read<boolean>;
-            created: $Read<components["schemas"]["Timestamp"]>;
-            updated: $Read<components["schemas"]["Timestamp"]>;
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
             url: components["schemas"]["WebhookUrl"];
             enabled_events: components["schemas"]["WebhookEnabledEvents"];
             description: string | null;
@@ -1774,7 +1774,7 @@ export interface components {
          *     }
          */
         DeletedWebhook: {
-            id: $Read<components["schemas"]["WebhookId"]>;
+            id: components["schemas"]["WebhookId"];
             /** @enum {string} */
             object: $Read<"webhook">;
             /** @enum {boolean} */
@@ -1998,7 +1998,7 @@ export interface components {
          *     }
          */
         Event: {
-            id: $Read<components["schemas"]["EventId"]>;
+            id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: $Read<"event">;
             type: components["schemas"]["EventType"];
@@ -2040,13 +2040,17 @@ export interface components {
          *     }
          */
         Token: {
-            id: $Read<components["schemas"]["TokenId"]>;
+            id: components["schemas"]["TokenId"];
             /** @enum {string} */
             object: $Read<"token">;
             livemode: $Read<boolean>;
-            created: $Read<components["schemas"]["Timestamp"]>;
-            /** @description `created` + 600 seconds. */
-            expires: $Read<components["schemas"]["Timestamp"]>;
+            created: components["schemas"]["Timestamp"];
+            /**
+             * Format: int64
+             * @description `created` + 600 seconds, in unix seconds.
+             * @example 1793577600
+             */
+            expires: $Read<number>;
             /** @enum {string} */
             type: "patient_intake";
             /** @description Whether `createPatient` has consumed it. */
@@ -2070,7 +2074,7 @@ export interface components {
         TokenCreateParams: {
             /** @enum {string} */
             type: "patient_intake";
-            patient: $Write<components["schemas"]["PatientCreateParams"]>;
+            patient: components["schemas"]["PatientCreateParams"];
         };
         /**
          * @description The scopes an ephemeral key may carry.
@@ -2094,13 +2098,17 @@ export interface components {
          *     }
          */
         EphemeralKey: {
-            id: $Read<components["schemas"]["EphemeralKeyId"]>;
+            id: components["schemas"]["EphemeralKeyId"];
             /** @enum {string} */
             object: $Read<"ephemeral_key">;
             livemode: $Read<boolean>;
-            created: $Read<components["schemas"]["Timestamp"]>;
-            /** @description `created` + 900 seconds. */
-            expires: $Read<components["schemas"]["Timestamp"]>;
+            created: components["schemas"]["Timestamp"];
+            /**
+             * Format: int64
+             * @description `created` + 900 seconds, in unix seconds.
+             * @example 1793578500
+             */
+            expires: $Read<number>;
             patient: components["schemas"]["PatientId"];
             scopes: components["schemas"]["EphemeralKeyScope"][];
             /** @description The key to send as `Authorization: Bearer ek_test_…` (or `ek_live_…`). */

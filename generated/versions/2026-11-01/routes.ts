@@ -31,6 +31,9 @@ const appointmentRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Appointment',
   type: 'object',
   properties: {
+    id: { $ref: 'urn:openapi:schema:AppointmentId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
@@ -48,6 +51,9 @@ const appointmentRequestSchema: JsonSchema = {
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: [
+    'id',
+    'created',
+    'updated',
     'patient',
     'practitioner',
     'status',
@@ -66,11 +72,11 @@ const appointmentResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:Appointment',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:AppointmentId' }] },
+    id: { $ref: 'urn:openapi:schema:AppointmentId' },
     object: { type: 'string', enum: ['appointment'] },
     livemode: { type: 'boolean' },
-    created: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
-    updated: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
@@ -291,6 +297,9 @@ const claimRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Claim',
   type: 'object',
   properties: {
+    id: { $ref: 'urn:openapi:schema:ClaimId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     appointment: {
       anyOf: [{ type: 'string', pattern: '^appt_[0-9A-HJKMNP-TV-Z]{26}$' }, { type: 'null' }],
@@ -312,9 +321,14 @@ const claimRequestSchema: JsonSchema = {
       items: { $ref: 'urn:openapi:request:ClaimLineItem' },
     },
     currency: { $ref: 'urn:openapi:schema:Currency' },
+    status: { $ref: 'urn:openapi:schema:ClaimStatus' },
+    submitted_at: { $ref: 'urn:openapi:schema:Timestamp' },
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: [
+    'id',
+    'created',
+    'updated',
     'patient',
     'appointment',
     'billing_type',
@@ -324,6 +338,8 @@ const claimRequestSchema: JsonSchema = {
     'diagnoses',
     'line_items',
     'currency',
+    'status',
+    'submitted_at',
     'metadata',
   ],
   additionalProperties: false,
@@ -333,11 +349,11 @@ const claimResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:Claim',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:ClaimId' }] },
+    id: { $ref: 'urn:openapi:schema:ClaimId' },
     object: { type: 'string', enum: ['claim'] },
     livemode: { type: 'boolean' },
-    created: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
-    updated: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     appointment: {
       anyOf: [{ type: 'string', pattern: '^appt_[0-9A-HJKMNP-TV-Z]{26}$' }, { type: 'null' }],
@@ -365,9 +381,9 @@ const claimResponseSchema: JsonSchema = {
     patient_responsibility: {
       anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }],
     },
-    status: { allOf: [{ $ref: 'urn:openapi:schema:ClaimStatus' }] },
+    status: { $ref: 'urn:openapi:schema:ClaimStatus' },
     denial_reason: { anyOf: [{ type: 'string', maxLength: 500 }, { type: 'null' }] },
-    submitted_at: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    submitted_at: { $ref: 'urn:openapi:schema:Timestamp' },
     adjudicated_at: { anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }] },
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
@@ -680,7 +696,8 @@ const currencySchema: JsonSchema = {
 const deletedWebhookRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:DeletedWebhook',
   type: 'object',
-  properties: {},
+  properties: { id: { $ref: 'urn:openapi:schema:WebhookId' } },
+  required: ['id'],
   additionalProperties: false,
 };
 
@@ -688,7 +705,7 @@ const deletedWebhookResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:DeletedWebhook',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:WebhookId' }] },
+    id: { $ref: 'urn:openapi:schema:WebhookId' },
     object: { type: 'string', enum: ['webhook'] },
     deleted: { type: 'boolean', enum: [true] },
   },
@@ -707,6 +724,8 @@ const ephemeralKeyRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:EphemeralKey',
   type: 'object',
   properties: {
+    id: { $ref: 'urn:openapi:schema:EphemeralKeyId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     scopes: {
       type: 'array',
@@ -716,7 +735,7 @@ const ephemeralKeyRequestSchema: JsonSchema = {
       items: { $ref: 'urn:openapi:schema:EphemeralKeyScope' },
     },
   },
-  required: ['patient', 'scopes'],
+  required: ['id', 'created', 'patient', 'scopes'],
   additionalProperties: false,
 };
 
@@ -724,11 +743,11 @@ const ephemeralKeyResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:EphemeralKey',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:EphemeralKeyId' }] },
+    id: { $ref: 'urn:openapi:schema:EphemeralKeyId' },
     object: { type: 'string', enum: ['ephemeral_key'] },
     livemode: { type: 'boolean' },
-    created: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
-    expires: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    expires: { type: 'integer', format: 'int64', minimum: 0 },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     scopes: {
       type: 'array',
@@ -845,6 +864,7 @@ const eventRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Event',
   type: 'object',
   properties: {
+    id: { $ref: 'urn:openapi:schema:EventId' },
     type: { $ref: 'urn:openapi:schema:EventType' },
     api_version: { $ref: 'urn:openapi:schema:ApiVersion' },
     created: { $ref: 'urn:openapi:schema:Timestamp' },
@@ -853,7 +873,16 @@ const eventRequestSchema: JsonSchema = {
     request: { $ref: 'urn:openapi:schema:EventRequest' },
     pending_webhooks: { type: 'integer', minimum: 0 },
   },
-  required: ['type', 'api_version', 'created', 'livemode', 'data', 'request', 'pending_webhooks'],
+  required: [
+    'id',
+    'type',
+    'api_version',
+    'created',
+    'livemode',
+    'data',
+    'request',
+    'pending_webhooks',
+  ],
   additionalProperties: false,
 };
 
@@ -861,7 +890,7 @@ const eventResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:Event',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:EventId' }] },
+    id: { $ref: 'urn:openapi:schema:EventId' },
     object: { type: 'string', enum: ['event'] },
     type: { $ref: 'urn:openapi:schema:EventType' },
     api_version: { $ref: 'urn:openapi:schema:ApiVersion' },
@@ -1780,6 +1809,9 @@ const patientRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Patient',
   type: 'object',
   properties: {
+    id: { $ref: 'urn:openapi:schema:PatientId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     identifiers: {
       type: 'array',
       maxItems: 10,
@@ -1800,6 +1832,9 @@ const patientRequestSchema: JsonSchema = {
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: [
+    'id',
+    'created',
+    'updated',
     'identifiers',
     'name',
     'birth_date',
@@ -1817,11 +1852,11 @@ const patientResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:Patient',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:PatientId' }] },
+    id: { $ref: 'urn:openapi:schema:PatientId' },
     object: { type: 'string', enum: ['patient'] },
     livemode: { type: 'boolean' },
-    created: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
-    updated: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     identifiers: {
       type: 'array',
       maxItems: 10,
@@ -1922,21 +1957,14 @@ const patientEventResponseSchema: JsonSchema = {
   ],
 };
 
-const patientFromTokenParamsRequestSchema: JsonSchema = {
-  $id: 'urn:openapi:request:PatientFromTokenParams',
+const patientFromTokenParamsSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:PatientFromTokenParams',
   type: 'object',
   properties: {
-    token: { allOf: [{ $ref: 'urn:openapi:schema:TokenId' }] },
+    token: { $ref: 'urn:openapi:schema:TokenId' },
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: ['token'],
-  additionalProperties: false,
-};
-
-const patientFromTokenParamsResponseSchema: JsonSchema = {
-  $id: 'urn:openapi:response:PatientFromTokenParams',
-  type: 'object',
-  properties: { metadata: { $ref: 'urn:openapi:schema:Metadata' } },
   additionalProperties: false,
 };
 
@@ -2060,8 +2088,12 @@ const timestampSchema: JsonSchema = {
 const tokenRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Token',
   type: 'object',
-  properties: { type: { type: 'string', enum: ['patient_intake'] } },
-  required: ['type'],
+  properties: {
+    id: { $ref: 'urn:openapi:schema:TokenId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    type: { type: 'string', enum: ['patient_intake'] },
+  },
+  required: ['id', 'created', 'type'],
   additionalProperties: false,
 };
 
@@ -2069,11 +2101,11 @@ const tokenResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:Token',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:TokenId' }] },
+    id: { $ref: 'urn:openapi:schema:TokenId' },
     object: { type: 'string', enum: ['token'] },
     livemode: { type: 'boolean' },
-    created: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
-    expires: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    expires: { type: 'integer', format: 'int64', minimum: 0 },
     type: { type: 'string', enum: ['patient_intake'] },
     used: { type: 'boolean' },
   },
@@ -2081,22 +2113,14 @@ const tokenResponseSchema: JsonSchema = {
   additionalProperties: false,
 };
 
-const tokenCreateParamsRequestSchema: JsonSchema = {
-  $id: 'urn:openapi:request:TokenCreateParams',
+const tokenCreateParamsSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:TokenCreateParams',
   type: 'object',
   properties: {
     type: { type: 'string', enum: ['patient_intake'] },
-    patient: { allOf: [{ $ref: 'urn:openapi:schema:PatientCreateParams' }] },
+    patient: { $ref: 'urn:openapi:schema:PatientCreateParams' },
   },
   required: ['type', 'patient'],
-  additionalProperties: false,
-};
-
-const tokenCreateParamsResponseSchema: JsonSchema = {
-  $id: 'urn:openapi:response:TokenCreateParams',
-  type: 'object',
-  properties: { type: { type: 'string', enum: ['patient_intake'] } },
-  required: ['type'],
   additionalProperties: false,
 };
 
@@ -2110,6 +2134,9 @@ const webhookRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Webhook',
   type: 'object',
   properties: {
+    id: { $ref: 'urn:openapi:schema:WebhookId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     url: { $ref: 'urn:openapi:schema:WebhookUrl' },
     enabled_events: { $ref: 'urn:openapi:schema:WebhookEnabledEvents' },
     description: { anyOf: [{ type: 'string', maxLength: 500 }, { type: 'null' }] },
@@ -2117,7 +2144,17 @@ const webhookRequestSchema: JsonSchema = {
     api_version: { allOf: [{ $ref: 'urn:openapi:schema:ApiVersion' }] },
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
-  required: ['url', 'enabled_events', 'description', 'status', 'api_version', 'metadata'],
+  required: [
+    'id',
+    'created',
+    'updated',
+    'url',
+    'enabled_events',
+    'description',
+    'status',
+    'api_version',
+    'metadata',
+  ],
   additionalProperties: false,
 };
 
@@ -2125,11 +2162,11 @@ const webhookResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:Webhook',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:WebhookId' }] },
+    id: { $ref: 'urn:openapi:schema:WebhookId' },
     object: { type: 'string', enum: ['webhook'] },
     livemode: { type: 'boolean' },
-    created: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
-    updated: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     url: { $ref: 'urn:openapi:schema:WebhookUrl' },
     enabled_events: { $ref: 'urn:openapi:schema:WebhookEnabledEvents' },
     description: { anyOf: [{ type: 'string', maxLength: 500 }, { type: 'null' }] },
@@ -2455,8 +2492,7 @@ export const componentSchemas: readonly JsonSchema[] = [
   patientCreateParamsSchema,
   patientEventRequestSchema,
   patientEventResponseSchema,
-  patientFromTokenParamsRequestSchema,
-  patientFromTokenParamsResponseSchema,
+  patientFromTokenParamsSchema,
   patientIdSchema,
   patientIdentifierSchema,
   patientListRequestSchema,
@@ -2469,8 +2505,7 @@ export const componentSchemas: readonly JsonSchema[] = [
   timestampSchema,
   tokenRequestSchema,
   tokenResponseSchema,
-  tokenCreateParamsRequestSchema,
-  tokenCreateParamsResponseSchema,
+  tokenCreateParamsSchema,
   tokenIdSchema,
   webhookRequestSchema,
   webhookResponseSchema,
@@ -2571,7 +2606,7 @@ const createPatientRoute: RouteDefinition = {
     body: {
       oneOf: [
         { $ref: 'urn:openapi:schema:PatientCreateParams' },
-        { $ref: 'urn:openapi:request:PatientFromTokenParams' },
+        { $ref: 'urn:openapi:schema:PatientFromTokenParams' },
       ],
     },
     response: {
@@ -3442,7 +3477,7 @@ const createTokenRoute: RouteDefinition = {
         },
       },
     },
-    body: { $ref: 'urn:openapi:request:TokenCreateParams' },
+    body: { $ref: 'urn:openapi:schema:TokenCreateParams' },
     response: {
       '200': { $ref: 'urn:openapi:response:Token' },
       '400': { $ref: 'urn:openapi:schema:Error' },
