@@ -786,10 +786,17 @@ export interface components {
          *     }
          */
         Health: {
-            /** @enum {string} */
+            /**
+             * @description Always `health`.
+             * @enum {string}
+             */
             object: "health";
-            /** @enum {string} */
+            /**
+             * @description `ok` when every check passed, else `unavailable`.
+             * @enum {string}
+             */
             status: "ok" | "unavailable";
+            /** @description The outcome of each check run, by name; empty for liveness. */
             checks: {
                 /**
                  * @description `ok`, or `unavailable` when a trivial query fails.
@@ -910,6 +917,7 @@ export interface components {
          *     }
          */
         Error: {
+            /** @description What went wrong: its type, code, message and the request it belongs to. */
             error: {
                 type: components["schemas"]["ErrorType"];
                 code: components["schemas"]["ErrorCode"];
@@ -962,10 +970,17 @@ export interface components {
          *     }
          */
         PatientIdentifier: {
-            /** @enum {string} */
+            /**
+             * @description The HL7 v2 identifier type (table 0203), e.g. `MR` for a medical record number.
+             * @enum {string}
+             */
             type: "MR" | "MB" | "SS" | "DL" | "PPN" | "PI" | "PT" | "AN";
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The URI of the issuer's namespace, e.g. `https://clinic.example/mrn`.
+             */
             system: string;
+            /** @description The identifier within `system`, as issued. */
             value: string;
         };
         /**
@@ -981,6 +996,7 @@ export interface components {
          *     }
          */
         HumanName: {
+            /** @description The family name (surname). */
             family: string;
             /** @description Given names in order; defaults to `[]`. */
             given?: string[];
@@ -1002,11 +1018,15 @@ export interface components {
          *     }
          */
         Address: {
+            /** @description Street address, first line. */
             line1?: string | null;
+            /** @description Street address, second line (apartment, suite, unit). */
             line2?: string | null;
+            /** @description City, town or village. */
             city?: string | null;
             /** @description State, county or province. */
             state?: string | null;
+            /** @description Postal or ZIP code. */
             postal_code?: string | null;
             /** @description Two-letter ISO 3166-1 country code, upper case. */
             country?: string | null;
@@ -1025,6 +1045,7 @@ export interface components {
         BirthDate: string;
         /**
          * Format: email
+         * @description Email address.
          * @example ana.rivera@example.com
          */
         Email: string;
@@ -1068,21 +1089,33 @@ export interface components {
         Patient: {
             id: components["schemas"]["PatientId"];
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Always `patient`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             object: "patient";
+            /** @description `true` for a live-mode object, `false` for a test-mode one. */
             livemode: $Read<boolean>;
             created: components["schemas"]["Timestamp"];
             updated: components["schemas"]["Timestamp"];
+            /** @description Identifiers issued to the patient (medical record number, member number, ...). */
             identifiers: components["schemas"]["PatientIdentifier"][];
             name: components["schemas"]["HumanName"];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Date of birth, `YYYY-MM-DD`, or `null` when unknown.
+             */
             birth_date: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Administrative gender (FHIR), or `null` when not given.
+             * @enum {string|null}
+             */
             gender: "male" | "female" | "other" | "unknown" | null;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address, or `null` when not given.
+             */
             email: string | null;
+            /** @description Phone number in E.164 form, or `null` when not given. */
             phone: string | null;
             address: components["schemas"]["Address"];
             /** @description Whether the record is in active use. */
@@ -1113,6 +1146,7 @@ export interface components {
          *     }
          */
         PatientCreateParams: {
+            /** @description Identifiers issued to the patient; defaults to `[]`. */
             identifiers?: components["schemas"]["PatientIdentifier"][];
             name: components["schemas"]["HumanName"];
             birth_date?: components["schemas"]["BirthDate"];
@@ -1120,7 +1154,10 @@ export interface components {
             email?: components["schemas"]["Email"];
             phone?: components["schemas"]["Phone"];
             address?: components["schemas"]["Address"];
-            /** @default true */
+            /**
+             * @description Whether the record is in active use; defaults to `true`.
+             * @default true
+             */
             active?: boolean;
             metadata?: components["schemas"]["Metadata"];
         };
@@ -1145,22 +1182,36 @@ export interface components {
          *     }
          */
         PatientUpdateParams: {
+            /** @description Replaces the whole list of identifiers. */
             identifiers?: components["schemas"]["PatientIdentifier"][];
             name?: components["schemas"]["HumanName"];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Date of birth, `YYYY-MM-DD`, not in the future; `null` clears it.
+             */
             birth_date?: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Administrative gender (FHIR); `null` clears it.
+             * @enum {string|null}
+             */
             gender?: "male" | "female" | "other" | "unknown" | null;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address; `null` clears it.
+             */
             email?: string | null;
+            /** @description Phone number in E.164 form; `null` clears it. */
             phone?: string | null;
             address?: components["schemas"]["Address"];
+            /** @description Whether the record is in active use. */
             active?: boolean;
             metadata?: components["schemas"]["MetadataUpdate"];
         };
         /**
          * @description Search criteria, all optional and AND-ed. `family_name` and `given_name` match
          *     case-insensitively by prefix; `email` case-insensitively; the others exactly.
+         *     `limit` and `starting_after` page the results: `starting_after` is the last id of
+         *     the previous page.
          * @example {
          *       "family_name": "riv",
          *       "given_name": "an",
@@ -1172,13 +1223,19 @@ export interface components {
          *     }
          */
         PatientSearchParams: {
+            /** @description Matches family names that start with this text, ignoring case. */
             family_name?: string;
+            /** @description Matches given names that start with this text, ignoring case. */
             given_name?: string;
             birth_date?: components["schemas"]["BirthDate"];
             /** @description Matches a patient with an identifier of this `system` and `value`. */
             identifier?: {
-                /** Format: uri */
+                /**
+                 * Format: uri
+                 * @description The issuer namespace URI of the identifier to match.
+                 */
                 system: string;
+                /** @description The identifier value to match exactly within `system`. */
                 value: string;
             };
             email?: components["schemas"]["Email"];
@@ -1188,7 +1245,6 @@ export interface components {
              * @default 10
              */
             limit?: number;
-            /** @description The last id of the previous page. */
             starting_after?: components["schemas"]["PatientId"];
         };
         /**
@@ -1201,7 +1257,10 @@ export interface components {
          *     }
          */
         PatientList: {
-            /** @enum {string} */
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
             object: $Read<"list">;
             /**
              * @description The path this list came from.
@@ -1210,6 +1269,7 @@ export interface components {
             url: $Read<"/v1/patients" | "/v1/patients/search">;
             /** @description Whether more objects exist beyond this page in the direction of travel. */
             has_more: boolean;
+            /** @description The patients of this page, newest first. */
             data: components["schemas"]["Patient"][];
         };
         /**
@@ -1251,10 +1311,11 @@ export interface components {
         Appointment: {
             id: components["schemas"]["AppointmentId"];
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Always `appointment`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             object: "appointment";
+            /** @description `true` for a live-mode object, `false` for a test-mode one. */
             livemode: $Read<boolean>;
             created: components["schemas"]["Timestamp"];
             updated: components["schemas"]["Timestamp"];
@@ -1276,10 +1337,14 @@ export interface components {
              * @description End time (RFC 3339, in UTC), after `start`; `null` exactly when `start` is.
              */
             end: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description The kind of visit, or `null` when not given.
+             * @enum {string|null}
+             */
             appointment_type: "routine" | "walkin" | "checkup" | "followup" | "emergency" | null;
             /** @description Why the visit is booked, in words. */
             reason: string | null;
+            /** @description Where the visit takes place, or `null` when not given. */
             location: string | null;
             /** @description Given with the move to `cancelled`. */
             cancellation_reason: string | null;
@@ -1303,11 +1368,14 @@ export interface components {
          */
         AppointmentCreateParams: {
             patient: components["schemas"]["PatientId"];
+            /** @description Who the patient sees (a name or your practitioner reference). */
             practitioner: string;
             start?: components["schemas"]["DateTime"];
             end?: components["schemas"]["DateTime"];
             appointment_type?: components["schemas"]["AppointmentType"];
+            /** @description Why the visit was booked, in your words. */
             reason?: string;
+            /** @description Where the visit takes place (a room, site or address). */
             location?: string;
             /**
              * @description `true` creates the appointment as `booked` instead of `pending`; needs `start`
@@ -1333,11 +1401,18 @@ export interface components {
             status?: components["schemas"]["AppointmentStatus"];
             start?: components["schemas"]["DateTime"];
             end?: components["schemas"]["DateTime"];
+            /** @description Who the patient sees (a name or your practitioner reference). */
             practitioner?: string;
-            /** @enum {string|null} */
+            /**
+             * @description The kind of visit; `null` clears it.
+             * @enum {string|null}
+             */
             appointment_type?: "routine" | "walkin" | "checkup" | "followup" | "emergency" | null;
+            /** @description Why the visit was booked; `null` clears it. */
             reason?: string | null;
+            /** @description Where the visit takes place; `null` clears it. */
             location?: string | null;
+            /** @description Why the appointment was cancelled; only with `status: cancelled`. */
             cancellation_reason?: string;
             metadata?: components["schemas"]["MetadataUpdate"];
         };
@@ -1351,11 +1426,19 @@ export interface components {
          *     }
          */
         AppointmentList: {
-            /** @enum {string} */
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
             object: $Read<"list">;
-            /** @enum {string} */
+            /**
+             * @description The path this list came from.
+             * @enum {string}
+             */
             url: $Read<"/v1/appointments">;
+            /** @description Whether another page follows this one. */
             has_more: boolean;
+            /** @description The appointments of this page, newest first. */
             data: components["schemas"]["Appointment"][];
         };
         /**
@@ -1407,6 +1490,7 @@ export interface components {
             payer_id: string;
             /** @description The subscriber's member id on the insurance card. */
             member_id: string;
+            /** @description The group (employer plan) number on the member's card, or `null`. */
             group_number?: string | null;
         } | null;
         /**
@@ -1420,7 +1504,10 @@ export interface components {
         ClaimDiagnosis: {
             /** @description Position, 1..n without gaps. */
             sequence: number;
-            /** @enum {string} */
+            /**
+             * @description The code system of `code`; only ICD-10-CM (`icd10`).
+             * @enum {string}
+             */
             system: "icd10";
             /** @description ICD-10-CM code with its dot (`E11.9`, `I10`, `S52.521A`). */
             code: string;
@@ -1455,8 +1542,12 @@ export interface components {
             modifiers?: string[];
             /** @description The `sequence` of the diagnoses this service treats, most important first. */
             diagnosis_sequences: number[];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The date the service was given, `YYYY-MM-DD`.
+             */
             service_date: string;
+            /** @description The number of units billed. */
             quantity: number;
             /** @description Price of one unit in the currency's minor unit. */
             unit_amount: number;
@@ -1479,13 +1570,21 @@ export interface components {
          *     }
          */
         ClaimLineItem: {
+            /** @description Position, 1..n without gaps. */
             sequence: number;
             procedure_code: components["schemas"]["ProcedureCode"];
+            /** @description Up to four two-character CPT/HCPCS modifiers. */
             modifiers: string[];
+            /** @description The `sequence` of the diagnoses this service treats, most important first. */
             diagnosis_sequences: number[];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The date the service was given, `YYYY-MM-DD`.
+             */
             service_date: string;
+            /** @description The number of units billed. */
             quantity: number;
+            /** @description Price of one unit in the currency's minor unit. */
             unit_amount: number;
             /**
              * Format: int64
@@ -1552,20 +1651,24 @@ export interface components {
         Claim: {
             id: components["schemas"]["ClaimId"];
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Always `claim`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             object: "claim";
+            /** @description `true` for a live-mode object, `false` for a test-mode one. */
             livemode: $Read<boolean>;
             created: components["schemas"]["Timestamp"];
             updated: components["schemas"]["Timestamp"];
             patient: components["schemas"]["PatientId"];
+            /** @description The appointment id of the visit billed, or `null`. */
             appointment: string | null;
             billing_type: components["schemas"]["BillingType"];
             type: components["schemas"]["ClaimType"];
             billing_provider: components["schemas"]["BillingProvider"];
             insurance: components["schemas"]["ClaimInsurance"];
+            /** @description The diagnoses, in `sequence` order. */
             diagnoses: components["schemas"]["ClaimDiagnosis"][];
+            /** @description The billed services, in `sequence` order. */
             line_items: components["schemas"]["ClaimLineItem"][];
             currency: components["schemas"]["Currency"];
             /**
@@ -1639,7 +1742,9 @@ export interface components {
             type: components["schemas"]["ClaimType"];
             billing_provider: components["schemas"]["BillingProvider"];
             insurance?: components["schemas"]["ClaimInsurance"];
+            /** @description The diagnoses (ICD-10-CM), `sequence` 1..n, at most 12. */
             diagnoses: components["schemas"]["ClaimDiagnosis"][];
+            /** @description The billed services, `sequence` 1..n, at most 50. */
             line_items: components["schemas"]["ClaimLineItemParams"][];
             currency: components["schemas"]["Currency"];
             metadata?: components["schemas"]["Metadata"];
@@ -1654,11 +1759,19 @@ export interface components {
          *     }
          */
         ClaimList: {
-            /** @enum {string} */
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
             object: $Read<"list">;
-            /** @enum {string} */
+            /**
+             * @description The path this list came from.
+             * @enum {string}
+             */
             url: $Read<"/v1/claims">;
+            /** @description Whether another page follows this one. */
             has_more: boolean;
+            /** @description The claims of this page, newest first. */
             data: components["schemas"]["Claim"][];
         };
         /**
@@ -1698,7 +1811,8 @@ export interface components {
         WebhookUrl: string;
         /**
          * @description A webhook endpoint. `secret` appears only in the response to `createWebhook`, never
-         *     in retrieve, list, update or events.
+         *     in retrieve, list, update or events. `api_version` is the version events are rendered
+         *     in for this endpoint, set at creation only.
          * @example {
          *       "id": "wh_01JD6W7X8Y9Z0A1B2C3D4E5F6G",
          *       "object": "webhook",
@@ -1718,25 +1832,28 @@ export interface components {
         Webhook: {
             id: components["schemas"]["WebhookId"];
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Always `webhook`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             object: "webhook";
+            /** @description `true` for a live-mode endpoint, `false` for a test-mode one. */
             livemode: $Read<boolean>;
             created: components["schemas"]["Timestamp"];
             updated: components["schemas"]["Timestamp"];
             url: components["schemas"]["WebhookUrl"];
             enabled_events: components["schemas"]["WebhookEnabledEvents"];
+            /** @description Your note on what the endpoint is for, or `null`. */
             description: string | null;
             status: components["schemas"]["WebhookStatus"];
-            /** @description The version events are rendered in for this endpoint; set at creation only. */
             api_version: components["schemas"]["ApiVersion"];
             metadata: components["schemas"]["Metadata"];
             /** @description The signing secret; only in the create response. Store it then. */
             secret?: $Read<string>;
         };
         /**
-         * @description A new endpoint. `url` and `enabled_events` are required.
+         * @description A new endpoint. `url` and `enabled_events` are required. `api_version` defaults to the
+         *     version of this request and is fixed for the endpoint's life: to move to another
+         *     version, create a new endpoint.
          * @example {
          *       "url": "https://clinic.example/hooks/patient-care",
          *       "enabled_events": [
@@ -1747,8 +1864,8 @@ export interface components {
         WebhookCreateParams: {
             url: components["schemas"]["WebhookUrl"];
             enabled_events: components["schemas"]["WebhookEnabledEvents"];
+            /** @description Your note on what the endpoint is for. */
             description?: string;
-            /** @description Defaults to the version of this request. Fixed for the endpoint's life: to move to another version, create a new endpoint. */
             api_version?: components["schemas"]["ApiVersion"];
             metadata?: components["schemas"]["Metadata"];
         };
@@ -1761,6 +1878,7 @@ export interface components {
         WebhookUpdateParams: {
             url?: components["schemas"]["WebhookUrl"];
             enabled_events?: components["schemas"]["WebhookEnabledEvents"];
+            /** @description Your note on what the endpoint is for; `null` clears it. */
             description?: string | null;
             status?: components["schemas"]["WebhookStatus"];
             metadata?: components["schemas"]["MetadataUpdate"];
@@ -1775,9 +1893,15 @@ export interface components {
          */
         DeletedWebhook: {
             id: components["schemas"]["WebhookId"];
-            /** @enum {string} */
+            /**
+             * @description Always `webhook`.
+             * @enum {string}
+             */
             object: $Read<"webhook">;
-            /** @enum {boolean} */
+            /**
+             * @description Always `true`.
+             * @enum {boolean}
+             */
             deleted: $Read<true>;
         };
         /**
@@ -1790,11 +1914,19 @@ export interface components {
          *     }
          */
         WebhookList: {
-            /** @enum {string} */
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
             object: $Read<"list">;
-            /** @enum {string} */
+            /**
+             * @description The path this list came from.
+             * @enum {string}
+             */
             url: $Read<"/v1/webhooks">;
+            /** @description Whether another page follows this one. */
             has_more: boolean;
+            /** @description The webhook endpoints of this page, newest first. */
             data: components["schemas"]["Webhook"][];
         };
         /**
@@ -1814,12 +1946,21 @@ export interface components {
          *     }
          */
         WebhookDeliveryAttempt: {
-            /** @description 1 for the first try. */
+            /**
+             * Format: int32
+             * @description 1 for the first try.
+             */
             attempt: number;
             created: components["schemas"]["Timestamp"];
-            /** @description From the attempt's start to the end of the response body (at most the 10 s deadline). */
+            /**
+             * Format: int32
+             * @description From the attempt's start to the end of the response body (at most the 10 s deadline).
+             */
             duration_ms: number;
-            /** @description The receiver's HTTP status, or null when none came back. */
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status, or null when none came back.
+             */
             status_code: number | null;
             /** @description Why the attempt failed without a usable answer (`timeout`, `connection_refused`, `key_revoked`, ...), else null. A `timeout` after the headers keeps their `status_code`. */
             error: string | null;
@@ -1853,8 +1994,12 @@ export interface components {
          */
         WebhookDelivery: {
             id: components["schemas"]["WebhookDeliveryId"];
-            /** @enum {string} */
+            /**
+             * @description Always `webhook_delivery`.
+             * @enum {string}
+             */
             object: "webhook_delivery";
+            /** @description `true` for a live-mode delivery, `false` for a test-mode one. */
             livemode: boolean;
             webhook: components["schemas"]["WebhookId"];
             event: components["schemas"]["EventId"];
@@ -1866,9 +2011,17 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed";
+            /**
+             * Format: int32
+             * @description The number of attempts made so far.
+             */
             attempt_count: number;
-            /** @description Unix seconds of the next try while `pending`, else null. */
+            /**
+             * Format: int64
+             * @description Unix seconds of the next try while `pending`, else null.
+             */
             next_attempt: number | null;
+            /** @description Every attempt made, oldest first. */
             attempts: components["schemas"]["WebhookDeliveryAttempt"][];
         };
         /**
@@ -1881,10 +2034,16 @@ export interface components {
          *     }
          */
         WebhookDeliveryList: {
-            /** @enum {string} */
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
             object: "list";
+            /** @description The path this list came from. */
             url: string;
+            /** @description Whether another page follows this one. */
             has_more: boolean;
+            /** @description The deliveries of this page, newest first. */
             data: components["schemas"]["WebhookDelivery"][];
         };
         /**
@@ -1954,7 +2113,9 @@ export interface components {
          *     }
          */
         EventRequest: {
+            /** @description The id of the request (its `Request-Id`), or `null`. */
             id: string | null;
+            /** @description The `Idempotency-Key` the request carried, or `null`. */
             idempotency_key: string | null;
         };
         /**
@@ -1999,11 +2160,15 @@ export interface components {
          */
         Event: {
             id: components["schemas"]["EventId"];
-            /** @enum {string} */
+            /**
+             * @description Always `event`.
+             * @enum {string}
+             */
             object: $Read<"event">;
             type: components["schemas"]["EventType"];
             api_version: components["schemas"]["ApiVersion"];
             created: components["schemas"]["Timestamp"];
+            /** @description `true` for a live-mode event, `false` for a test-mode one. */
             livemode: boolean;
             data: components["schemas"]["EventData"];
             request: components["schemas"]["EventRequest"];
@@ -2020,11 +2185,19 @@ export interface components {
          *     }
          */
         EventList: {
-            /** @enum {string} */
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
             object: $Read<"list">;
-            /** @enum {string} */
+            /**
+             * @description The path this list came from.
+             * @enum {string}
+             */
             url: $Read<"/v1/events">;
+            /** @description Whether another page follows this one. */
             has_more: boolean;
+            /** @description The events of this page, newest first. */
             data: components["schemas"]["Event"][];
         };
         /**
@@ -2041,8 +2214,12 @@ export interface components {
          */
         Token: {
             id: components["schemas"]["TokenId"];
-            /** @enum {string} */
+            /**
+             * @description Always `token`.
+             * @enum {string}
+             */
             object: $Read<"token">;
+            /** @description `true` for a live-mode token, `false` for a test-mode one. */
             livemode: $Read<boolean>;
             created: components["schemas"]["Timestamp"];
             /**
@@ -2051,7 +2228,10 @@ export interface components {
              * @example 1793577600
              */
             expires: $Read<number>;
-            /** @enum {string} */
+            /**
+             * @description What the token carries; only `patient_intake`.
+             * @enum {string}
+             */
             type: "patient_intake";
             /** @description Whether `createPatient` has consumed it. */
             used: $Read<boolean>;
@@ -2072,7 +2252,10 @@ export interface components {
          *     }
          */
         TokenCreateParams: {
-            /** @enum {string} */
+            /**
+             * @description What the token carries; only `patient_intake`.
+             * @enum {string}
+             */
             type: "patient_intake";
             patient: components["schemas"]["PatientCreateParams"];
         };
@@ -2099,8 +2282,12 @@ export interface components {
          */
         EphemeralKey: {
             id: components["schemas"]["EphemeralKeyId"];
-            /** @enum {string} */
+            /**
+             * @description Always `ephemeral_key`.
+             * @enum {string}
+             */
             object: $Read<"ephemeral_key">;
+            /** @description `true` for a live-mode key, `false` for a test-mode one. */
             livemode: $Read<boolean>;
             created: components["schemas"]["Timestamp"];
             /**
@@ -2110,6 +2297,7 @@ export interface components {
              */
             expires: $Read<number>;
             patient: components["schemas"]["PatientId"];
+            /** @description What the key may do, all on its one patient. */
             scopes: components["schemas"]["EphemeralKeyScope"][];
             /** @description The key to send as `Authorization: Bearer ek_test_…` (or `ek_live_…`). */
             secret: $Read<string>;
@@ -2126,6 +2314,7 @@ export interface components {
          */
         EphemeralKeyCreateParams: {
             patient: components["schemas"]["PatientId"];
+            /** @description What the key may do, all on its one patient. */
             scopes: components["schemas"]["EphemeralKeyScope"][];
         };
         /**
