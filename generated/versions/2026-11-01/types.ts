@@ -2595,8 +2595,12 @@ export interface components {
          *     }
          */
         FhirMeta: {
+            /** @description The version of the stored object; changes with every change. */
             versionId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the stored object last changed.
+             */
             lastUpdated: string;
         };
         /**
@@ -2606,11 +2610,16 @@ export interface components {
          *     }
          */
         FhirCoding: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The URI of the code system, e.g. `http://hl7.org/fhir/sid/icd-10-cm`.
+             */
             system: string;
+            /** @description The code within `system`. */
             code: string;
         };
         /**
+         * @description A coded concept, as codes from code systems and as text (FHIR CodeableConcept).
          * @example {
          *       "coding": [
          *         {
@@ -2621,10 +2630,13 @@ export interface components {
          *     }
          */
         FhirCodeableConcept: {
+            /** @description The codes that say what this means, each from one code system. */
             coding?: components["schemas"]["FhirCoding"][];
+            /** @description The concept as plain text. */
             text?: string;
         };
         /**
+         * @description An identifier issued by the namespace `system` (FHIR Identifier).
          * @example {
          *       "type": {
          *         "coding": [
@@ -2640,8 +2652,12 @@ export interface components {
          */
         FhirIdentifier: {
             type?: components["schemas"]["FhirCodeableConcept"];
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The URI of the issuer's namespace.
+             */
             system?: string;
+            /** @description The identifier within `system`, as issued. */
             value: string;
         };
         /**
@@ -2652,9 +2668,12 @@ export interface components {
          *     }
          */
         FhirReference: {
+            /** @description A relative reference on this server, e.g. `Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W`. */
             reference?: string;
+            /** @description The resource type referred to, e.g. `Patient`. */
             type?: string;
             identifier?: components["schemas"]["FhirIdentifier"];
+            /** @description The name of what is referred to, as text. */
             display?: string;
         };
         /**
@@ -2666,9 +2685,13 @@ export interface components {
          *     }
          */
         FhirHumanName: {
+            /** @description The family name (surname). */
             family?: string;
+            /** @description Given names, in order. */
             given?: string[];
+            /** @description Parts that come before the name (`Dr.`, `Ms.`). */
             prefix?: string[];
+            /** @description Parts that come after the name (`Jr.`, `MD`). */
             suffix?: string[];
         };
         /**
@@ -2678,8 +2701,12 @@ export interface components {
          *     }
          */
         FhirContactPoint: {
-            /** @enum {string} */
+            /**
+             * @description The kind of contact: `phone` or `email`.
+             * @enum {string}
+             */
             system: "phone" | "email";
+            /** @description The phone number (E.164) or email address. */
             value: string;
         };
         /**
@@ -2694,10 +2721,15 @@ export interface components {
          *     }
          */
         FhirAddress: {
+            /** @description Street address lines. */
             line?: string[];
+            /** @description City, town or village. */
             city?: string;
+            /** @description State, county or province. */
             state?: string;
+            /** @description Postal or ZIP code. */
             postalCode?: string;
+            /** @description Two-letter ISO 3166-1 country code. */
             country?: string;
         };
         /**
@@ -2708,7 +2740,9 @@ export interface components {
          *     }
          */
         FhirMoney: {
+            /** @description The amount in major units (dollars, not cents). */
             value: number;
+            /** @description The ISO 4217 currency code, upper case. */
             currency: string;
         };
         /**
@@ -2769,18 +2803,33 @@ export interface components {
          *     }
          */
         FhirPatient: {
-            /** @enum {string} */
+            /**
+             * @description Always `Patient`.
+             * @enum {string}
+             */
             resourceType: "Patient";
+            /** @description The patient's id with `_` as `-` (`pat-01JD…` for `pat_01JD…`). */
             id: string;
             meta: components["schemas"]["FhirMeta"];
+            /** @description Identifiers issued to the patient. */
             identifier?: components["schemas"]["FhirIdentifier"][];
+            /** @description Whether the record is in active use. */
             active: boolean;
+            /** @description The patient's name (exactly one). */
             name: components["schemas"]["FhirHumanName"][];
+            /** @description Phone and email, when set. */
             telecom?: components["schemas"]["FhirContactPoint"][];
-            /** @enum {string} */
+            /**
+             * @description Administrative gender.
+             * @enum {string}
+             */
             gender?: "male" | "female" | "other" | "unknown";
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Date of birth, `YYYY-MM-DD`.
+             */
             birthDate?: string;
+            /** @description The postal address, when set (at most one). */
             address?: components["schemas"]["FhirAddress"][];
         };
         /**
@@ -2799,20 +2848,36 @@ export interface components {
          *     }
          */
         FhirPatientCreate: {
-            /** @enum {string} */
+            /**
+             * @description Must be `Patient`.
+             * @enum {string}
+             */
             resourceType: "Patient";
+            /** @description Ignored on create: the server assigns the id. */
             id?: string;
+            /** @description Ignored on create: the server sets the version and time. */
             meta?: {
                 [key: string]: unknown;
             };
+            /** @description Identifiers issued to the patient. */
             identifier?: components["schemas"]["FhirIdentifier"][];
+            /** @description Whether the record is in active use; defaults to `true`. */
             active?: boolean;
+            /** @description The patient's name; one only (a second is `422`). */
             name: components["schemas"]["FhirHumanName"][];
+            /** @description Phone and email, at most one of each (another is `422`). */
             telecom?: components["schemas"]["FhirContactPoint"][];
-            /** @enum {string} */
+            /**
+             * @description Administrative gender.
+             * @enum {string}
+             */
             gender?: "male" | "female" | "other" | "unknown";
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Date of birth, `YYYY-MM-DD`; not in the future.
+             */
             birthDate?: string;
+            /** @description The postal address, at most one (another is `422`). */
             address?: components["schemas"]["FhirAddress"][];
         };
         /**
@@ -2826,7 +2891,10 @@ export interface components {
          */
         FhirParticipant: {
             actor: components["schemas"]["FhirReference"];
-            /** @enum {string} */
+            /**
+             * @description Always `accepted`.
+             * @enum {string}
+             */
             status: "accepted";
         };
         /**
@@ -2881,21 +2949,39 @@ export interface components {
          *     }
          */
         FhirAppointment: {
-            /** @enum {string} */
+            /**
+             * @description Always `Appointment`.
+             * @enum {string}
+             */
             resourceType: "Appointment";
+            /** @description The appointment's id with `_` as `-` (`appt-01JD…`). */
             id: string;
             meta: components["schemas"]["FhirMeta"];
-            /** @enum {string} */
+            /**
+             * @description The appointment's status, in FHIR's words (`checked_in` is `checked-in`).
+             * @enum {string}
+             */
             status: "proposed" | "pending" | "booked" | "arrived" | "fulfilled" | "cancelled" | "noshow" | "entered-in-error" | "checked-in" | "waitlist";
             cancelationReason?: components["schemas"]["FhirCodeableConcept"];
             appointmentType?: components["schemas"]["FhirCodeableConcept"];
+            /** @description Why the visit was booked, as text. */
             reasonCode?: components["schemas"]["FhirCodeableConcept"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the visit starts (UTC).
+             */
             start?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the visit ends (UTC).
+             */
             end?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the appointment was booked (UTC).
+             */
             created?: string;
+            /** @description The patient, the practitioner and the location, as references or text. */
             participant: components["schemas"]["FhirParticipant"][];
         };
         /**
@@ -2908,7 +2994,9 @@ export interface components {
          *     }
          */
         FhirClaimInsurance: {
+            /** @description Position of the coverage; always 1. */
             sequence: number;
+            /** @description Whether this coverage is the one billed; always `true`. */
             focal: boolean;
             coverage: components["schemas"]["FhirReference"];
         };
@@ -2926,15 +3014,18 @@ export interface components {
          *     }
          */
         FhirClaimDiagnosis: {
+            /** @description Position, 1..n, as referred to by `item.diagnosisSequence`. */
             sequence: number;
             diagnosisCodeableConcept: components["schemas"]["FhirCodeableConcept"];
         };
         /**
+         * @description An amount of units (FHIR Quantity).
          * @example {
          *       "value": 1
          *     }
          */
         FhirQuantity: {
+            /** @description The number of units. */
             value: number;
         };
         /**
@@ -2966,11 +3057,17 @@ export interface components {
          *     }
          */
         FhirClaimItem: {
+            /** @description Position, 1..n. */
             sequence: number;
+            /** @description The `sequence` of the diagnoses this service treats, most important first. */
             diagnosisSequence?: number[];
             productOrService: components["schemas"]["FhirCodeableConcept"];
+            /** @description CPT/HCPCS modifiers of the service. */
             modifier?: components["schemas"]["FhirCodeableConcept"][];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The date the service was given.
+             */
             servicedDate?: string;
             quantity?: components["schemas"]["FhirQuantity"];
             unitPrice?: components["schemas"]["FhirMoney"];
@@ -3071,22 +3168,38 @@ export interface components {
          *     }
          */
         FhirClaim: {
-            /** @enum {string} */
+            /**
+             * @description Always `Claim`.
+             * @enum {string}
+             */
             resourceType: "Claim";
+            /** @description The claim's id with `_` as `-` (`clm-01JD…`). */
             id: string;
             meta: components["schemas"]["FhirMeta"];
-            /** @enum {string} */
+            /**
+             * @description `cancelled` for a cancelled claim, else `active`.
+             * @enum {string}
+             */
             status: "active" | "cancelled";
             type: components["schemas"]["FhirCodeableConcept"];
-            /** @enum {string} */
+            /**
+             * @description Always `claim`.
+             * @enum {string}
+             */
             use: "claim";
             patient: components["schemas"]["FhirReference"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the claim was submitted (UTC).
+             */
             created: string;
             provider: components["schemas"]["FhirReference"];
             priority: components["schemas"]["FhirCodeableConcept"];
+            /** @description The coverage billed (one). */
             insurance: components["schemas"]["FhirClaimInsurance"][];
+            /** @description The diagnoses, in `sequence` order. */
             diagnosis?: components["schemas"]["FhirClaimDiagnosis"][];
+            /** @description The billed services, in `sequence` order. */
             item?: components["schemas"]["FhirClaimItem"][];
             total?: components["schemas"]["FhirMoney"];
         };
@@ -3190,23 +3303,41 @@ export interface components {
          *     }
          */
         FhirClaimResponse: {
-            /** @enum {string} */
+            /**
+             * @description Always `ClaimResponse`.
+             * @enum {string}
+             */
             resourceType: "ClaimResponse";
+            /** @description The claim's id with `_` as `-` (`clm-01JD…`): a response has its claim's id. */
             id: string;
             meta: components["schemas"]["FhirMeta"];
-            /** @enum {string} */
+            /**
+             * @description `cancelled` for a cancelled claim, else `active`.
+             * @enum {string}
+             */
             status: "active" | "cancelled";
             type: components["schemas"]["FhirCodeableConcept"];
-            /** @enum {string} */
+            /**
+             * @description Always `claim`.
+             * @enum {string}
+             */
             use: "claim";
             patient: components["schemas"]["FhirReference"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the claim was adjudicated, else when it last changed (UTC).
+             */
             created: string;
             insurer: components["schemas"]["FhirReference"];
             request: components["schemas"]["FhirReference"];
-            /** @enum {string} */
+            /**
+             * @description The processing outcome, from the claim's status.
+             * @enum {string}
+             */
             outcome: "queued" | "complete" | "error" | "partial";
+            /** @description The claim's status in our words (`paid`, `denied`, ...). */
             disposition?: string;
+            /** @description The claim's totals that are known (submitted, eligible, paid, patient responsibility). */
             total?: components["schemas"]["FhirClaimTotal"][];
         };
         /**
@@ -3216,8 +3347,12 @@ export interface components {
          *     }
          */
         FhirBundleLink: {
-            /** @enum {string} */
+            /**
+             * @description `self` for this page, `next` for the following one.
+             * @enum {string}
+             */
             relation: "self" | "next";
+            /** @description The URL of that page. */
             url: string;
         };
         /**
@@ -3253,12 +3388,16 @@ export interface components {
         FhirSearchOutcomeEntry: {
             resource: components["schemas"]["OperationOutcome"];
             /**
+             * @description Marks the entry as the search's outcome.
              * @example {
              *       "mode": "outcome"
              *     }
              */
             search: {
-                /** @enum {string} */
+                /**
+                 * @description Always `outcome`.
+                 * @enum {string}
+                 */
                 mode: "outcome";
             };
         };
@@ -3276,15 +3415,27 @@ export interface components {
          *     }
          */
         OperationOutcome: {
-            /** @enum {string} */
+            /**
+             * @description Always `OperationOutcome`.
+             * @enum {string}
+             */
             resourceType: "OperationOutcome";
+            /** @description What went wrong or was ignored, one issue each. */
             issue: {
-                /** @enum {string} */
+                /**
+                 * @description How bad the issue is.
+                 * @enum {string}
+                 */
                 severity: "fatal" | "error" | "warning" | "information";
-                /** @enum {string} */
+                /**
+                 * @description The FHIR issue type.
+                 * @enum {string}
+                 */
                 code: "invalid" | "value" | "required" | "not-supported" | "login" | "forbidden" | "not-found" | "duplicate" | "conflict" | "too-costly" | "business-rule" | "throttled" | "transient" | "exception";
                 details?: components["schemas"]["FhirCodeableConcept"];
+                /** @description For developers; never PHI. Do not parse it. */
                 diagnostics?: string;
+                /** @description The parameter or element at fault. */
                 expression?: string[];
             }[];
         };
@@ -3355,49 +3506,96 @@ export interface components {
          *     }
          */
         FhirCapabilityStatement: {
-            /** @enum {string} */
+            /**
+             * @description Always `CapabilityStatement`.
+             * @enum {string}
+             */
             resourceType: "CapabilityStatement";
-            /** @enum {string} */
+            /**
+             * @description Always `active`.
+             * @enum {string}
+             */
             status: "active";
+            /** @description When this statement was made. */
             date: string;
-            /** @enum {string} */
+            /**
+             * @description Always `instance`: this server.
+             * @enum {string}
+             */
             kind: "instance";
+            /** @description The software behind the endpoint. */
             software: {
+                /** @description The software's name. */
                 name: string;
             };
+            /** @description This installation. */
             implementation: {
+                /** @description What this installation is. */
                 description: string;
                 /** @description The absolute FHIR base (`PUBLIC_URL` + `/fhir/R4`, else the listening address). */
                 url: string;
             };
-            /** @enum {string} */
+            /**
+             * @description The FHIR version served: R4 (`4.0.1`).
+             * @enum {string}
+             */
             fhirVersion: "4.0.1";
+            /** @description The formats served: JSON only. */
             format: "json"[];
+            /** @description The REST endpoint (one). */
             rest: {
-                /** @enum {string} */
+                /**
+                 * @description Always `server`.
+                 * @enum {string}
+                 */
                 mode: "server";
+                /** @description How requests authenticate. */
                 security: {
+                    /** @description Always `false`: the FHIR face is for servers, not browsers. */
                     cors: boolean;
+                    /** @description The authentication schemes. */
                     service: components["schemas"]["FhirCodeableConcept"][];
+                    /** @description How to authenticate, in words. */
                     description: string;
                 };
+                /** @description Each resource type served. */
                 resource: {
+                    /** @description The resource type, e.g. `Patient`. */
                     type: string;
+                    /** @description The interactions served for the type. */
                     interaction: {
-                        /** @enum {string} */
+                        /**
+                         * @description The interaction.
+                         * @enum {string}
+                         */
                         code: "read" | "search-type" | "create";
+                        /** @description What the interaction does here. */
                         documentation?: string;
                     }[];
-                    /** @enum {string} */
+                    /**
+                     * @description Always `versioned`: `meta.versionId` changes with every change.
+                     * @enum {string}
+                     */
                     versioning: "versioned";
+                    /** @description Always `false`: no history reads. */
                     readHistory: boolean;
+                    /** @description Always `false`: no create by update. */
                     updateCreate: boolean;
-                    /** @enum {string} */
+                    /**
+                     * @description Conditional reads supported (`If-None-Match`).
+                     * @enum {string}
+                     */
                     conditionalRead: "not-match";
+                    /** @description The search parameters served for the type. */
                     searchParam: {
+                        /** @description The parameter's name. */
                         name: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The parameter's FHIR search type.
+                         * @enum {string}
+                         */
                         type: "number" | "string" | "token" | "date" | "reference";
+                        /** @description How the parameter matches here. */
                         documentation?: string;
                     }[];
                 }[];
@@ -3484,24 +3682,36 @@ export interface components {
          *     }
          */
         FhirPatientBundle: {
-            /** @enum {string} */
+            /**
+             * @description Always `Bundle`.
+             * @enum {string}
+             */
             resourceType: "Bundle";
-            /** @enum {string} */
+            /**
+             * @description Always `searchset`.
+             * @enum {string}
+             */
             type: "searchset";
             /** @description How many resources match the search, on every page (not only this one's). */
             total: number;
+            /** @description This page (`self`) and, when more match, the next (`next`). */
             link: components["schemas"]["FhirBundleLink"][];
             /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
             entry?: ({
+                /** @description The absolute URL of the resource. */
                 fullUrl: string;
                 resource: components["schemas"]["FhirPatient"];
                 /**
+                 * @description Marks the entry as a match.
                  * @example {
                  *       "mode": "match"
                  *     }
                  */
                 search: {
-                    /** @enum {string} */
+                    /**
+                     * @description Always `match`.
+                     * @enum {string}
+                     */
                     mode: "match";
                 };
             } | components["schemas"]["FhirSearchOutcomeEntry"])[];
@@ -3581,24 +3791,36 @@ export interface components {
          *     }
          */
         FhirAppointmentBundle: {
-            /** @enum {string} */
+            /**
+             * @description Always `Bundle`.
+             * @enum {string}
+             */
             resourceType: "Bundle";
-            /** @enum {string} */
+            /**
+             * @description Always `searchset`.
+             * @enum {string}
+             */
             type: "searchset";
             /** @description How many resources match the search, on every page (not only this one's). */
             total: number;
+            /** @description This page (`self`) and, when more match, the next (`next`). */
             link: components["schemas"]["FhirBundleLink"][];
             /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
             entry?: ({
+                /** @description The absolute URL of the resource. */
                 fullUrl: string;
                 resource: components["schemas"]["FhirAppointment"];
                 /**
+                 * @description Marks the entry as a match.
                  * @example {
                  *       "mode": "match"
                  *     }
                  */
                 search: {
-                    /** @enum {string} */
+                    /**
+                     * @description Always `match`.
+                     * @enum {string}
+                     */
                     mode: "match";
                 };
             } | components["schemas"]["FhirSearchOutcomeEntry"])[];
@@ -3721,24 +3943,36 @@ export interface components {
          *     }
          */
         FhirClaimBundle: {
-            /** @enum {string} */
+            /**
+             * @description Always `Bundle`.
+             * @enum {string}
+             */
             resourceType: "Bundle";
-            /** @enum {string} */
+            /**
+             * @description Always `searchset`.
+             * @enum {string}
+             */
             type: "searchset";
             /** @description How many resources match the search, on every page (not only this one's). */
             total: number;
+            /** @description This page (`self`) and, when more match, the next (`next`). */
             link: components["schemas"]["FhirBundleLink"][];
             /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
             entry?: ({
+                /** @description The absolute URL of the resource. */
                 fullUrl: string;
                 resource: components["schemas"]["FhirClaim"];
                 /**
+                 * @description Marks the entry as a match.
                  * @example {
                  *       "mode": "match"
                  *     }
                  */
                 search: {
-                    /** @enum {string} */
+                    /**
+                     * @description Always `match`.
+                     * @enum {string}
+                     */
                     mode: "match";
                 };
             } | components["schemas"]["FhirSearchOutcomeEntry"])[];
@@ -3846,24 +4080,36 @@ export interface components {
          *     }
          */
         FhirClaimResponseBundle: {
-            /** @enum {string} */
+            /**
+             * @description Always `Bundle`.
+             * @enum {string}
+             */
             resourceType: "Bundle";
-            /** @enum {string} */
+            /**
+             * @description Always `searchset`.
+             * @enum {string}
+             */
             type: "searchset";
             /** @description How many resources match the search, on every page (not only this one's). */
             total: number;
+            /** @description This page (`self`) and, when more match, the next (`next`). */
             link: components["schemas"]["FhirBundleLink"][];
             /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
             entry?: ({
+                /** @description The absolute URL of the resource. */
                 fullUrl: string;
                 resource: components["schemas"]["FhirClaimResponse"];
                 /**
+                 * @description Marks the entry as a match.
                  * @example {
                  *       "mode": "match"
                  *     }
                  */
                 search: {
-                    /** @enum {string} */
+                    /**
+                     * @description Always `match`.
+                     * @enum {string}
+                     */
                     mode: "match";
                 };
             } | components["schemas"]["FhirSearchOutcomeEntry"])[];
