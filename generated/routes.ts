@@ -769,6 +769,7 @@ const ephemeralKeyRequestSchema: JsonSchema = {
   properties: {
     id: { $ref: 'urn:openapi:schema:EphemeralKeyId' },
     created: { $ref: 'urn:openapi:schema:Timestamp' },
+    expires: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     scopes: {
       type: 'array',
@@ -778,7 +779,7 @@ const ephemeralKeyRequestSchema: JsonSchema = {
       items: { $ref: 'urn:openapi:schema:EphemeralKeyScope' },
     },
   },
-  required: ['id', 'created', 'patient', 'scopes'],
+  required: ['id', 'created', 'expires', 'patient', 'scopes'],
   additionalProperties: false,
 };
 
@@ -790,7 +791,7 @@ const ephemeralKeyResponseSchema: JsonSchema = {
     object: { type: 'string', enum: ['ephemeral_key'] },
     livemode: { type: 'boolean' },
     created: { $ref: 'urn:openapi:schema:Timestamp' },
-    expires: { type: 'integer', format: 'int64', minimum: 0 },
+    expires: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     scopes: {
       type: 'array',
@@ -2000,14 +2001,21 @@ const patientEventResponseSchema: JsonSchema = {
   ],
 };
 
-const patientFromTokenParamsSchema: JsonSchema = {
-  $id: 'urn:openapi:schema:PatientFromTokenParams',
+const patientFromTokenParamsRequestSchema: JsonSchema = {
+  $id: 'urn:openapi:request:PatientFromTokenParams',
   type: 'object',
   properties: {
-    token: { $ref: 'urn:openapi:schema:TokenId' },
+    token: { allOf: [{ $ref: 'urn:openapi:schema:TokenId' }] },
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: ['token'],
+  additionalProperties: false,
+};
+
+const patientFromTokenParamsResponseSchema: JsonSchema = {
+  $id: 'urn:openapi:response:PatientFromTokenParams',
+  type: 'object',
+  properties: { metadata: { $ref: 'urn:openapi:schema:Metadata' } },
   additionalProperties: false,
 };
 
@@ -2134,9 +2142,10 @@ const tokenRequestSchema: JsonSchema = {
   properties: {
     id: { $ref: 'urn:openapi:schema:TokenId' },
     created: { $ref: 'urn:openapi:schema:Timestamp' },
+    expires: { $ref: 'urn:openapi:schema:Timestamp' },
     type: { type: 'string', enum: ['patient_intake'] },
   },
-  required: ['id', 'created', 'type'],
+  required: ['id', 'created', 'expires', 'type'],
   additionalProperties: false,
 };
 
@@ -2148,7 +2157,7 @@ const tokenResponseSchema: JsonSchema = {
     object: { type: 'string', enum: ['token'] },
     livemode: { type: 'boolean' },
     created: { $ref: 'urn:openapi:schema:Timestamp' },
-    expires: { type: 'integer', format: 'int64', minimum: 0 },
+    expires: { $ref: 'urn:openapi:schema:Timestamp' },
     type: { type: 'string', enum: ['patient_intake'] },
     used: { type: 'boolean' },
   },
@@ -2156,14 +2165,22 @@ const tokenResponseSchema: JsonSchema = {
   additionalProperties: false,
 };
 
-const tokenCreateParamsSchema: JsonSchema = {
-  $id: 'urn:openapi:schema:TokenCreateParams',
+const tokenCreateParamsRequestSchema: JsonSchema = {
+  $id: 'urn:openapi:request:TokenCreateParams',
   type: 'object',
   properties: {
     type: { type: 'string', enum: ['patient_intake'] },
-    patient: { $ref: 'urn:openapi:schema:PatientCreateParams' },
+    patient: { allOf: [{ $ref: 'urn:openapi:schema:PatientCreateParams' }] },
   },
   required: ['type', 'patient'],
+  additionalProperties: false,
+};
+
+const tokenCreateParamsResponseSchema: JsonSchema = {
+  $id: 'urn:openapi:response:TokenCreateParams',
+  type: 'object',
+  properties: { type: { type: 'string', enum: ['patient_intake'] } },
+  required: ['type'],
   additionalProperties: false,
 };
 
@@ -2538,7 +2555,8 @@ export const componentSchemas: readonly JsonSchema[] = [
   patientCreateParamsSchema,
   patientEventRequestSchema,
   patientEventResponseSchema,
-  patientFromTokenParamsSchema,
+  patientFromTokenParamsRequestSchema,
+  patientFromTokenParamsResponseSchema,
   patientIdSchema,
   patientIdentifierSchema,
   patientListRequestSchema,
@@ -2551,7 +2569,8 @@ export const componentSchemas: readonly JsonSchema[] = [
   timestampSchema,
   tokenRequestSchema,
   tokenResponseSchema,
-  tokenCreateParamsSchema,
+  tokenCreateParamsRequestSchema,
+  tokenCreateParamsResponseSchema,
   tokenIdSchema,
   webhookRequestSchema,
   webhookResponseSchema,
@@ -2652,7 +2671,7 @@ const createPatientRoute: RouteDefinition = {
     body: {
       oneOf: [
         { $ref: 'urn:openapi:schema:PatientCreateParams' },
-        { $ref: 'urn:openapi:schema:PatientFromTokenParams' },
+        { $ref: 'urn:openapi:request:PatientFromTokenParams' },
       ],
     },
     response: {
@@ -3523,7 +3542,7 @@ const createTokenRoute: RouteDefinition = {
         },
       },
     },
-    body: { $ref: 'urn:openapi:schema:TokenCreateParams' },
+    body: { $ref: 'urn:openapi:request:TokenCreateParams' },
     response: {
       '200': { $ref: 'urn:openapi:response:Token' },
       '400': { $ref: 'urn:openapi:schema:Error' },

@@ -726,6 +726,7 @@ const ephemeralKeyRequestSchema: JsonSchema = {
   properties: {
     id: { $ref: 'urn:openapi:schema:EphemeralKeyId' },
     created: { $ref: 'urn:openapi:schema:Timestamp' },
+    expires: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     scopes: {
       type: 'array',
@@ -735,7 +736,7 @@ const ephemeralKeyRequestSchema: JsonSchema = {
       items: { $ref: 'urn:openapi:schema:EphemeralKeyScope' },
     },
   },
-  required: ['id', 'created', 'patient', 'scopes'],
+  required: ['id', 'created', 'expires', 'patient', 'scopes'],
   additionalProperties: false,
 };
 
@@ -747,7 +748,7 @@ const ephemeralKeyResponseSchema: JsonSchema = {
     object: { type: 'string', enum: ['ephemeral_key'] },
     livemode: { type: 'boolean' },
     created: { $ref: 'urn:openapi:schema:Timestamp' },
-    expires: { type: 'integer', format: 'int64', minimum: 0 },
+    expires: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     scopes: {
       type: 'array',
@@ -1957,14 +1958,21 @@ const patientEventResponseSchema: JsonSchema = {
   ],
 };
 
-const patientFromTokenParamsSchema: JsonSchema = {
-  $id: 'urn:openapi:schema:PatientFromTokenParams',
+const patientFromTokenParamsRequestSchema: JsonSchema = {
+  $id: 'urn:openapi:request:PatientFromTokenParams',
   type: 'object',
   properties: {
-    token: { $ref: 'urn:openapi:schema:TokenId' },
+    token: { allOf: [{ $ref: 'urn:openapi:schema:TokenId' }] },
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: ['token'],
+  additionalProperties: false,
+};
+
+const patientFromTokenParamsResponseSchema: JsonSchema = {
+  $id: 'urn:openapi:response:PatientFromTokenParams',
+  type: 'object',
+  properties: { metadata: { $ref: 'urn:openapi:schema:Metadata' } },
   additionalProperties: false,
 };
 
@@ -2091,9 +2099,10 @@ const tokenRequestSchema: JsonSchema = {
   properties: {
     id: { $ref: 'urn:openapi:schema:TokenId' },
     created: { $ref: 'urn:openapi:schema:Timestamp' },
+    expires: { $ref: 'urn:openapi:schema:Timestamp' },
     type: { type: 'string', enum: ['patient_intake'] },
   },
-  required: ['id', 'created', 'type'],
+  required: ['id', 'created', 'expires', 'type'],
   additionalProperties: false,
 };
 
@@ -2105,7 +2114,7 @@ const tokenResponseSchema: JsonSchema = {
     object: { type: 'string', enum: ['token'] },
     livemode: { type: 'boolean' },
     created: { $ref: 'urn:openapi:schema:Timestamp' },
-    expires: { type: 'integer', format: 'int64', minimum: 0 },
+    expires: { $ref: 'urn:openapi:schema:Timestamp' },
     type: { type: 'string', enum: ['patient_intake'] },
     used: { type: 'boolean' },
   },
@@ -2113,14 +2122,22 @@ const tokenResponseSchema: JsonSchema = {
   additionalProperties: false,
 };
 
-const tokenCreateParamsSchema: JsonSchema = {
-  $id: 'urn:openapi:schema:TokenCreateParams',
+const tokenCreateParamsRequestSchema: JsonSchema = {
+  $id: 'urn:openapi:request:TokenCreateParams',
   type: 'object',
   properties: {
     type: { type: 'string', enum: ['patient_intake'] },
-    patient: { $ref: 'urn:openapi:schema:PatientCreateParams' },
+    patient: { allOf: [{ $ref: 'urn:openapi:schema:PatientCreateParams' }] },
   },
   required: ['type', 'patient'],
+  additionalProperties: false,
+};
+
+const tokenCreateParamsResponseSchema: JsonSchema = {
+  $id: 'urn:openapi:response:TokenCreateParams',
+  type: 'object',
+  properties: { type: { type: 'string', enum: ['patient_intake'] } },
+  required: ['type'],
   additionalProperties: false,
 };
 
@@ -2494,7 +2511,8 @@ export const componentSchemas: readonly JsonSchema[] = [
   patientCreateParamsSchema,
   patientEventRequestSchema,
   patientEventResponseSchema,
-  patientFromTokenParamsSchema,
+  patientFromTokenParamsRequestSchema,
+  patientFromTokenParamsResponseSchema,
   patientIdSchema,
   patientIdentifierSchema,
   patientListRequestSchema,
@@ -2507,7 +2525,8 @@ export const componentSchemas: readonly JsonSchema[] = [
   timestampSchema,
   tokenRequestSchema,
   tokenResponseSchema,
-  tokenCreateParamsSchema,
+  tokenCreateParamsRequestSchema,
+  tokenCreateParamsResponseSchema,
   tokenIdSchema,
   webhookRequestSchema,
   webhookResponseSchema,
@@ -2608,7 +2627,7 @@ const createPatientRoute: RouteDefinition = {
     body: {
       oneOf: [
         { $ref: 'urn:openapi:schema:PatientCreateParams' },
-        { $ref: 'urn:openapi:schema:PatientFromTokenParams' },
+        { $ref: 'urn:openapi:request:PatientFromTokenParams' },
       ],
     },
     response: {
@@ -3479,7 +3498,7 @@ const createTokenRoute: RouteDefinition = {
         },
       },
     },
-    body: { $ref: 'urn:openapi:schema:TokenCreateParams' },
+    body: { $ref: 'urn:openapi:request:TokenCreateParams' },
     response: {
       '200': { $ref: 'urn:openapi:response:Token' },
       '400': { $ref: 'urn:openapi:schema:Error' },

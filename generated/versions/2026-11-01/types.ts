@@ -1162,7 +1162,7 @@ export interface components {
          *     }
          */
         PatientFromTokenParams: {
-            token: components["schemas"]["TokenId"];
+            token: $Write<components["schemas"]["TokenId"]>;
             metadata?: components["schemas"]["Metadata"];
         };
         /**
@@ -2210,7 +2210,7 @@ export interface components {
             data: components["schemas"]["Event"][];
         };
         /**
-         * @description A single-use patient-intake token. It never returns the patient data it carries.
+         * @description A single-use patient-intake token, valid until `expires` (`created` + 600 seconds). It never returns the patient data it carries.
          * @example {
          *       "id": "tok_01JDB2C3D4E5F6G7H8J9K0M1NP",
          *       "object": "token",
@@ -2231,12 +2231,7 @@ export interface components {
             /** @description `true` for a live-mode token, `false` for a test-mode one. */
             livemode: $Read<boolean>;
             created: components["schemas"]["Timestamp"];
-            /**
-             * Format: int64
-             * @description `created` + 600 seconds, in unix seconds.
-             * @example 1793577600
-             */
-            expires: $Read<number>;
+            expires: components["schemas"]["Timestamp"];
             /**
              * @description What the token carries; only `patient_intake`.
              * @enum {string}
@@ -2266,7 +2261,7 @@ export interface components {
              * @enum {string}
              */
             type: "patient_intake";
-            patient: components["schemas"]["PatientCreateParams"];
+            patient: $Write<components["schemas"]["PatientCreateParams"]>;
         };
         /**
          * @description The scopes an ephemeral key may carry.
@@ -2275,7 +2270,7 @@ export interface components {
          */
         EphemeralKeyScope: "patients:read" | "appointments:read" | "appointments:write";
         /**
-         * @description A 15-minute key for one patient. `secret` is returned only here, on creation.
+         * @description A 15-minute key for one patient, valid until `expires` (`created` + 900 seconds). `secret` is returned only here, on creation.
          * @example {
          *       "id": "ephkey_01JDC3D4E5F6G7H8J9K0M1N2PQ",
          *       "object": "ephemeral_key",
@@ -2299,12 +2294,7 @@ export interface components {
             /** @description `true` for a live-mode key, `false` for a test-mode one. */
             livemode: $Read<boolean>;
             created: components["schemas"]["Timestamp"];
-            /**
-             * Format: int64
-             * @description `created` + 900 seconds, in unix seconds.
-             * @example 1793578500
-             */
-            expires: $Read<number>;
+            expires: components["schemas"]["Timestamp"];
             patient: components["schemas"]["PatientId"];
             /** @description What the key may do, all on its one patient. */
             scopes: components["schemas"]["EphemeralKeyScope"][];
