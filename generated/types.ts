@@ -786,10 +786,17 @@ export interface components {
          *     }
          */
         Health: {
-            /** @enum {string} */
+            /**
+             * @description Always `health`.
+             * @enum {string}
+             */
             object: "health";
-            /** @enum {string} */
+            /**
+             * @description `ok` when every check passed, else `unavailable`.
+             * @enum {string}
+             */
             status: "ok" | "unavailable";
+            /** @description The outcome of each check run, by name; empty for liveness. */
             checks: {
                 /**
                  * @description `ok`, or `unavailable` when a trivial query fails.
@@ -910,6 +917,7 @@ export interface components {
          *     }
          */
         Error: {
+            /** @description What went wrong: its type, code, message and the request it belongs to. */
             error: {
                 type: components["schemas"]["ErrorType"];
                 code: components["schemas"]["ErrorCode"];
@@ -962,10 +970,17 @@ export interface components {
          *     }
          */
         PatientIdentifier: {
-            /** @enum {string} */
+            /**
+             * @description The HL7 v2 identifier type (table 0203), e.g. `MR` for a medical record number.
+             * @enum {string}
+             */
             type: "MR" | "MB" | "SS" | "DL" | "PPN" | "PI" | "PT" | "AN";
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The URI of the issuer's namespace, e.g. `https://clinic.example/mrn`.
+             */
             system: string;
+            /** @description The identifier within `system`, as issued. */
             value: string;
         };
         /**
@@ -981,6 +996,7 @@ export interface components {
          *     }
          */
         HumanName: {
+            /** @description The family name (surname). */
             family: string;
             /** @description Given names in order; defaults to `[]`. */
             given?: string[];
@@ -1002,11 +1018,15 @@ export interface components {
          *     }
          */
         Address: {
+            /** @description Street address, first line. */
             line1?: string | null;
+            /** @description Street address, second line (apartment, suite, unit). */
             line2?: string | null;
+            /** @description City, town or village. */
             city?: string | null;
             /** @description State, county or province. */
             state?: string | null;
+            /** @description Postal or ZIP code. */
             postal_code?: string | null;
             /** @description Two-letter ISO 3166-1 country code, upper case. */
             country?: string | null;
@@ -1025,6 +1045,7 @@ export interface components {
         BirthDate: string;
         /**
          * Format: email
+         * @description Email address.
          * @example ana.rivera@example.com
          */
         Email: string;
@@ -1066,23 +1087,35 @@ export interface components {
          *     }
          */
         Patient: {
-            id: $Read<components["schemas"]["PatientId"]>;
+            id: components["schemas"]["PatientId"];
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Always `patient`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             object: "patient";
+            /** @description `true` for a live-mode object, `false` for a test-mode one. */
             livemode: $Read<boolean>;
-            created: $Read<components["schemas"]["Timestamp"]>;
-            updated: $Read<components["schemas"]["Timestamp"]>;
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
+            /** @description Identifiers issued to the patient (medical record number, member number, ...). */
             identifiers: components["schemas"]["PatientIdentifier"][];
             name: components["schemas"]["HumanName"];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Date of birth, `YYYY-MM-DD`, or `null` when unknown.
+             */
             birth_date: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Administrative gender (FHIR), or `null` when not given.
+             * @enum {string|null}
+             */
             gender: "male" | "female" | "other" | "unknown" | null;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address, or `null` when not given.
+             */
             email: string | null;
+            /** @description Phone number in E.164 form, or `null` when not given. */
             phone: string | null;
             address: components["schemas"]["Address"];
             /** @description Whether the record is in active use. */
@@ -1113,6 +1146,7 @@ export interface components {
          *     }
          */
         PatientCreateParams: {
+            /** @description Identifiers issued to the patient; defaults to `[]`. */
             identifiers?: components["schemas"]["PatientIdentifier"][];
             name: components["schemas"]["HumanName"];
             birth_date?: components["schemas"]["BirthDate"];
@@ -1120,7 +1154,10 @@ export interface components {
             email?: components["schemas"]["Email"];
             phone?: components["schemas"]["Phone"];
             address?: components["schemas"]["Address"];
-            /** @default true */
+            /**
+             * @description Whether the record is in active use; defaults to `true`.
+             * @default true
+             */
             active?: boolean;
             metadata?: components["schemas"]["Metadata"];
         };
@@ -1145,22 +1182,36 @@ export interface components {
          *     }
          */
         PatientUpdateParams: {
+            /** @description Replaces the whole list of identifiers. */
             identifiers?: components["schemas"]["PatientIdentifier"][];
             name?: components["schemas"]["HumanName"];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Date of birth, `YYYY-MM-DD`, not in the future; `null` clears it.
+             */
             birth_date?: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Administrative gender (FHIR); `null` clears it.
+             * @enum {string|null}
+             */
             gender?: "male" | "female" | "other" | "unknown" | null;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address; `null` clears it.
+             */
             email?: string | null;
+            /** @description Phone number in E.164 form; `null` clears it. */
             phone?: string | null;
             address?: components["schemas"]["Address"];
+            /** @description Whether the record is in active use. */
             active?: boolean;
             metadata?: components["schemas"]["MetadataUpdate"];
         };
         /**
          * @description Search criteria, all optional and AND-ed. `family_name` and `given_name` match
          *     case-insensitively by prefix; `email` case-insensitively; the others exactly.
+         *     `limit` and `starting_after` page the results: `starting_after` is the last id of
+         *     the previous page.
          * @example {
          *       "family_name": "riv",
          *       "given_name": "an",
@@ -1172,13 +1223,19 @@ export interface components {
          *     }
          */
         PatientSearchParams: {
+            /** @description Matches family names that start with this text, ignoring case. */
             family_name?: string;
+            /** @description Matches given names that start with this text, ignoring case. */
             given_name?: string;
             birth_date?: components["schemas"]["BirthDate"];
             /** @description Matches a patient with an identifier of this `system` and `value`. */
             identifier?: {
-                /** Format: uri */
+                /**
+                 * Format: uri
+                 * @description The issuer namespace URI of the identifier to match.
+                 */
                 system: string;
+                /** @description The identifier value to match exactly within `system`. */
                 value: string;
             };
             email?: components["schemas"]["Email"];
@@ -1188,7 +1245,6 @@ export interface components {
              * @default 10
              */
             limit?: number;
-            /** @description The last id of the previous page. */
             starting_after?: components["schemas"]["PatientId"];
         };
         /**
@@ -1201,7 +1257,10 @@ export interface components {
          *     }
          */
         PatientList: {
-            /** @enum {string} */
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
             object: $Read<"list">;
             /**
              * @description The path this list came from.
@@ -1210,6 +1269,7 @@ export interface components {
             url: $Read<"/v1/patients" | "/v1/patients/search">;
             /** @description Whether more objects exist beyond this page in the direction of travel. */
             has_more: boolean;
+            /** @description The patients of this page, newest first. */
             data: components["schemas"]["Patient"][];
         };
         /**
@@ -1249,15 +1309,16 @@ export interface components {
          *     }
          */
         Appointment: {
-            id: $Read<components["schemas"]["AppointmentId"]>;
+            id: components["schemas"]["AppointmentId"];
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Always `appointment`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             object: "appointment";
+            /** @description `true` for a live-mode object, `false` for a test-mode one. */
             livemode: $Read<boolean>;
-            created: $Read<components["schemas"]["Timestamp"]>;
-            updated: $Read<components["schemas"]["Timestamp"]>;
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
             patient: components["schemas"]["PatientId"];
             /** @description Who the patient sees (a name or your practitioner reference). */
             practitioner: string;
@@ -1276,10 +1337,14 @@ export interface components {
              * @description End time (RFC 3339, in UTC), after `start`; `null` exactly when `start` is.
              */
             end: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description The kind of visit, or `null` when not given.
+             * @enum {string|null}
+             */
             appointment_type: "routine" | "walkin" | "checkup" | "followup" | "emergency" | null;
             /** @description Why the visit is booked, in words. */
             reason: string | null;
+            /** @description Where the visit takes place, or `null` when not given. */
             location: string | null;
             /** @description Given with the move to `cancelled`. */
             cancellation_reason: string | null;
@@ -1303,11 +1368,14 @@ export interface components {
          */
         AppointmentCreateParams: {
             patient: components["schemas"]["PatientId"];
+            /** @description Who the patient sees (a name or your practitioner reference). */
             practitioner: string;
             start?: components["schemas"]["DateTime"];
             end?: components["schemas"]["DateTime"];
             appointment_type?: components["schemas"]["AppointmentType"];
+            /** @description Why the visit was booked, in your words. */
             reason?: string;
+            /** @description Where the visit takes place (a room, site or address). */
             location?: string;
             /**
              * @description `true` creates the appointment as `booked` instead of `pending`; needs `start`
@@ -1333,11 +1401,18 @@ export interface components {
             status?: components["schemas"]["AppointmentStatus"];
             start?: components["schemas"]["DateTime"];
             end?: components["schemas"]["DateTime"];
+            /** @description Who the patient sees (a name or your practitioner reference). */
             practitioner?: string;
-            /** @enum {string|null} */
+            /**
+             * @description The kind of visit; `null` clears it.
+             * @enum {string|null}
+             */
             appointment_type?: "routine" | "walkin" | "checkup" | "followup" | "emergency" | null;
+            /** @description Why the visit was booked; `null` clears it. */
             reason?: string | null;
+            /** @description Where the visit takes place; `null` clears it. */
             location?: string | null;
+            /** @description Why the appointment was cancelled; only with `status: cancelled`. */
             cancellation_reason?: string;
             metadata?: components["schemas"]["MetadataUpdate"];
         };
@@ -1351,11 +1426,19 @@ export interface components {
          *     }
          */
         AppointmentList: {
-            /** @enum {string} */
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
             object: $Read<"list">;
-            /** @enum {string} */
+            /**
+             * @description The path this list came from.
+             * @enum {string}
+             */
             url: $Read<"/v1/appointments">;
+            /** @description Whether another page follows this one. */
             has_more: boolean;
+            /** @description The appointments of this page, newest first. */
             data: components["schemas"]["Appointment"][];
         };
         /**
@@ -1407,6 +1490,7 @@ export interface components {
             payer_id: string;
             /** @description The subscriber's member id on the insurance card. */
             member_id: string;
+            /** @description The group (employer plan) number on the member's card, or `null`. */
             group_number?: string | null;
         } | null;
         /**
@@ -1420,7 +1504,10 @@ export interface components {
         ClaimDiagnosis: {
             /** @description Position, 1..n without gaps. */
             sequence: number;
-            /** @enum {string} */
+            /**
+             * @description The code system of `code`; only ICD-10-CM (`icd10`).
+             * @enum {string}
+             */
             system: "icd10";
             /** @description ICD-10-CM code with its dot (`E11.9`, `I10`, `S52.521A`). */
             code: string;
@@ -1455,8 +1542,12 @@ export interface components {
             modifiers?: string[];
             /** @description The `sequence` of the diagnoses this service treats, most important first. */
             diagnosis_sequences: number[];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The date the service was given, `YYYY-MM-DD`.
+             */
             service_date: string;
+            /** @description The number of units billed. */
             quantity: number;
             /** @description Price of one unit in the currency's minor unit. */
             unit_amount: number;
@@ -1479,13 +1570,21 @@ export interface components {
          *     }
          */
         ClaimLineItem: {
+            /** @description Position, 1..n without gaps. */
             sequence: number;
             procedure_code: components["schemas"]["ProcedureCode"];
+            /** @description Up to four two-character CPT/HCPCS modifiers. */
             modifiers: string[];
+            /** @description The `sequence` of the diagnoses this service treats, most important first. */
             diagnosis_sequences: number[];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The date the service was given, `YYYY-MM-DD`.
+             */
             service_date: string;
+            /** @description The number of units billed. */
             quantity: number;
+            /** @description Price of one unit in the currency's minor unit. */
             unit_amount: number;
             /**
              * Format: int64
@@ -1550,22 +1649,26 @@ export interface components {
          *     }
          */
         Claim: {
-            id: $Read<components["schemas"]["ClaimId"]>;
+            id: components["schemas"]["ClaimId"];
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Always `claim`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             object: "claim";
+            /** @description `true` for a live-mode object, `false` for a test-mode one. */
             livemode: $Read<boolean>;
-            created: $Read<components["schemas"]["Timestamp"]>;
-            updated: $Read<components["schemas"]["Timestamp"]>;
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
             patient: components["schemas"]["PatientId"];
+            /** @description The appointment id of the visit billed, or `null`. */
             appointment: string | null;
             billing_type: components["schemas"]["BillingType"];
             type: components["schemas"]["ClaimType"];
             billing_provider: components["schemas"]["BillingProvider"];
             insurance: components["schemas"]["ClaimInsurance"];
+            /** @description The diagnoses, in `sequence` order. */
             diagnoses: components["schemas"]["ClaimDiagnosis"][];
+            /** @description The billed services, in `sequence` order. */
             line_items: components["schemas"]["ClaimLineItem"][];
             currency: components["schemas"]["Currency"];
             /**
@@ -1588,10 +1691,10 @@ export interface components {
              * @description What the patient owes; set at adjudication.
              */
             patient_responsibility: $Read<number | null>;
-            status: $Read<components["schemas"]["ClaimStatus"]>;
+            status: components["schemas"]["ClaimStatus"];
             /** @description Why the claim was denied or rejected; set at adjudication. */
             denial_reason: $Read<string | null>;
-            submitted_at: $Read<components["schemas"]["Timestamp"]>;
+            submitted_at: components["schemas"]["Timestamp"];
             /**
              * Format: int64
              * @description When the claim reached `rejected`, `paid`, `partially_paid` or `denied`.
@@ -1639,7 +1742,9 @@ export interface components {
             type: components["schemas"]["ClaimType"];
             billing_provider: components["schemas"]["BillingProvider"];
             insurance?: components["schemas"]["ClaimInsurance"];
+            /** @description The diagnoses (ICD-10-CM), `sequence` 1..n, at most 12. */
             diagnoses: components["schemas"]["ClaimDiagnosis"][];
+            /** @description The billed services, `sequence` 1..n, at most 50. */
             line_items: components["schemas"]["ClaimLineItemParams"][];
             currency: components["schemas"]["Currency"];
             metadata?: components["schemas"]["Metadata"];
@@ -1654,11 +1759,19 @@ export interface components {
          *     }
          */
         ClaimList: {
-            /** @enum {string} */
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
             object: $Read<"list">;
-            /** @enum {string} */
+            /**
+             * @description The path this list came from.
+             * @enum {string}
+             */
             url: $Read<"/v1/claims">;
+            /** @description Whether another page follows this one. */
             has_more: boolean;
+            /** @description The claims of this page, newest first. */
             data: components["schemas"]["Claim"][];
         };
         /**
@@ -1698,7 +1811,8 @@ export interface components {
         WebhookUrl: string;
         /**
          * @description A webhook endpoint. `secret` appears only in the response to `createWebhook`, never
-         *     in retrieve, list, update or events.
+         *     in retrieve, list, update or events. `api_version` is the version events are rendered
+         *     in for this endpoint, set at creation only.
          * @example {
          *       "id": "wh_01JD6W7X8Y9Z0A1B2C3D4E5F6G",
          *       "object": "webhook",
@@ -1716,27 +1830,30 @@ export interface components {
          *     }
          */
         Webhook: {
-            id: $Read<components["schemas"]["WebhookId"]>;
+            id: components["schemas"]["WebhookId"];
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Always `webhook`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             object: "webhook";
+            /** @description `true` for a live-mode endpoint, `false` for a test-mode one. */
             livemode: $Read<boolean>;
-            created: $Read<components["schemas"]["Timestamp"]>;
-            updated: $Read<components["schemas"]["Timestamp"]>;
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
             url: components["schemas"]["WebhookUrl"];
             enabled_events: components["schemas"]["WebhookEnabledEvents"];
+            /** @description Your note on what the endpoint is for, or `null`. */
             description: string | null;
             status: components["schemas"]["WebhookStatus"];
-            /** @description The version events are rendered in for this endpoint; set at creation only. */
             api_version: components["schemas"]["ApiVersion"];
             metadata: components["schemas"]["Metadata"];
             /** @description The signing secret; only in the create response. Store it then. */
             secret?: $Read<string>;
         };
         /**
-         * @description A new endpoint. `url` and `enabled_events` are required.
+         * @description A new endpoint. `url` and `enabled_events` are required. `api_version` defaults to the
+         *     version of this request and is fixed for the endpoint's life: to move to another
+         *     version, create a new endpoint.
          * @example {
          *       "url": "https://clinic.example/hooks/patient-care",
          *       "enabled_events": [
@@ -1747,8 +1864,8 @@ export interface components {
         WebhookCreateParams: {
             url: components["schemas"]["WebhookUrl"];
             enabled_events: components["schemas"]["WebhookEnabledEvents"];
+            /** @description Your note on what the endpoint is for. */
             description?: string;
-            /** @description Defaults to the version of this request. Fixed for the endpoint's life: to move to another version, create a new endpoint. */
             api_version?: components["schemas"]["ApiVersion"];
             metadata?: components["schemas"]["Metadata"];
         };
@@ -1761,6 +1878,7 @@ export interface components {
         WebhookUpdateParams: {
             url?: components["schemas"]["WebhookUrl"];
             enabled_events?: components["schemas"]["WebhookEnabledEvents"];
+            /** @description Your note on what the endpoint is for; `null` clears it. */
             description?: string | null;
             status?: components["schemas"]["WebhookStatus"];
             metadata?: components["schemas"]["MetadataUpdate"];
@@ -1774,10 +1892,16 @@ export interface components {
          *     }
          */
         DeletedWebhook: {
-            id: $Read<components["schemas"]["WebhookId"]>;
-            /** @enum {string} */
+            id: components["schemas"]["WebhookId"];
+            /**
+             * @description Always `webhook`.
+             * @enum {string}
+             */
             object: $Read<"webhook">;
-            /** @enum {boolean} */
+            /**
+             * @description Always `true`.
+             * @enum {boolean}
+             */
             deleted: $Read<true>;
         };
         /**
@@ -1790,11 +1914,19 @@ export interface components {
          *     }
          */
         WebhookList: {
-            /** @enum {string} */
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
             object: $Read<"list">;
-            /** @enum {string} */
+            /**
+             * @description The path this list came from.
+             * @enum {string}
+             */
             url: $Read<"/v1/webhooks">;
+            /** @description Whether another page follows this one. */
             has_more: boolean;
+            /** @description The webhook endpoints of this page, newest first. */
             data: components["schemas"]["Webhook"][];
         };
         /**
@@ -1814,12 +1946,21 @@ export interface components {
          *     }
          */
         WebhookDeliveryAttempt: {
-            /** @description 1 for the first try. */
+            /**
+             * Format: int32
+             * @description 1 for the first try.
+             */
             attempt: number;
             created: components["schemas"]["Timestamp"];
-            /** @description From the attempt's start to the end of the response body (at most the 10 s deadline). */
+            /**
+             * Format: int32
+             * @description From the attempt's start to the end of the response body (at most the 10 s deadline).
+             */
             duration_ms: number;
-            /** @description The receiver's HTTP status, or null when none came back. */
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status, or null when none came back.
+             */
             status_code: number | null;
             /** @description Why the attempt failed without a usable answer (`timeout`, `connection_refused`, `key_revoked`, ...), else null. A `timeout` after the headers keeps their `status_code`. */
             error: string | null;
@@ -1853,8 +1994,12 @@ export interface components {
          */
         WebhookDelivery: {
             id: components["schemas"]["WebhookDeliveryId"];
-            /** @enum {string} */
+            /**
+             * @description Always `webhook_delivery`.
+             * @enum {string}
+             */
             object: "webhook_delivery";
+            /** @description `true` for a live-mode delivery, `false` for a test-mode one. */
             livemode: boolean;
             webhook: components["schemas"]["WebhookId"];
             event: components["schemas"]["EventId"];
@@ -1866,9 +2011,17 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed";
+            /**
+             * Format: int32
+             * @description The number of attempts made so far.
+             */
             attempt_count: number;
-            /** @description Unix seconds of the next try while `pending`, else null. */
+            /**
+             * Format: int64
+             * @description Unix seconds of the next try while `pending`, else null.
+             */
             next_attempt: number | null;
+            /** @description Every attempt made, oldest first. */
             attempts: components["schemas"]["WebhookDeliveryAttempt"][];
         };
         /**
@@ -1881,10 +2034,16 @@ export interface components {
          *     }
          */
         WebhookDeliveryList: {
-            /** @enum {string} */
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
             object: "list";
+            /** @description The path this list came from. */
             url: string;
+            /** @description Whether another page follows this one. */
             has_more: boolean;
+            /** @description The deliveries of this page, newest first. */
             data: components["schemas"]["WebhookDelivery"][];
         };
         /**
@@ -1954,7 +2113,9 @@ export interface components {
          *     }
          */
         EventRequest: {
+            /** @description The id of the request (its `Request-Id`), or `null`. */
             id: string | null;
+            /** @description The `Idempotency-Key` the request carried, or `null`. */
             idempotency_key: string | null;
         };
         /**
@@ -1998,12 +2159,16 @@ export interface components {
          *     }
          */
         Event: {
-            id: $Read<components["schemas"]["EventId"]>;
-            /** @enum {string} */
+            id: components["schemas"]["EventId"];
+            /**
+             * @description Always `event`.
+             * @enum {string}
+             */
             object: $Read<"event">;
             type: components["schemas"]["EventType"];
             api_version: components["schemas"]["ApiVersion"];
             created: components["schemas"]["Timestamp"];
+            /** @description `true` for a live-mode event, `false` for a test-mode one. */
             livemode: boolean;
             data: components["schemas"]["EventData"];
             request: components["schemas"]["EventRequest"];
@@ -2020,15 +2185,23 @@ export interface components {
          *     }
          */
         EventList: {
-            /** @enum {string} */
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
             object: $Read<"list">;
-            /** @enum {string} */
+            /**
+             * @description The path this list came from.
+             * @enum {string}
+             */
             url: $Read<"/v1/events">;
+            /** @description Whether another page follows this one. */
             has_more: boolean;
+            /** @description The events of this page, newest first. */
             data: components["schemas"]["Event"][];
         };
         /**
-         * @description A single-use patient-intake token. It never returns the patient data it carries.
+         * @description A single-use patient-intake token, valid until `expires` (`created` + 600 seconds). It never returns the patient data it carries.
          * @example {
          *       "id": "tok_01JDB2C3D4E5F6G7H8J9K0M1NP",
          *       "object": "token",
@@ -2040,14 +2213,20 @@ export interface components {
          *     }
          */
         Token: {
-            id: $Read<components["schemas"]["TokenId"]>;
-            /** @enum {string} */
+            id: components["schemas"]["TokenId"];
+            /**
+             * @description Always `token`.
+             * @enum {string}
+             */
             object: $Read<"token">;
+            /** @description `true` for a live-mode token, `false` for a test-mode one. */
             livemode: $Read<boolean>;
-            created: $Read<components["schemas"]["Timestamp"]>;
-            /** @description `created` + 600 seconds. */
-            expires: $Read<components["schemas"]["Timestamp"]>;
-            /** @enum {string} */
+            created: components["schemas"]["Timestamp"];
+            expires: components["schemas"]["Timestamp"];
+            /**
+             * @description What the token carries; only `patient_intake`.
+             * @enum {string}
+             */
             type: "patient_intake";
             /** @description Whether `createPatient` has consumed it. */
             used: $Read<boolean>;
@@ -2068,7 +2247,10 @@ export interface components {
          *     }
          */
         TokenCreateParams: {
-            /** @enum {string} */
+            /**
+             * @description What the token carries; only `patient_intake`.
+             * @enum {string}
+             */
             type: "patient_intake";
             patient: $Write<components["schemas"]["PatientCreateParams"]>;
         };
@@ -2079,7 +2261,7 @@ export interface components {
          */
         EphemeralKeyScope: "patients:read" | "appointments:read" | "appointments:write";
         /**
-         * @description A 15-minute key for one patient. `secret` is returned only here, on creation.
+         * @description A 15-minute key for one patient, valid until `expires` (`created` + 900 seconds). `secret` is returned only here, on creation.
          * @example {
          *       "id": "ephkey_01JDC3D4E5F6G7H8J9K0M1N2PQ",
          *       "object": "ephemeral_key",
@@ -2094,14 +2276,18 @@ export interface components {
          *     }
          */
         EphemeralKey: {
-            id: $Read<components["schemas"]["EphemeralKeyId"]>;
-            /** @enum {string} */
+            id: components["schemas"]["EphemeralKeyId"];
+            /**
+             * @description Always `ephemeral_key`.
+             * @enum {string}
+             */
             object: $Read<"ephemeral_key">;
+            /** @description `true` for a live-mode key, `false` for a test-mode one. */
             livemode: $Read<boolean>;
-            created: $Read<components["schemas"]["Timestamp"]>;
-            /** @description `created` + 900 seconds. */
-            expires: $Read<components["schemas"]["Timestamp"]>;
+            created: components["schemas"]["Timestamp"];
+            expires: components["schemas"]["Timestamp"];
             patient: components["schemas"]["PatientId"];
+            /** @description What the key may do, all on its one patient. */
             scopes: components["schemas"]["EphemeralKeyScope"][];
             /** @description The key to send as `Authorization: Bearer ek_test_…` (or `ek_live_…`). */
             secret: $Read<string>;
@@ -2118,6 +2304,7 @@ export interface components {
          */
         EphemeralKeyCreateParams: {
             patient: components["schemas"]["PatientId"];
+            /** @description What the key may do, all on its one patient. */
             scopes: components["schemas"]["EphemeralKeyScope"][];
         };
         /**
@@ -2389,8 +2576,12 @@ export interface components {
          *     }
          */
         FhirMeta: {
+            /** @description The version of the stored object; changes with every change. */
             versionId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the stored object last changed.
+             */
             lastUpdated: string;
         };
         /**
@@ -2400,11 +2591,16 @@ export interface components {
          *     }
          */
         FhirCoding: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The URI of the code system, e.g. `http://hl7.org/fhir/sid/icd-10-cm`.
+             */
             system: string;
+            /** @description The code within `system`. */
             code: string;
         };
         /**
+         * @description A coded concept, as codes from code systems and as text (FHIR CodeableConcept).
          * @example {
          *       "coding": [
          *         {
@@ -2415,10 +2611,13 @@ export interface components {
          *     }
          */
         FhirCodeableConcept: {
+            /** @description The codes that say what this means, each from one code system. */
             coding?: components["schemas"]["FhirCoding"][];
+            /** @description The concept as plain text. */
             text?: string;
         };
         /**
+         * @description An identifier issued by the namespace `system` (FHIR Identifier).
          * @example {
          *       "type": {
          *         "coding": [
@@ -2434,8 +2633,12 @@ export interface components {
          */
         FhirIdentifier: {
             type?: components["schemas"]["FhirCodeableConcept"];
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The URI of the issuer's namespace.
+             */
             system?: string;
+            /** @description The identifier within `system`, as issued. */
             value: string;
         };
         /**
@@ -2446,9 +2649,12 @@ export interface components {
          *     }
          */
         FhirReference: {
+            /** @description A relative reference on this server, e.g. `Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W`. */
             reference?: string;
+            /** @description The resource type referred to, e.g. `Patient`. */
             type?: string;
             identifier?: components["schemas"]["FhirIdentifier"];
+            /** @description The name of what is referred to, as text. */
             display?: string;
         };
         /**
@@ -2460,9 +2666,13 @@ export interface components {
          *     }
          */
         FhirHumanName: {
+            /** @description The family name (surname). */
             family?: string;
+            /** @description Given names, in order. */
             given?: string[];
+            /** @description Parts that come before the name (`Dr.`, `Ms.`). */
             prefix?: string[];
+            /** @description Parts that come after the name (`Jr.`, `MD`). */
             suffix?: string[];
         };
         /**
@@ -2472,8 +2682,12 @@ export interface components {
          *     }
          */
         FhirContactPoint: {
-            /** @enum {string} */
+            /**
+             * @description The kind of contact: `phone` or `email`.
+             * @enum {string}
+             */
             system: "phone" | "email";
+            /** @description The phone number (E.164) or email address. */
             value: string;
         };
         /**
@@ -2488,10 +2702,15 @@ export interface components {
          *     }
          */
         FhirAddress: {
+            /** @description Street address lines. */
             line?: string[];
+            /** @description City, town or village. */
             city?: string;
+            /** @description State, county or province. */
             state?: string;
+            /** @description Postal or ZIP code. */
             postalCode?: string;
+            /** @description Two-letter ISO 3166-1 country code. */
             country?: string;
         };
         /**
@@ -2502,7 +2721,9 @@ export interface components {
          *     }
          */
         FhirMoney: {
+            /** @description The amount in major units (dollars, not cents). */
             value: number;
+            /** @description The ISO 4217 currency code, upper case. */
             currency: string;
         };
         /**
@@ -2563,18 +2784,33 @@ export interface components {
          *     }
          */
         FhirPatient: {
-            /** @enum {string} */
+            /**
+             * @description Always `Patient`.
+             * @enum {string}
+             */
             resourceType: "Patient";
+            /** @description The patient's id with `_` as `-` (`pat-01JD…` for `pat_01JD…`). */
             id: string;
             meta: components["schemas"]["FhirMeta"];
+            /** @description Identifiers issued to the patient. */
             identifier?: components["schemas"]["FhirIdentifier"][];
+            /** @description Whether the record is in active use. */
             active: boolean;
+            /** @description The patient's name (exactly one). */
             name: components["schemas"]["FhirHumanName"][];
+            /** @description Phone and email, when set. */
             telecom?: components["schemas"]["FhirContactPoint"][];
-            /** @enum {string} */
+            /**
+             * @description Administrative gender.
+             * @enum {string}
+             */
             gender?: "male" | "female" | "other" | "unknown";
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Date of birth, `YYYY-MM-DD`.
+             */
             birthDate?: string;
+            /** @description The postal address, when set (at most one). */
             address?: components["schemas"]["FhirAddress"][];
         };
         /**
@@ -2593,20 +2829,36 @@ export interface components {
          *     }
          */
         FhirPatientCreate: {
-            /** @enum {string} */
+            /**
+             * @description Must be `Patient`.
+             * @enum {string}
+             */
             resourceType: "Patient";
+            /** @description Ignored on create: the server assigns the id. */
             id?: string;
+            /** @description Ignored on create: the server sets the version and time. */
             meta?: {
                 [key: string]: unknown;
             };
+            /** @description Identifiers issued to the patient. */
             identifier?: components["schemas"]["FhirIdentifier"][];
+            /** @description Whether the record is in active use; defaults to `true`. */
             active?: boolean;
+            /** @description The patient's name; one only (a second is `422`). */
             name: components["schemas"]["FhirHumanName"][];
+            /** @description Phone and email, at most one of each (another is `422`). */
             telecom?: components["schemas"]["FhirContactPoint"][];
-            /** @enum {string} */
+            /**
+             * @description Administrative gender.
+             * @enum {string}
+             */
             gender?: "male" | "female" | "other" | "unknown";
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Date of birth, `YYYY-MM-DD`; not in the future.
+             */
             birthDate?: string;
+            /** @description The postal address, at most one (another is `422`). */
             address?: components["schemas"]["FhirAddress"][];
         };
         /**
@@ -2620,7 +2872,10 @@ export interface components {
          */
         FhirParticipant: {
             actor: components["schemas"]["FhirReference"];
-            /** @enum {string} */
+            /**
+             * @description Always `accepted`.
+             * @enum {string}
+             */
             status: "accepted";
         };
         /**
@@ -2675,21 +2930,39 @@ export interface components {
          *     }
          */
         FhirAppointment: {
-            /** @enum {string} */
+            /**
+             * @description Always `Appointment`.
+             * @enum {string}
+             */
             resourceType: "Appointment";
+            /** @description The appointment's id with `_` as `-` (`appt-01JD…`). */
             id: string;
             meta: components["schemas"]["FhirMeta"];
-            /** @enum {string} */
+            /**
+             * @description The appointment's status, in FHIR's words (`checked_in` is `checked-in`).
+             * @enum {string}
+             */
             status: "proposed" | "pending" | "booked" | "arrived" | "fulfilled" | "cancelled" | "noshow" | "entered-in-error" | "checked-in" | "waitlist";
             cancelationReason?: components["schemas"]["FhirCodeableConcept"];
             appointmentType?: components["schemas"]["FhirCodeableConcept"];
+            /** @description Why the visit was booked, as text. */
             reasonCode?: components["schemas"]["FhirCodeableConcept"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the visit starts (UTC).
+             */
             start?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the visit ends (UTC).
+             */
             end?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the appointment was booked (UTC).
+             */
             created?: string;
+            /** @description The patient, the practitioner and the location, as references or text. */
             participant: components["schemas"]["FhirParticipant"][];
         };
         /**
@@ -2702,7 +2975,9 @@ export interface components {
          *     }
          */
         FhirClaimInsurance: {
+            /** @description Position of the coverage; always 1. */
             sequence: number;
+            /** @description Whether this coverage is the one billed; always `true`. */
             focal: boolean;
             coverage: components["schemas"]["FhirReference"];
         };
@@ -2720,15 +2995,18 @@ export interface components {
          *     }
          */
         FhirClaimDiagnosis: {
+            /** @description Position, 1..n, as referred to by `item.diagnosisSequence`. */
             sequence: number;
             diagnosisCodeableConcept: components["schemas"]["FhirCodeableConcept"];
         };
         /**
+         * @description An amount of units (FHIR Quantity).
          * @example {
          *       "value": 1
          *     }
          */
         FhirQuantity: {
+            /** @description The number of units. */
             value: number;
         };
         /**
@@ -2760,11 +3038,17 @@ export interface components {
          *     }
          */
         FhirClaimItem: {
+            /** @description Position, 1..n. */
             sequence: number;
+            /** @description The `sequence` of the diagnoses this service treats, most important first. */
             diagnosisSequence?: number[];
             productOrService: components["schemas"]["FhirCodeableConcept"];
+            /** @description CPT/HCPCS modifiers of the service. */
             modifier?: components["schemas"]["FhirCodeableConcept"][];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The date the service was given.
+             */
             servicedDate?: string;
             quantity?: components["schemas"]["FhirQuantity"];
             unitPrice?: components["schemas"]["FhirMoney"];
@@ -2865,22 +3149,38 @@ export interface components {
          *     }
          */
         FhirClaim: {
-            /** @enum {string} */
+            /**
+             * @description Always `Claim`.
+             * @enum {string}
+             */
             resourceType: "Claim";
+            /** @description The claim's id with `_` as `-` (`clm-01JD…`). */
             id: string;
             meta: components["schemas"]["FhirMeta"];
-            /** @enum {string} */
+            /**
+             * @description `cancelled` for a cancelled claim, else `active`.
+             * @enum {string}
+             */
             status: "active" | "cancelled";
             type: components["schemas"]["FhirCodeableConcept"];
-            /** @enum {string} */
+            /**
+             * @description Always `claim`.
+             * @enum {string}
+             */
             use: "claim";
             patient: components["schemas"]["FhirReference"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the claim was submitted (UTC).
+             */
             created: string;
             provider: components["schemas"]["FhirReference"];
             priority: components["schemas"]["FhirCodeableConcept"];
+            /** @description The coverage billed (one). */
             insurance: components["schemas"]["FhirClaimInsurance"][];
+            /** @description The diagnoses, in `sequence` order. */
             diagnosis?: components["schemas"]["FhirClaimDiagnosis"][];
+            /** @description The billed services, in `sequence` order. */
             item?: components["schemas"]["FhirClaimItem"][];
             total?: components["schemas"]["FhirMoney"];
         };
@@ -2984,23 +3284,41 @@ export interface components {
          *     }
          */
         FhirClaimResponse: {
-            /** @enum {string} */
+            /**
+             * @description Always `ClaimResponse`.
+             * @enum {string}
+             */
             resourceType: "ClaimResponse";
+            /** @description The claim's id with `_` as `-` (`clm-01JD…`): a response has its claim's id. */
             id: string;
             meta: components["schemas"]["FhirMeta"];
-            /** @enum {string} */
+            /**
+             * @description `cancelled` for a cancelled claim, else `active`.
+             * @enum {string}
+             */
             status: "active" | "cancelled";
             type: components["schemas"]["FhirCodeableConcept"];
-            /** @enum {string} */
+            /**
+             * @description Always `claim`.
+             * @enum {string}
+             */
             use: "claim";
             patient: components["schemas"]["FhirReference"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the claim was adjudicated, else when it last changed (UTC).
+             */
             created: string;
             insurer: components["schemas"]["FhirReference"];
             request: components["schemas"]["FhirReference"];
-            /** @enum {string} */
+            /**
+             * @description The processing outcome, from the claim's status.
+             * @enum {string}
+             */
             outcome: "queued" | "complete" | "error" | "partial";
+            /** @description The claim's status in our words (`paid`, `denied`, ...). */
             disposition?: string;
+            /** @description The claim's totals that are known (submitted, eligible, paid, patient responsibility). */
             total?: components["schemas"]["FhirClaimTotal"][];
         };
         /**
@@ -3010,8 +3328,12 @@ export interface components {
          *     }
          */
         FhirBundleLink: {
-            /** @enum {string} */
+            /**
+             * @description `self` for this page, `next` for the following one.
+             * @enum {string}
+             */
             relation: "self" | "next";
+            /** @description The URL of that page. */
             url: string;
         };
         /**
@@ -3047,12 +3369,16 @@ export interface components {
         FhirSearchOutcomeEntry: {
             resource: components["schemas"]["OperationOutcome"];
             /**
+             * @description Marks the entry as the search's outcome.
              * @example {
              *       "mode": "outcome"
              *     }
              */
             search: {
-                /** @enum {string} */
+                /**
+                 * @description Always `outcome`.
+                 * @enum {string}
+                 */
                 mode: "outcome";
             };
         };
@@ -3070,15 +3396,27 @@ export interface components {
          *     }
          */
         OperationOutcome: {
-            /** @enum {string} */
+            /**
+             * @description Always `OperationOutcome`.
+             * @enum {string}
+             */
             resourceType: "OperationOutcome";
+            /** @description What went wrong or was ignored, one issue each. */
             issue: {
-                /** @enum {string} */
+                /**
+                 * @description How bad the issue is.
+                 * @enum {string}
+                 */
                 severity: "fatal" | "error" | "warning" | "information";
-                /** @enum {string} */
+                /**
+                 * @description The FHIR issue type.
+                 * @enum {string}
+                 */
                 code: "invalid" | "value" | "required" | "not-supported" | "login" | "forbidden" | "not-found" | "duplicate" | "conflict" | "too-costly" | "business-rule" | "throttled" | "transient" | "exception";
                 details?: components["schemas"]["FhirCodeableConcept"];
+                /** @description For developers; never PHI. Do not parse it. */
                 diagnostics?: string;
+                /** @description The parameter or element at fault. */
                 expression?: string[];
             }[];
         };
@@ -3149,49 +3487,96 @@ export interface components {
          *     }
          */
         FhirCapabilityStatement: {
-            /** @enum {string} */
+            /**
+             * @description Always `CapabilityStatement`.
+             * @enum {string}
+             */
             resourceType: "CapabilityStatement";
-            /** @enum {string} */
+            /**
+             * @description Always `active`.
+             * @enum {string}
+             */
             status: "active";
+            /** @description When this statement was made. */
             date: string;
-            /** @enum {string} */
+            /**
+             * @description Always `instance`: this server.
+             * @enum {string}
+             */
             kind: "instance";
+            /** @description The software behind the endpoint. */
             software: {
+                /** @description The software's name. */
                 name: string;
             };
+            /** @description This installation. */
             implementation: {
+                /** @description What this installation is. */
                 description: string;
                 /** @description The absolute FHIR base (`PUBLIC_URL` + `/fhir/R4`, else the listening address). */
                 url: string;
             };
-            /** @enum {string} */
+            /**
+             * @description The FHIR version served: R4 (`4.0.1`).
+             * @enum {string}
+             */
             fhirVersion: "4.0.1";
+            /** @description The formats served: JSON only. */
             format: "json"[];
+            /** @description The REST endpoint (one). */
             rest: {
-                /** @enum {string} */
+                /**
+                 * @description Always `server`.
+                 * @enum {string}
+                 */
                 mode: "server";
+                /** @description How requests authenticate. */
                 security: {
+                    /** @description Always `false`: the FHIR face is for servers, not browsers. */
                     cors: boolean;
+                    /** @description The authentication schemes. */
                     service: components["schemas"]["FhirCodeableConcept"][];
+                    /** @description How to authenticate, in words. */
                     description: string;
                 };
+                /** @description Each resource type served. */
                 resource: {
+                    /** @description The resource type, e.g. `Patient`. */
                     type: string;
+                    /** @description The interactions served for the type. */
                     interaction: {
-                        /** @enum {string} */
+                        /**
+                         * @description The interaction.
+                         * @enum {string}
+                         */
                         code: "read" | "search-type" | "create";
+                        /** @description What the interaction does here. */
                         documentation?: string;
                     }[];
-                    /** @enum {string} */
+                    /**
+                     * @description Always `versioned`: `meta.versionId` changes with every change.
+                     * @enum {string}
+                     */
                     versioning: "versioned";
+                    /** @description Always `false`: no history reads. */
                     readHistory: boolean;
+                    /** @description Always `false`: no create by update. */
                     updateCreate: boolean;
-                    /** @enum {string} */
+                    /**
+                     * @description Conditional reads supported (`If-None-Match`).
+                     * @enum {string}
+                     */
                     conditionalRead: "not-match";
+                    /** @description The search parameters served for the type. */
                     searchParam: {
+                        /** @description The parameter's name. */
                         name: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The parameter's FHIR search type.
+                         * @enum {string}
+                         */
                         type: "number" | "string" | "token" | "date" | "reference";
+                        /** @description How the parameter matches here. */
                         documentation?: string;
                     }[];
                 }[];
@@ -3278,24 +3663,36 @@ export interface components {
          *     }
          */
         FhirPatientBundle: {
-            /** @enum {string} */
+            /**
+             * @description Always `Bundle`.
+             * @enum {string}
+             */
             resourceType: "Bundle";
-            /** @enum {string} */
+            /**
+             * @description Always `searchset`.
+             * @enum {string}
+             */
             type: "searchset";
             /** @description How many resources match the search, on every page (not only this one's). */
             total: number;
+            /** @description This page (`self`) and, when more match, the next (`next`). */
             link: components["schemas"]["FhirBundleLink"][];
             /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
             entry?: ({
+                /** @description The absolute URL of the resource. */
                 fullUrl: string;
                 resource: components["schemas"]["FhirPatient"];
                 /**
+                 * @description Marks the entry as a match.
                  * @example {
                  *       "mode": "match"
                  *     }
                  */
                 search: {
-                    /** @enum {string} */
+                    /**
+                     * @description Always `match`.
+                     * @enum {string}
+                     */
                     mode: "match";
                 };
             } | components["schemas"]["FhirSearchOutcomeEntry"])[];
@@ -3375,24 +3772,36 @@ export interface components {
          *     }
          */
         FhirAppointmentBundle: {
-            /** @enum {string} */
+            /**
+             * @description Always `Bundle`.
+             * @enum {string}
+             */
             resourceType: "Bundle";
-            /** @enum {string} */
+            /**
+             * @description Always `searchset`.
+             * @enum {string}
+             */
             type: "searchset";
             /** @description How many resources match the search, on every page (not only this one's). */
             total: number;
+            /** @description This page (`self`) and, when more match, the next (`next`). */
             link: components["schemas"]["FhirBundleLink"][];
             /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
             entry?: ({
+                /** @description The absolute URL of the resource. */
                 fullUrl: string;
                 resource: components["schemas"]["FhirAppointment"];
                 /**
+                 * @description Marks the entry as a match.
                  * @example {
                  *       "mode": "match"
                  *     }
                  */
                 search: {
-                    /** @enum {string} */
+                    /**
+                     * @description Always `match`.
+                     * @enum {string}
+                     */
                     mode: "match";
                 };
             } | components["schemas"]["FhirSearchOutcomeEntry"])[];
@@ -3515,24 +3924,36 @@ export interface components {
          *     }
          */
         FhirClaimBundle: {
-            /** @enum {string} */
+            /**
+             * @description Always `Bundle`.
+             * @enum {string}
+             */
             resourceType: "Bundle";
-            /** @enum {string} */
+            /**
+             * @description Always `searchset`.
+             * @enum {string}
+             */
             type: "searchset";
             /** @description How many resources match the search, on every page (not only this one's). */
             total: number;
+            /** @description This page (`self`) and, when more match, the next (`next`). */
             link: components["schemas"]["FhirBundleLink"][];
             /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
             entry?: ({
+                /** @description The absolute URL of the resource. */
                 fullUrl: string;
                 resource: components["schemas"]["FhirClaim"];
                 /**
+                 * @description Marks the entry as a match.
                  * @example {
                  *       "mode": "match"
                  *     }
                  */
                 search: {
-                    /** @enum {string} */
+                    /**
+                     * @description Always `match`.
+                     * @enum {string}
+                     */
                     mode: "match";
                 };
             } | components["schemas"]["FhirSearchOutcomeEntry"])[];
@@ -3640,24 +4061,36 @@ export interface components {
          *     }
          */
         FhirClaimResponseBundle: {
-            /** @enum {string} */
+            /**
+             * @description Always `Bundle`.
+             * @enum {string}
+             */
             resourceType: "Bundle";
-            /** @enum {string} */
+            /**
+             * @description Always `searchset`.
+             * @enum {string}
+             */
             type: "searchset";
             /** @description How many resources match the search, on every page (not only this one's). */
             total: number;
+            /** @description This page (`self`) and, when more match, the next (`next`). */
             link: components["schemas"]["FhirBundleLink"][];
             /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
             entry?: ({
+                /** @description The absolute URL of the resource. */
                 fullUrl: string;
                 resource: components["schemas"]["FhirClaimResponse"];
                 /**
+                 * @description Marks the entry as a match.
                  * @example {
                  *       "mode": "match"
                  *     }
                  */
                 search: {
-                    /** @enum {string} */
+                    /**
+                     * @description Always `match`.
+                     * @enum {string}
+                     */
                     mode: "match";
                 };
             } | components["schemas"]["FhirSearchOutcomeEntry"])[];

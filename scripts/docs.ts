@@ -5,6 +5,9 @@
  *   works offline and from disk; hardened by `hardenStaticPage` and checked to load nothing from
  *   another origin (the build fails otherwise).
  * - `openapi.json`, `openapi.yaml`: the bundled spec (split files and guides resolved).
+ * - `reference.json`: what the page renders, the bundled spec shaped by `referenceSpec` exactly
+ *   as the served `/docs` reads `/docs/reference.json`: each topic once in the sidebar, an
+ *   anchored entry per error code.
  *
  * Usage: `npm run docs [-- --spec path/to/openapi.yaml --out dir]`
  */
@@ -15,6 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { externalLoads } from '../server/docs/external-references.js';
 import { redocCliFlags } from '../server/docs/redoc-options.js';
+import { referenceSpec } from '../server/docs/reference-spec.js';
 import { type Parsed, runCommand } from '../tooling/cli/command.js';
 import { bundleSpec, toYaml, withoutRemoteAssets } from '../tooling/docs/spec-bundle.js';
 import { hardenStaticPage } from '../tooling/docs/static-page.js';
@@ -47,6 +51,8 @@ async function main({ values }: Parsed<(typeof SPEC)['options']>): Promise<numbe
   const jsonPath = join(outDir, 'openapi.json');
   await writeFile(jsonPath, `${JSON.stringify(doc, null, 2)}\n`);
   await writeFile(join(outDir, 'openapi.yaml'), toYaml(doc));
+  const referencePath = join(outDir, 'reference.json');
+  await writeFile(referencePath, `${JSON.stringify(referenceSpec(doc), null, 2)}\n`);
 
   const htmlPath = join(outDir, 'index.html');
   const title = String((doc.info as { title?: unknown } | undefined)?.title ?? 'API reference');
@@ -55,7 +61,7 @@ async function main({ values }: Parsed<(typeof SPEC)['options']>): Promise<numbe
     [
       redoclyBin(),
       'build-docs',
-      jsonPath,
+      referencePath,
       '--output',
       htmlPath,
       '--inlineBundle',

@@ -24,6 +24,7 @@ function edited(original: string): string {
   const withOperation = withPractitioners(original);
   const anchor = `        description:
           type: string
+          description: Your note on what the endpoint is for.
           maxLength: 500
         api_version:`;
   expect(withOperation.includes(anchor)).toBe(true);

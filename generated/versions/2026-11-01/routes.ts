@@ -31,6 +31,9 @@ const appointmentRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Appointment',
   type: 'object',
   properties: {
+    id: { $ref: 'urn:openapi:schema:AppointmentId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
@@ -48,6 +51,9 @@ const appointmentRequestSchema: JsonSchema = {
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: [
+    'id',
+    'created',
+    'updated',
     'patient',
     'practitioner',
     'status',
@@ -66,11 +72,11 @@ const appointmentResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:Appointment',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:AppointmentId' }] },
+    id: { $ref: 'urn:openapi:schema:AppointmentId' },
     object: { type: 'string', enum: ['appointment'] },
     livemode: { type: 'boolean' },
-    created: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
-    updated: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
@@ -291,6 +297,9 @@ const claimRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Claim',
   type: 'object',
   properties: {
+    id: { $ref: 'urn:openapi:schema:ClaimId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     appointment: {
       anyOf: [{ type: 'string', pattern: '^appt_[0-9A-HJKMNP-TV-Z]{26}$' }, { type: 'null' }],
@@ -312,9 +321,14 @@ const claimRequestSchema: JsonSchema = {
       items: { $ref: 'urn:openapi:request:ClaimLineItem' },
     },
     currency: { $ref: 'urn:openapi:schema:Currency' },
+    status: { $ref: 'urn:openapi:schema:ClaimStatus' },
+    submitted_at: { $ref: 'urn:openapi:schema:Timestamp' },
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: [
+    'id',
+    'created',
+    'updated',
     'patient',
     'appointment',
     'billing_type',
@@ -324,6 +338,8 @@ const claimRequestSchema: JsonSchema = {
     'diagnoses',
     'line_items',
     'currency',
+    'status',
+    'submitted_at',
     'metadata',
   ],
   additionalProperties: false,
@@ -333,11 +349,11 @@ const claimResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:Claim',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:ClaimId' }] },
+    id: { $ref: 'urn:openapi:schema:ClaimId' },
     object: { type: 'string', enum: ['claim'] },
     livemode: { type: 'boolean' },
-    created: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
-    updated: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     appointment: {
       anyOf: [{ type: 'string', pattern: '^appt_[0-9A-HJKMNP-TV-Z]{26}$' }, { type: 'null' }],
@@ -365,9 +381,9 @@ const claimResponseSchema: JsonSchema = {
     patient_responsibility: {
       anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }],
     },
-    status: { allOf: [{ $ref: 'urn:openapi:schema:ClaimStatus' }] },
+    status: { $ref: 'urn:openapi:schema:ClaimStatus' },
     denial_reason: { anyOf: [{ type: 'string', maxLength: 500 }, { type: 'null' }] },
-    submitted_at: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    submitted_at: { $ref: 'urn:openapi:schema:Timestamp' },
     adjudicated_at: { anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }] },
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
@@ -680,7 +696,8 @@ const currencySchema: JsonSchema = {
 const deletedWebhookRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:DeletedWebhook',
   type: 'object',
-  properties: {},
+  properties: { id: { $ref: 'urn:openapi:schema:WebhookId' } },
+  required: ['id'],
   additionalProperties: false,
 };
 
@@ -688,7 +705,7 @@ const deletedWebhookResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:DeletedWebhook',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:WebhookId' }] },
+    id: { $ref: 'urn:openapi:schema:WebhookId' },
     object: { type: 'string', enum: ['webhook'] },
     deleted: { type: 'boolean', enum: [true] },
   },
@@ -707,6 +724,9 @@ const ephemeralKeyRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:EphemeralKey',
   type: 'object',
   properties: {
+    id: { $ref: 'urn:openapi:schema:EphemeralKeyId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    expires: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     scopes: {
       type: 'array',
@@ -716,7 +736,7 @@ const ephemeralKeyRequestSchema: JsonSchema = {
       items: { $ref: 'urn:openapi:schema:EphemeralKeyScope' },
     },
   },
-  required: ['patient', 'scopes'],
+  required: ['id', 'created', 'expires', 'patient', 'scopes'],
   additionalProperties: false,
 };
 
@@ -724,11 +744,11 @@ const ephemeralKeyResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:EphemeralKey',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:EphemeralKeyId' }] },
+    id: { $ref: 'urn:openapi:schema:EphemeralKeyId' },
     object: { type: 'string', enum: ['ephemeral_key'] },
     livemode: { type: 'boolean' },
-    created: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
-    expires: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    expires: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     scopes: {
       type: 'array',
@@ -845,6 +865,7 @@ const eventRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Event',
   type: 'object',
   properties: {
+    id: { $ref: 'urn:openapi:schema:EventId' },
     type: { $ref: 'urn:openapi:schema:EventType' },
     api_version: { $ref: 'urn:openapi:schema:ApiVersion' },
     created: { $ref: 'urn:openapi:schema:Timestamp' },
@@ -853,7 +874,16 @@ const eventRequestSchema: JsonSchema = {
     request: { $ref: 'urn:openapi:schema:EventRequest' },
     pending_webhooks: { type: 'integer', minimum: 0 },
   },
-  required: ['type', 'api_version', 'created', 'livemode', 'data', 'request', 'pending_webhooks'],
+  required: [
+    'id',
+    'type',
+    'api_version',
+    'created',
+    'livemode',
+    'data',
+    'request',
+    'pending_webhooks',
+  ],
   additionalProperties: false,
 };
 
@@ -861,7 +891,7 @@ const eventResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:Event',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:EventId' }] },
+    id: { $ref: 'urn:openapi:schema:EventId' },
     object: { type: 'string', enum: ['event'] },
     type: { $ref: 'urn:openapi:schema:EventType' },
     api_version: { $ref: 'urn:openapi:schema:ApiVersion' },
@@ -1780,6 +1810,9 @@ const patientRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Patient',
   type: 'object',
   properties: {
+    id: { $ref: 'urn:openapi:schema:PatientId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     identifiers: {
       type: 'array',
       maxItems: 10,
@@ -1800,6 +1833,9 @@ const patientRequestSchema: JsonSchema = {
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: [
+    'id',
+    'created',
+    'updated',
     'identifiers',
     'name',
     'birth_date',
@@ -1817,11 +1853,11 @@ const patientResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:Patient',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:PatientId' }] },
+    id: { $ref: 'urn:openapi:schema:PatientId' },
     object: { type: 'string', enum: ['patient'] },
     livemode: { type: 'boolean' },
-    created: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
-    updated: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     identifiers: {
       type: 'array',
       maxItems: 10,
@@ -2001,7 +2037,7 @@ const patientSearchParamsSchema: JsonSchema = {
     email: { $ref: 'urn:openapi:schema:Email' },
     phone: { $ref: 'urn:openapi:schema:Phone' },
     limit: { type: 'integer', minimum: 1, maximum: 100 },
-    starting_after: { allOf: [{ $ref: 'urn:openapi:schema:PatientId' }] },
+    starting_after: { $ref: 'urn:openapi:schema:PatientId' },
   },
   additionalProperties: false,
 };
@@ -2060,8 +2096,13 @@ const timestampSchema: JsonSchema = {
 const tokenRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Token',
   type: 'object',
-  properties: { type: { type: 'string', enum: ['patient_intake'] } },
-  required: ['type'],
+  properties: {
+    id: { $ref: 'urn:openapi:schema:TokenId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    expires: { $ref: 'urn:openapi:schema:Timestamp' },
+    type: { type: 'string', enum: ['patient_intake'] },
+  },
+  required: ['id', 'created', 'expires', 'type'],
   additionalProperties: false,
 };
 
@@ -2069,11 +2110,11 @@ const tokenResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:Token',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:TokenId' }] },
+    id: { $ref: 'urn:openapi:schema:TokenId' },
     object: { type: 'string', enum: ['token'] },
     livemode: { type: 'boolean' },
-    created: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
-    expires: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    expires: { $ref: 'urn:openapi:schema:Timestamp' },
     type: { type: 'string', enum: ['patient_intake'] },
     used: { type: 'boolean' },
   },
@@ -2110,14 +2151,27 @@ const webhookRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:Webhook',
   type: 'object',
   properties: {
+    id: { $ref: 'urn:openapi:schema:WebhookId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     url: { $ref: 'urn:openapi:schema:WebhookUrl' },
     enabled_events: { $ref: 'urn:openapi:schema:WebhookEnabledEvents' },
     description: { anyOf: [{ type: 'string', maxLength: 500 }, { type: 'null' }] },
     status: { $ref: 'urn:openapi:schema:WebhookStatus' },
-    api_version: { allOf: [{ $ref: 'urn:openapi:schema:ApiVersion' }] },
+    api_version: { $ref: 'urn:openapi:schema:ApiVersion' },
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
-  required: ['url', 'enabled_events', 'description', 'status', 'api_version', 'metadata'],
+  required: [
+    'id',
+    'created',
+    'updated',
+    'url',
+    'enabled_events',
+    'description',
+    'status',
+    'api_version',
+    'metadata',
+  ],
   additionalProperties: false,
 };
 
@@ -2125,16 +2179,16 @@ const webhookResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:Webhook',
   type: 'object',
   properties: {
-    id: { allOf: [{ $ref: 'urn:openapi:schema:WebhookId' }] },
+    id: { $ref: 'urn:openapi:schema:WebhookId' },
     object: { type: 'string', enum: ['webhook'] },
     livemode: { type: 'boolean' },
-    created: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
-    updated: { allOf: [{ $ref: 'urn:openapi:schema:Timestamp' }] },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
     url: { $ref: 'urn:openapi:schema:WebhookUrl' },
     enabled_events: { $ref: 'urn:openapi:schema:WebhookEnabledEvents' },
     description: { anyOf: [{ type: 'string', maxLength: 500 }, { type: 'null' }] },
     status: { $ref: 'urn:openapi:schema:WebhookStatus' },
-    api_version: { allOf: [{ $ref: 'urn:openapi:schema:ApiVersion' }] },
+    api_version: { $ref: 'urn:openapi:schema:ApiVersion' },
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
     secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9]{32,64}$' },
   },
@@ -2161,7 +2215,7 @@ const webhookCreateParamsSchema: JsonSchema = {
     url: { $ref: 'urn:openapi:schema:WebhookUrl' },
     enabled_events: { $ref: 'urn:openapi:schema:WebhookEnabledEvents' },
     description: { type: 'string', maxLength: 500 },
-    api_version: { allOf: [{ $ref: 'urn:openapi:schema:ApiVersion' }] },
+    api_version: { $ref: 'urn:openapi:schema:ApiVersion' },
     metadata: { $ref: 'urn:openapi:schema:Metadata' },
   },
   required: ['url', 'enabled_events'],
@@ -2180,8 +2234,8 @@ const webhookDeliverySchema: JsonSchema = {
     event_type: { $ref: 'urn:openapi:schema:EventType' },
     created: { $ref: 'urn:openapi:schema:Timestamp' },
     status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
-    attempt_count: { type: 'integer', minimum: 0 },
-    next_attempt: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+    attempt_count: { type: 'integer', format: 'int32', minimum: 0 },
+    next_attempt: { anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }] },
     attempts: { type: 'array', items: { $ref: 'urn:openapi:schema:WebhookDeliveryAttempt' } },
   },
   required: [
@@ -2204,11 +2258,13 @@ const webhookDeliveryAttemptSchema: JsonSchema = {
   $id: 'urn:openapi:schema:WebhookDeliveryAttempt',
   type: 'object',
   properties: {
-    attempt: { type: 'integer', minimum: 1 },
+    attempt: { type: 'integer', format: 'int32', minimum: 1 },
     created: { $ref: 'urn:openapi:schema:Timestamp' },
-    duration_ms: { type: 'integer', minimum: 0 },
-    status_code: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
-    error: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    duration_ms: { type: 'integer', format: 'int32', minimum: 0 },
+    status_code: {
+      anyOf: [{ type: 'integer', format: 'int32', minimum: 0, maximum: 999 }, { type: 'null' }],
+    },
+    error: { anyOf: [{ type: 'string', maxLength: 50 }, { type: 'null' }] },
     succeeded: { type: 'boolean' },
   },
   required: ['attempt', 'created', 'duration_ms', 'status_code', 'error', 'succeeded'],
