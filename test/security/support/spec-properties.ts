@@ -94,15 +94,36 @@ function operation(operationId: string): OperationObject {
   throw new Error(`no operation ${operationId} in the spec`);
 }
 
-/** readOnly properties of the object an operation answers with (200), nested one level. */
+/** Top-level property schemas of an object schema, through $ref, allOf and every oneOf branch. */
+function topProperties(schema: Schema, out = new Map<string, Schema>()): Map<string, Schema> {
+  const s = resolve(schema);
+  for (const part of [...(s.allOf ?? []), ...(s.oneOf ?? [])]) topProperties(part, out);
+  for (const [name, prop] of Object.entries(s.properties ?? {})) out.set(name, prop);
+  return out;
+}
+
+/**
+ * What a mass-assignment probe sends to a write: the readOnly properties of the object it
+ * answers with (200), nested one level, and every other top-level property of that answer the
+ * write's body does not declare (`id`, `created`, `object`, … are server-owned whether or not
+ * the spec marks them readOnly; design.md#redocly-score says why some are not marked).
+ */
 export function readOnlyProbes(operationId: string): PropertyProbe[] {
-  let response = operation(operationId).responses?.['200'];
+  const op = operation(operationId);
+  let response = op.responses?.['200'];
   if (response?.$ref !== undefined) {
     response = spec.components.responses[response.$ref.split('/').pop()!];
   }
   const schema = response?.content?.['application/json']?.schema;
   const out: PropertyProbe[] = [];
-  if (schema !== undefined) collect(schema, 'readOnly', [], out, 1);
+  if (schema === undefined) return out;
+  collect(schema, 'readOnly', [], out, 1);
+  const body = op.requestBody?.content['application/json']?.schema;
+  const accepted = body === undefined ? new Map<string, Schema>() : topProperties(body);
+  const probed = new Set(out.map((probe) => probe.path.join('.')));
+  for (const [name, prop] of topProperties(schema)) {
+    if (!accepted.has(name) && !probed.has(name)) out.push({ path: [name], value: sample(prop) });
+  }
   // A list's items are not what a write sends: only the list's own fields count there.
   return out.filter((probe) => probe.path[0] !== 'data');
 }
