@@ -1,11 +1,8 @@
-/** The model's tolerant reader: what it hands over of documents the strict reader refuses. */
+/** The model's path-item reader, tolerant: what it hands over of documents strict reading refuses. */
 import { describe, expect, it } from 'vitest';
+import { locate } from '../../../tooling/openapi/document.js';
 import { listOperations } from '../../../tooling/openapi/operations.js';
-import {
-  locate,
-  pairPathItemsTolerant,
-  readPathItemTolerant,
-} from '../../../tooling/openapi/tolerant.js';
+import { pairPathItems, readPathItem } from '../../../tooling/openapi/path-items.js';
 
 const doc = {
   openapi: '3.0.3',
@@ -42,14 +39,17 @@ const doc = {
 };
 const item = { node: doc.paths['/a/{id}'], pointer: '/paths/~1a~1{id}' };
 
-describe('readPathItemTolerant', () => {
+describe('readPathItem, tolerant', () => {
   it('reads a document the strict reader refuses', () => {
     expect(() => listOperations(doc)).toThrow();
-    expect(readPathItemTolerant(doc, item).map((op) => op.method)).toEqual(['get', 'post']);
+    expect(readPathItem(doc, item, { strict: false }).map((op) => op.method)).toEqual([
+      'get',
+      'post',
+    ]);
   });
 
   it('merges parameters by the model key, the operation winning, each resolved', () => {
-    const [get] = readPathItemTolerant(doc, item);
+    const [get] = readPathItem(doc, item, { strict: false });
     expect([...(get?.parameters.entries() ?? [])].map(([key, at]) => [key, at.pointer])).toEqual([
       ['path:id', '/paths/~1a~1{id}/parameters/0'],
       ['header:x-trace', '/components/parameters/Trace'],
@@ -59,7 +59,7 @@ describe('readPathItemTolerant', () => {
   });
 
   it('resolves the request body and responses, keeping where each status was written', () => {
-    const [get, post] = readPathItemTolerant(doc, item);
+    const [get, post] = readPathItem(doc, item, { strict: false });
     expect(get?.requestBody.pointer).toBe('/components/requestBodies/Note');
     expect([...(get?.responses.values() ?? [])].map((r) => [r.at, r.resolved.pointer])).toEqual([
       ['/paths/~1a~1{id}/get/responses/200', '/paths/~1a~1{id}/get/responses/200'],
@@ -82,10 +82,7 @@ describe('readPathItemTolerant', () => {
 
   it('pairs two revisions by method', () => {
     const head = { node: { get: {}, delete: {} }, pointer: '/paths/~1a' };
-    const pairs = pairPathItemsTolerant(
-      { document: doc, item },
-      { document: { paths: {} }, item: head },
-    );
+    const pairs = pairPathItems({ document: doc, item }, { document: { paths: {} }, item: head });
     expect(pairs.map((p) => [p.method, Boolean(p.base), Boolean(p.head)])).toEqual([
       ['get', true, true],
       ['post', true, false],
