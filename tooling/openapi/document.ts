@@ -57,7 +57,8 @@ export interface RefTarget {
 /**
  * The one `$ref` follower for raw documents: follows internal `$ref`s (Reference Object,
  * §4.7.23) until a non-reference node, and says where and why it stopped. The strict
- * `resolveRef`, the lenient `tryResolveRef` and the tolerant `locate` are built on it. (Converted JSON Schemas have theirs: `contract/schema-refs.ts`.)
+ * `resolveRef`, the lenient `tryResolveRef` and the tolerant `locate` are built on it.
+ * (Converted JSON Schemas have theirs: `contract/schema-refs.ts`.)
  */
 export function followRef(document: unknown, node: unknown, pointer: string): RefTarget {
   let current = node;

@@ -6,9 +6,9 @@
  * and `in`), the request body and responses resolved through `$ref`s, and the project's
  * extensions (`x-scopes`, `x-key-kinds`) read and checked.
  *
- * Underneath, `pathItemOperations` is the one loop over a Path Item's HTTP methods. It judges
- * nothing, so the strict `listOperations` and the tolerant breaking-change engine (which must
- * compare a base revision of any shape, and pairs two revisions with `pairOperations`) share it.
+ * Underneath is the model's one reader of Path Items, `readPathItem` (`path-items.ts`), read
+ * strictly here: the tolerant breaking-change engine reads the same operations, parameters,
+ * bodies and media types through it (docs/design.md#toolchain).
  */
 import { isKeyKind, KEY_KINDS, type KeyKind } from '../../contract/key-kinds.js';
 import type { LowerMethod } from '../../contract/openapi-document.js';

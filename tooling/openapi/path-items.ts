@@ -297,7 +297,7 @@ function routeKey(path: string): string {
  * paths no base path took, in document order.
  */
 export function pairPaths(base: unknown, head: unknown): EntryPair[] {
-  return pairEntries(base, head, 'paths', (b, h) => {
+  return pairEntries(base, head, 'paths', (h) => {
     const byRoute = new Map(Object.keys(h).map((p) => [routeKey(p), p]));
     return (path) => (path in h ? path : byRoute.get(routeKey(path)));
   });
@@ -312,17 +312,15 @@ export function pairWebhooks(
   head: unknown,
   key: 'x-webhooks' | 'webhooks',
 ): EntryPair[] {
-  return pairEntries(base, head, key, (_b, h) => (name) => (name in h ? name : undefined));
+  return pairEntries(base, head, key, (h) => (name) => (name in h ? name : undefined));
 }
 
 function pairEntries(
   base: unknown,
   head: unknown,
   key: string,
-  matcher: (
-    b: Record<string, unknown>,
-    h: Record<string, unknown>,
-  ) => (name: string) => string | undefined,
+  /** Given the head's map, which of its keys a base key pairs with. */
+  matcher: (h: Record<string, unknown>) => (name: string) => string | undefined,
 ): EntryPair[] {
   const map = (doc: unknown) => {
     const value = isObject(doc) ? doc[key] : undefined;
@@ -330,7 +328,7 @@ function pairEntries(
   };
   const b = map(base);
   const h = map(head);
-  const match = matcher(b, h);
+  const match = matcher(h);
   const at = (name: string) => appendPointer(`/${key}`, name);
   const taken = new Set<string>();
   const pairs: EntryPair[] = [];

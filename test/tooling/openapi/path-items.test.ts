@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { locate } from '../../../tooling/openapi/document.js';
 import { listOperations } from '../../../tooling/openapi/operations.js';
-import { pairPathItems, readPathItem } from '../../../tooling/openapi/path-items.js';
+import {
+  pairPathItems,
+  pairPaths,
+  pairWebhooks,
+  readPathItem,
+} from '../../../tooling/openapi/path-items.js';
 
 const doc = {
   openapi: '3.0.3',
@@ -103,5 +108,78 @@ describe('locate', () => {
       paths: { '/a/{id}': {} },
     };
     expect(locate(document, { node, pointer: '/x' }).pointer).toBe(want);
+  });
+});
+
+describe('readPathItem, strict', () => {
+  const read = (node: unknown) =>
+    readPathItem(doc, { node, pointer: '#/paths/~1a' }, { strict: true });
+
+  it('refuses what tolerant reading skips, naming the node', () => {
+    expect(() => read({ get: {}, put: null })).toThrow('An Operation must be an object.');
+    expect(() => read('see the guide')).toThrow('A Path Item must be an object.');
+    expect(() => read({ get: { parameters: 'not a list' } })).toThrow(
+      '`parameters` must be an array.',
+    );
+    expect(() => read({ get: { parameters: [{ $ref: '#/nowhere' }] } })).toThrow(
+      'Reference #/nowhere points at nothing.',
+    );
+    expect(() => read({ get: { parameters: [{ name: 'a', in: 'body' }] } })).toThrow(
+      'Unknown parameter location "body".',
+    );
+    expect(() => read({ get: { responses: ['not', 'a', 'map'] } })).toThrow(
+      '`responses` must be an object.',
+    );
+  });
+
+  it('keeps pointers as URI fragments, the $ref target as written', () => {
+    const [get] = read({ get: { requestBody: { $ref: '#/components/requestBodies/Note' } } });
+    expect(get?.requestBody.pointer).toBe('#/components/requestBodies/Note');
+    expect([...(get?.requestBody.content.values() ?? [])]).toEqual([
+      {
+        mediaType: 'application/json',
+        pointer: '#/components/requestBodies/Note/content/application~1json',
+        schema: {
+          node: {},
+          pointer: '#/components/requestBodies/Note/content/application~1json/schema',
+        },
+      },
+    ]);
+  });
+
+  it('leaves extensions out of the responses', () => {
+    const [get] = read({ get: { responses: { '204': { description: 'done' }, 'x-note': 1 } } });
+    expect([...(get?.responses.keys() ?? [])]).toEqual(['204']);
+  });
+});
+
+describe('pairing two revisions', () => {
+  const paths = (...keys: string[]) => ({ paths: Object.fromEntries(keys.map((k) => [k, {}])) });
+  const summary = (pairs: ReturnType<typeof pairPaths>) =>
+    pairs.map((p) => [p.key, p.base?.pointer ?? null, p.head?.pointer ?? null]);
+
+  it('pairs paths by name, else by route, then lists the new ones', () => {
+    const base = paths('/a/{id}', '/gone', '/same');
+    const head = paths('/same', '/a/{patient}', '/new');
+    expect(summary(pairPaths(base, head))).toEqual([
+      ['/a/{id}', '/paths/~1a~1{id}', '/paths/~1a~1{patient}'],
+      ['/gone', '/paths/~1gone', null],
+      ['/same', '/paths/~1same', '/paths/~1same'],
+      ['/new', null, '/paths/~1new'],
+    ]);
+    expect(pairPaths(base, head)[0]?.head?.key).toBe('/a/{patient}');
+  });
+
+  it('pairs webhooks by event name under the key asked for', () => {
+    const hooks = (...names: string[]) => ({
+      'x-webhooks': Object.fromEntries(names.map((n) => [n, {}])),
+      webhooks: { other: {} },
+    });
+    expect(summary(pairWebhooks(hooks('a.b', 'gone'), hooks('a.b', 'new'), 'x-webhooks'))).toEqual([
+      ['a.b', '/x-webhooks/a.b', '/x-webhooks/a.b'],
+      ['gone', '/x-webhooks/gone', null],
+      ['new', null, '/x-webhooks/new'],
+    ]);
+    expect(pairWebhooks({}, 'not a document', 'webhooks')).toEqual([]);
   });
 });
