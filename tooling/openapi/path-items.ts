@@ -15,7 +15,7 @@
  *   compared. An operation that is not an object is absent, a `parameters` that is not an array
  *   holds none, a `$ref` that cannot be followed is kept at the reference's own pointer.
  *
- * Response headers are read tolerantly in both modes: nothing generated reads them.
+ * Response headers are read tolerantly in both modes, on first use: nothing generated reads them.
  */
 
 import { HTTP_METHODS, type LowerMethod } from '../../contract/openapi-document.js';
@@ -173,21 +173,42 @@ class Reader {
       const at = appendPointer(pointer, status);
       const resolved = this.resolve({ node, pointer: at });
       const response = isObject(resolved.node) ? resolved.node : {};
-      const headers = new Map<string, EntryAt>();
-      for (const [name, header] of entries(
-        this.document,
-        response.headers,
-        appendPointer(resolved.pointer, 'headers'),
-      )) {
-        headers.set(name.toLowerCase(), header);
-      }
       const content = {
         node: response.content,
         pointer: appendPointer(resolved.pointer, 'content'),
       };
-      out.set(status, { at, resolved, headers, content: readContent(content) });
+      out.set(status, new LazyResponse(this.document, at, resolved, readContent(content)));
     }
     return out;
+  }
+}
+
+/** A response whose headers are read on first use: strict reading (the generators) never
+ * asks, and following every response's header `$ref`s would cost it a third of its time. */
+class LazyResponse implements ResponseAt {
+  readonly at: string;
+  readonly resolved: NodeAt;
+  readonly content: Map<string, MediaAt>;
+  #document: unknown;
+  #headers: Map<string, EntryAt> | undefined;
+
+  constructor(document: unknown, at: string, resolved: NodeAt, content: Map<string, MediaAt>) {
+    this.#document = document;
+    this.at = at;
+    this.resolved = resolved;
+    this.content = content;
+  }
+
+  get headers(): Map<string, EntryAt> {
+    if (this.#headers === undefined) {
+      this.#headers = new Map();
+      const raw = isObject(this.resolved.node) ? this.resolved.node.headers : undefined;
+      const pointer = appendPointer(this.resolved.pointer, 'headers');
+      for (const [name, header] of entries(this.#document, raw, pointer)) {
+        this.#headers.set(name.toLowerCase(), header);
+      }
+    }
+    return this.#headers;
   }
 }
 
