@@ -5,11 +5,13 @@
 
 /** Escapes one reference token: `/v1/patients` → `~1v1~1patients`. */
 export function escapeToken(token: string): string {
+  if (!token.includes('~') && !token.includes('/')) return token; // most tokens: nothing to do
   return token.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
 /** Unescapes one reference token: `~1v1~1patients` → `/v1/patients`. */
 export function unescapeToken(token: string): string {
+  if (!token.includes('~')) return token;
   return token.replaceAll('~1', '/').replaceAll('~0', '~');
 }
 

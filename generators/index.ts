@@ -4,7 +4,8 @@
  * writes the map, the drift check and the tests compare it.
  */
 import { posix } from 'node:path';
-import { assertOpenApi30, type OpenApiDocument } from '../tooling/openapi/document.js';
+import type { OpenApiDocument } from '../contract/openapi-document.js';
+import { assertOpenApi30 } from '../tooling/openapi/document.js';
 import { listOperations, type OperationModel } from '../tooling/openapi/operations.js';
 import { generateClient } from './client.js';
 import { headerLine } from './header.js';

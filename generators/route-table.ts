@@ -7,13 +7,14 @@
  * cannot disagree and nothing is printed only to be evaluated again.
  * @see https://spec.openapis.org/oas/v3.0.3#operation-object
  */
+
+import type { OpenApiDocument } from '../contract/openapi-document.js';
 import type {
   HttpMethod,
   JsonSchema,
   RouteDefinition,
   RouteSchemas,
 } from '../contract/route-types.js';
-import type { OpenApiDocument } from '../tooling/openapi/document.js';
 import {
   type ConvertedComponent,
   componentSchemaId,

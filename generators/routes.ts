@@ -6,7 +6,7 @@
  * `OperationTypes`, per operation the handler's request and per-status reply types, taken from
  * `types.ts` so both share one source. The contract is `contract/route-types.ts`.
  */
-import type { OpenApiDocument } from '../tooling/openapi/document.js';
+import type { OpenApiDocument } from '../contract/openapi-document.js';
 import type { ConvertedComponent } from '../tooling/openapi/json-schema.js';
 import { camelCase, uniqueNames } from '../tooling/openapi/names.js';
 import type { OperationModel, ParameterModel } from '../tooling/openapi/operations.js';

@@ -17,7 +17,7 @@
 import { createRequire } from 'node:module';
 import type * as OpenApiTypescript from 'openapi-typescript';
 import type { GlobalContext, OpenAPI3 } from 'openapi-typescript';
-import type { OpenApiDocument } from '../tooling/openapi/document.js';
+import type { OpenApiDocument } from '../contract/openapi-document.js';
 import { inlinePathReferences } from '../tooling/openapi/inline-path-refs.js';
 
 /**

@@ -13,6 +13,8 @@
  * `/openapi.*` and `/docs` keep the document as written.
  */
 
+import { getAtPointer } from '../../contract/pointer.js';
+
 type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json =>
@@ -22,11 +24,7 @@ const isObject = (value: unknown): value is Json =>
 function deref(spec: Json, value: unknown): unknown {
   if (!isObject(value) || typeof value.$ref !== 'string' || !value.$ref.startsWith('#/'))
     return value;
-  let node: unknown = spec;
-  for (const part of value.$ref.slice(2).split('/')) {
-    node = isObject(node) ? node[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-  }
-  return node ?? value;
+  return getAtPointer(spec, value.$ref) ?? value;
 }
 
 /** One parameter, or its per-property replacements when it is a deepObject query object. */

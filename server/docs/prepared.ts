@@ -7,9 +7,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-// The model's one document type. A type-only import: the build erases it, so the server bundle
-// takes no code from tooling/ for it.
-import type { OpenApiDocument } from '../../tooling/openapi/document.js';
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
 
 /** One browser file a docs page loads. */
 export interface PreparedAsset {

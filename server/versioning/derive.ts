@@ -6,7 +6,8 @@
  * is found in the document here, so a reordered list never makes an edit land elsewhere.
  * Pure: document in, new document out.
  */
-import { appendPointer, parsePointer } from '../../contract/pointer.js';
+import { HTTP_METHODS } from '../../contract/openapi-document.js';
+import { appendPointer, getAtPointer, parsePointer, toPointer } from '../../contract/pointer.js';
 import type { VersionRegistry } from './registry.js';
 import {
   type DocumentEdit,
@@ -16,8 +17,6 @@ import {
   type Json,
   type JsonObject,
 } from './version-change.js';
-
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -31,16 +30,8 @@ function parentOf(
   const tokens = parsePointer(pointer);
   const key = tokens.pop();
   if (key === undefined) throw new Error(`cannot edit the document root (${pointer})`);
-  let node: Json = document;
-  for (const token of tokens) {
-    const next: Json | undefined = Array.isArray(node)
-      ? node[Number(token)]
-      : isObject(node)
-        ? node[token]
-        : undefined;
-    if (next === undefined) throw new Error(`version edit: ${pointer} does not exist`);
-    node = next;
-  }
+  const node = getAtPointer(document, toPointer(tokens)) as Json | undefined;
+  if (node === undefined) throw new Error(`version edit: ${pointer} does not exist`);
   if (!isObject(node) && !Array.isArray(node))
     throw new Error(`version edit: ${pointer} has no parent object`);
   return { parent: node, key };

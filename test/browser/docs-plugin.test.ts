@@ -12,7 +12,6 @@ import { gunzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { explorerSpec } from '../../server/docs/explorer-spec.js';
 import { externalLoads } from '../../server/docs/external-references.js';
 import { inlineScriptHashes } from '../../server/docs/inline-scripts.js';
 import { docsPlugin } from '../../server/docs/plugin.js';
@@ -73,9 +72,33 @@ describe('docs plugin', () => {
   });
 
   it('gives the explorer the spec shaped for RapiDoc (explorer-spec.ts), same servers', async () => {
-    const { servers, ...served } = (await app.inject({ url: '/openapi.json' })).json();
+    const served = (await app.inject({ url: '/openapi.json' })).json();
     const explorer = (await app.inject({ url: '/docs/explorer/openapi.json' })).json();
-    expect(explorer).toEqual({ ...explorerSpec(served), servers });
+    expect(explorer.servers).toEqual(served.servers);
+    // A deepObject query parameter becomes one plain parameter per property...
+    expect(explorer.paths['/v1/patients'].get.parameters).toEqual([
+      {
+        name: 'created[gt]',
+        in: 'query',
+        required: false,
+        description: 'After this time.',
+        schema: { type: 'integer', description: 'After this time.' },
+      },
+      { name: 'created[lt]', in: 'query', required: false, schema: { type: 'integer' } },
+    ]);
+    // ...and a media type's single `example` becomes a named one.
+    const example = { error: { code: 'resource_missing', param: null } };
+    expect(
+      explorer.paths['/v1/patients/{id}'].get.responses['404'].content['application/json'],
+    ).toEqual({ schema: { type: 'object' }, examples: { example: { value: example } } });
+    // /openapi.json keeps the document as written; the rest is the same document.
+    const written = served.paths['/v1/patients'].get.parameters;
+    expect(written.map((p: { style: string }) => p.style)).toEqual(['deepObject']);
+    expect(
+      served.paths['/v1/patients/{id}'].get.responses['404'].content['application/json'].example,
+    ).toEqual(example);
+    expect(explorer.components).toEqual(served.components);
+    expect(explorer.info).toEqual(served.info);
   });
 
   it('serves every page asset with its type, an immutable cache header and an ETag', async () => {

@@ -3,7 +3,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  indexText,
   reconcileHandlers,
   type StubOperation,
   SUPPORT_FILES,
@@ -69,7 +68,10 @@ describe('reconcileHandlers on fixture handler files', () => {
         "import { notImplemented } from './not-implemented.js';",
         "import type { AppHandler } from './types.js';",
         '',
-        stubText(operations[3]!),
+        '/** POST /v1/ephemeral_keys: stub added by `npm run generate`; replace it with the handler. */',
+        "export const createEphemeralKey: AppHandler<'createEphemeralKey'> = async () =>",
+        "  notImplemented('createEphemeralKey');",
+        '',
       ].join('\n'),
     );
   });
@@ -80,11 +82,25 @@ describe('reconcileHandlers on fixture handler files', () => {
   });
 
   it('rebuilds the index from the modules that hold handlers', () => {
+    // Imports sorted by specifier (Biome's order), one spread per module, in file-name order.
     expect(result.files.get('index.ts')).toBe(
-      indexText(['ephemeral-keys.ts', 'misc.ts', 'patients.ts']),
-    );
-    expect(result.files.get('index.ts')).toContain(
-      '} satisfies HandlerMap<OperationTypes, HandlerContext>;',
+      [
+        '// Maintained by scripts/generate.ts (npm run generate): one spread per handler module.',
+        "import type { HandlerMap } from '../../contract/route-types.js';",
+        "import type { OperationTypes } from '../../generated/routes.js';",
+        "import * as ephemeralKeys from './ephemeral-keys.js';",
+        "import * as misc from './misc.js';",
+        "import * as patients from './patients.js';",
+        "import type { HandlerContext } from './types.js';",
+        '',
+        "/** Every operation's handler; an operation without one is a compile error. */",
+        'export const handlers = {',
+        '  ...ephemeralKeys,',
+        '  ...misc,',
+        '  ...patients,',
+        '} satisfies HandlerMap<OperationTypes, HandlerContext>;',
+        '',
+      ].join('\n'),
     );
   });
 

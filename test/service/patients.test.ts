@@ -137,11 +137,25 @@ describe('createPatient', () => {
 
   it('allows the same MRN in the other mode, and under another system', async () => {
     const { t, test, live } = fx();
-    await createPatient(t, test.secret, patientFields(1));
-    await createPatient(t, live.secret, patientFields(1));
+    const first = await createPatient(t, test.secret, patientFields(1));
+    const inLive = await createPatient(t, live.secret, patientFields(1));
     const other = patientFields(1);
     (other.identifiers as Array<{ system: string }>)[0]!.system = 'https://other.example/mrn';
-    await createPatient(t, test.secret, other);
+    const otherSystem = await createPatient(t, test.secret, other);
+    // Three patients, not one answered three times: each its own id, each in its own mode.
+    const ids = [first, inLive, otherSystem].map((res) => res.body.id);
+    expect(new Set(ids).size).toBe(3);
+    expect([first, inLive, otherSystem].map((res) => res.body.livemode)).toEqual([
+      false,
+      true,
+      false,
+    ]);
+    expect(otherSystem.body.identifiers).toEqual([
+      { type: 'MR', system: 'https://other.example/mrn', value: 'MRN1' },
+    ]);
+    const list = async (secret: string) =>
+      (await t.request({ method: 'GET', url: '/v1/patients', key: secret })).body.data.length;
+    expect([await list(test.secret), await list(live.secret)]).toEqual([2, 1]);
   });
 
   it('answers 400 parameters_exclusive for a token together with patient fields', async () => {

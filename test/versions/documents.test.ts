@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import { diffSpecs } from '../../tooling/breaking/diff-specs.js';
 import { prepareDocs, preparedSpec } from '../../tooling/docs/prepare.js';
-import type { OpenApiDocument } from '../../tooling/openapi/document.js';
 import { readReleased } from '../../tooling/spec-gate/released.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { STATED_BOUNDS } from './support/stated-bounds.js';

@@ -6,6 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import { getAtPointer } from '../../contract/pointer.js';
 import { defineVersion } from '../../contract/version-change.js';
 import { downgradeBody, upgradeRequest } from '../../server/versioning/convert.js';
@@ -16,7 +17,6 @@ import type { Json, JsonObject } from '../../server/versioning/version-change.js
 import { versionChanges } from '../../spec/versions/index.js';
 import { diffSpecs } from '../../tooling/breaking/diff-specs.js';
 import { bundleSpec } from '../../tooling/docs/spec-bundle.js';
-import type { OpenApiDocument } from '../../tooling/openapi/document.js';
 import { readReleased, releasedVersions } from '../../tooling/spec-gate/released.js';
 import { STATED_BOUNDS } from './support/stated-bounds.js';
 

@@ -1,23 +1,27 @@
 import { appendPointer } from '../../contract/pointer.js';
-import type { TolerantEntry, TolerantOperation } from '../openapi/tolerant.js';
-import { isObject } from '../openapi/tolerant.js';
+import { isObject } from '../openapi/document.js';
+import type { MediaAt } from '../openapi/media.js';
+import type { EntryAt, OperationAt } from '../openapi/path-items.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject } from './objects.js';
 import { diffSchema } from './schema-diff.js';
-import type { Direction, NodeAt } from './types.js';
+import type { Direction } from './types.js';
 
-/** Media types of a `content` map (OpenAPI 3.0 §4.7.14 Media Type Object): a removed media
- * type breaks clients using it; common ones compare their schemas. */
-export function diffContent(ctx: DiffContext, b: NodeAt, h: NodeAt, dir: Direction) {
-  const bc = asObject(b.node);
-  const hc = asObject(h.node);
-  for (const mt of Object.keys(bc)) {
-    const pointer = appendPointer(b.pointer, mt);
-    if (!(mt in hc)) {
+/** Media types of a `content` map as the model reads them (OpenAPI 3.0 §4.7.14 Media Type
+ * Object): a removed media type breaks clients using it; common ones compare their schemas. */
+function diffContent(
+  ctx: DiffContext,
+  base: Map<string, MediaAt>,
+  head: Map<string, MediaAt>,
+  dir: Direction,
+) {
+  for (const [mt, b] of base) {
+    const h = head.get(mt);
+    if (!h) {
       emit(
         ctx,
         'media-type-removed',
-        pointer,
+        b.pointer,
         true,
         dir === 'request'
           ? `request media type ${mt} removed: clients sending it get 415`
@@ -25,22 +29,11 @@ export function diffContent(ctx: DiffContext, b: NodeAt, h: NodeAt, dir: Directi
       );
       continue;
     }
-    diffSchema(
-      ctx,
-      { node: asObject(bc[mt]).schema, pointer: appendPointer(pointer, 'schema') },
-      { node: asObject(hc[mt]).schema, pointer: appendPointer(h.pointer, mt, 'schema') },
-      dir,
-    );
+    diffSchema(ctx, b.schema, h.schema, dir);
   }
-  for (const mt of Object.keys(hc)) {
-    if (!(mt in bc))
-      emit(
-        ctx,
-        'media-type-added',
-        appendPointer(h.pointer, mt),
-        false,
-        `${dir} media type ${mt} added`,
-      );
+  for (const [mt, h] of head) {
+    if (!base.has(mt))
+      emit(ctx, 'media-type-added', h.pointer, false, `${dir} media type ${mt} added`);
   }
 }
 
@@ -48,8 +41,8 @@ export function diffContent(ctx: DiffContext, b: NodeAt, h: NodeAt, dir: Directi
  * the API sends. */
 export function diffRequestBody(
   ctx: DiffContext,
-  bOp: TolerantOperation,
-  hOp: TolerantOperation,
+  bOp: OperationAt,
+  hOp: OperationAt,
   dir: Direction = 'request',
 ) {
   const b = bOp.requestBody;
@@ -89,17 +82,12 @@ export function diffRequestBody(
       'request body became required: requests without one are rejected',
     );
   }
-  diffContent(
-    ctx,
-    { node: bn.content, pointer: appendPointer(b.pointer, 'content') },
-    { node: hn.content, pointer: appendPointer(h.pointer, 'content') },
-    dir,
-  );
+  diffContent(ctx, b.content, h.content, dir);
 }
 
 /** Responses rules (OpenAPI 3.0 §4.7.16/17): statuses, their headers and bodies, response
  * direction. */
-export function diffResponses(ctx: DiffContext, bOp: TolerantOperation, hOp: TolerantOperation) {
+export function diffResponses(ctx: DiffContext, bOp: OperationAt, hOp: OperationAt) {
   for (const [status, base] of bOp.responses) {
     const head = hOp.responses.get(status);
     if (!head) {
@@ -112,15 +100,8 @@ export function diffResponses(ctx: DiffContext, bOp: TolerantOperation, hOp: Tol
       );
       continue;
     }
-    const b = base.resolved;
-    const h = head.resolved;
     diffHeaders(ctx, base.headers, head.headers);
-    diffContent(
-      ctx,
-      { node: asObject(b.node).content, pointer: appendPointer(b.pointer, 'content') },
-      { node: asObject(h.node).content, pointer: appendPointer(h.pointer, 'content') },
-      'response',
-    );
+    diffContent(ctx, base.content, head.content, 'response');
   }
   for (const [status, head] of hOp.responses) {
     if (!bOp.responses.has(status))
@@ -129,11 +110,7 @@ export function diffResponses(ctx: DiffContext, bOp: TolerantOperation, hOp: Tol
 }
 
 /** Response headers, paired by name case-insensitively (the model's keys). */
-function diffHeaders(
-  ctx: DiffContext,
-  bh: Map<string, TolerantEntry>,
-  hh: Map<string, TolerantEntry>,
-) {
+function diffHeaders(ctx: DiffContext, bh: Map<string, EntryAt>, hh: Map<string, EntryAt>) {
   for (const [name, base] of bh) {
     const head = hh.get(name);
     if (!head) {

@@ -1,4 +1,4 @@
-import { isObject } from '../openapi/tolerant.js';
+import { isObject } from '../openapi/document.js';
 
 /** The value as a plain object, or an empty one. */
 export function asObject(value: unknown): Record<string, unknown> {

@@ -1,57 +1,52 @@
 import { appendPointer } from '../../contract/pointer.js';
-import { pairPathItemsTolerant, type TolerantOperation } from '../openapi/tolerant.js';
+import {
+  type EntryPair,
+  type OperationAt,
+  pairPathItems,
+  pairPaths,
+  pairWebhooks,
+} from '../openapi/path-items.js';
 import { diffRequestBody, diffResponses } from './bodies.js';
 import { type DiffContext, emit } from './context.js';
-import { asObject, canonical, show } from './objects.js';
+import { canonical, show } from './objects.js';
 import { diffParameters } from './parameters.js';
 import { diffOperationSecurity } from './security-rules.js';
 import type { NodeAt } from './types.js';
 
-/** `/v1/patients/{id}` and `/v1/patients/{patient}` are the same route to a client. */
-function routeKey(path: string): string {
-  return path.replace(/\{[^}]+\}/g, '{}');
-}
-
-/** Paths Object rules (OpenAPI 3.0 §4.7.8): a path gone is a 404 for every caller. */
+/**
+ * Paths Object rules (OpenAPI 3.0 §4.7.8): a path gone is a 404 for every caller. The model
+ * pairs the paths (`pairPaths`: a path whose parameters were renamed is the same route).
+ */
 export function diffPaths(ctx: DiffContext) {
-  const bp = asObject(ctx.base.paths);
-  const hp = asObject(ctx.head.paths);
-  const headByRoute = new Map(Object.keys(hp).map((p) => [routeKey(p), p]));
-  const matched = new Set<string>();
-  for (const path of Object.keys(bp)) {
-    const headPath = path in hp ? path : headByRoute.get(routeKey(path));
-    if (!headPath) {
+  for (const { key: path, base, head } of pairPaths(ctx.base, ctx.head)) {
+    if (!base) {
+      if (!head) continue;
+      ctx.operation = undefined;
+      emit(ctx, 'path-added', head.pointer, false, `path ${path} added`);
+      continue;
+    }
+    if (!head) {
       ctx.operation = undefined;
       emit(
         ctx,
         'path-removed',
-        appendPointer('/paths', path),
+        base.pointer,
         true,
         `path ${path} removed or renamed: clients calling it get 404`,
       );
       continue;
     }
-    matched.add(headPath);
-    diffPathItem(
-      ctx,
-      { node: bp[path], pointer: appendPointer('/paths', path) },
-      { node: hp[headPath], pointer: appendPointer('/paths', headPath) },
-      headPath,
-    );
+    diffPathItem(ctx, base, head, head.key);
   }
   ctx.operation = undefined;
-  for (const path of Object.keys(hp)) {
-    if (!matched.has(path))
-      emit(ctx, 'path-added', appendPointer('/paths', path), false, `path ${path} added`);
-  }
 }
 
 /**
- * The operations of two revisions of a Path Item, read by the model's tolerant reader (a base
+ * The operations of two revisions of a Path Item, read by the model's tolerant reading (a base
  * revision with a broken or older shape is still compared) and paired by method.
  */
 function operationPairs(ctx: DiffContext, b: NodeAt, h: NodeAt) {
-  return pairPathItemsTolerant({ document: ctx.base, item: b }, { document: ctx.head, item: h });
+  return pairPathItems({ document: ctx.base, item: b }, { document: ctx.head, item: h });
 }
 
 function diffPathItem(ctx: DiffContext, b: NodeAt, h: NodeAt, path: string) {
@@ -77,7 +72,7 @@ function diffPathItem(ctx: DiffContext, b: NodeAt, h: NodeAt, path: string) {
 }
 
 /** Operation Object rules (OpenAPI 3.0 §4.7.10). */
-function diffOperation(ctx: DiffContext, bOp: TolerantOperation, hOp: TolerantOperation) {
+function diffOperation(ctx: DiffContext, bOp: OperationAt, hOp: OperationAt) {
   const bo = bOp.node;
   const ho = hOp.node;
   if (bo.operationId !== ho.operationId) {
@@ -101,39 +96,32 @@ function diffOperation(ctx: DiffContext, bOp: TolerantOperation, hOp: TolerantOp
 }
 
 /**
- * Webhook rules (`x-webhooks`, OpenAPI 3.1 `webhooks`): an event type no longer sent breaks
- * receivers; a payload is something the API SENDS, so it compares in the response direction.
+ * Webhook rules (`x-webhooks`, OpenAPI 3.1 `webhooks`, paired by the model's `pairWebhooks`):
+ * an event type no longer sent breaks receivers; a payload is something the API SENDS, so it
+ * compares in the response direction.
  */
 export function diffWebhooks(ctx: DiffContext, key: 'x-webhooks' | 'webhooks') {
-  const b = asObject(ctx.base[key]);
-  const h = asObject(ctx.head[key]);
-  for (const name of Object.keys(b)) {
-    ctx.operation = `webhook ${name}`;
-    const pointer = appendPointer(`/${key}`, name);
-    if (!(name in h)) {
-      emit(
-        ctx,
-        'webhook-removed',
-        pointer,
-        true,
-        `webhook event ${name} removed: receivers waiting for it break`,
-      );
-      continue;
-    }
-    const items = operationPairs(ctx, { node: b[name], pointer }, { node: h[name], pointer });
-    for (const { base: bOp, head: hOp } of items) {
-      if (bOp && hOp) diffRequestBody(ctx, bOp, hOp, 'response');
-    }
-  }
+  for (const pair of pairWebhooks(ctx.base, ctx.head, key)) diffWebhook(ctx, pair);
   ctx.operation = undefined;
-  for (const name of Object.keys(h)) {
-    if (!(name in b))
-      emit(
-        ctx,
-        'webhook-added',
-        appendPointer(`/${key}`, name),
-        false,
-        `webhook event ${name} added`,
-      );
+}
+
+function diffWebhook(ctx: DiffContext, { key: name, base, head }: EntryPair) {
+  ctx.operation = base ? `webhook ${name}` : undefined;
+  if (!base) {
+    if (head) emit(ctx, 'webhook-added', head.pointer, false, `webhook event ${name} added`);
+    return;
+  }
+  if (!head) {
+    emit(
+      ctx,
+      'webhook-removed',
+      base.pointer,
+      true,
+      `webhook event ${name} removed: receivers waiting for it break`,
+    );
+    return;
+  }
+  for (const { base: bOp, head: hOp } of operationPairs(ctx, base, head)) {
+    if (bOp && hOp) diffRequestBody(ctx, bOp, hOp, 'response');
   }
 }

@@ -1,4 +1,5 @@
 import { appendPointer } from '../../contract/pointer.js';
+import { readContent } from '../openapi/media.js';
 import { type DiffContext, emit } from './context.js';
 import { asObject, canonical } from './objects.js';
 import { diffSchema } from './schema-diff.js';
@@ -9,8 +10,8 @@ function label(p: Record<string, unknown>): string {
 }
 
 /** Parameter rules (OpenAPI 3.0 §4.7.12); parameter schemas compare in the request direction.
- * `base` and `head` are an operation's merged parameters as the model's tolerant reader keys
- * them (`TolerantOperation.parameters`). */
+ * `base` and `head` are an operation's merged parameters as the model's tolerant reading keys
+ * them (`OperationAt.parameters`). */
 export function diffParameters(
   ctx: DiffContext,
   base: Map<string, NodeAt>,
@@ -93,15 +94,11 @@ function diffParameterSchema(ctx: DiffContext, b: NodeAt, h: NodeAt) {
     );
   }
   // `content` parameters carry one media type; compare the schemas of the ones both declare.
-  const bc = asObject(bn.content);
-  const hc = asObject(hn.content);
-  for (const mt of Object.keys(bc)) {
-    if (!(mt in hc)) continue;
-    diffSchema(
-      ctx,
-      { node: asObject(bc[mt]).schema, pointer: appendPointer(b.pointer, 'content', mt, 'schema') },
-      { node: asObject(hc[mt]).schema, pointer: appendPointer(h.pointer, 'content', mt, 'schema') },
-      'request',
-    );
+  const content = (p: Record<string, unknown>, at: NodeAt) =>
+    readContent({ node: p.content, pointer: appendPointer(at.pointer, 'content') });
+  const hc = content(hn, h);
+  for (const [mt, media] of content(bn, b)) {
+    const head = hc.get(mt);
+    if (head) diffSchema(ctx, media.schema, head.schema, 'request');
   }
 }

@@ -1,6 +1,6 @@
 import { appendPointer } from '../../contract/pointer.js';
+import { isObject, locate } from '../openapi/document.js';
 import { type FlatSchema, flattenSchema } from '../openapi/flatten-schema.js';
-import { isObject, locate } from '../openapi/tolerant.js';
 import { type DiffContext, emit, noteReach } from './context.js';
 import { diffOtherKeywords } from './keyword-rules.js';
 import { asObject } from './objects.js';

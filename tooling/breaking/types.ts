@@ -21,6 +21,6 @@ export interface Change {
 
 /** A whole OpenAPI document as plain data (YAML/JSON already parsed, external refs bundled):
  * the model's one type. */
-export type { OpenApiDocument } from '../openapi/document.js';
-/** A node of a document together with its JSON pointer: the model's tolerant reader's type. */
-export type { NodeAt } from '../openapi/tolerant.js';
+export type { OpenApiDocument } from '../../contract/openapi-document.js';
+/** A node of a document together with its JSON pointer: the model's type. */
+export type { NodeAt } from '../openapi/document.js';

@@ -3,9 +3,10 @@
  * process, restarted on code changes). The toolchain sends a contract as a candidate as soon
  * as it is generated; the service builds it while the lint runs, and swaps it in on `commit`.
  */
+
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import type { RouteDefinition } from '../../contract/route-types.js';
 import type { ComponentSchemas } from '../../server/http/validation.js';
-import type { OpenApiDocument } from '../openapi/document.js';
 
 /** One version of the spec, as the service serves it. */
 export interface ContractPayload {

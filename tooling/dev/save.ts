@@ -5,7 +5,7 @@
  * leaves the last good contract serving and is reported in the terminal and on `/docs`.
  */
 import { relative } from 'node:path';
-import type { OpenApiDocument } from '../openapi/document.js';
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import { diffContracts } from './contract-diff.js';
 import type { FileWriter } from './file-writer.js';
 import type { ContractPayload } from './messages.js';

@@ -4,13 +4,14 @@
  * go through the same docs plugin, bytes and ETags as in production. The browser files are
  * read once per service process; only the spec is redone per save.
  */
+
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import {
   builtSiteDir,
   type PreparedAsset,
   type PreparedDocs,
   readPreparedDocs,
 } from '../../server/docs/prepared.js';
-import type { OpenApiDocument } from '../openapi/document.js';
 
 // Loaded on first use: it brings Redocly's YAML writer, which a code-change restart need not wait for.
 const prepare = () => import('../docs/prepare.js');

@@ -6,13 +6,13 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import {
   type PreparedAsset,
   type PreparedDocs,
   SITE_FILES,
   type SiteManifest,
 } from '../../server/docs/prepared.js';
-import type { OpenApiDocument } from '../openapi/document.js';
 import { withoutRemoteLogo } from './remote-logo.js';
 import { bundleSpec, toYaml, withoutRemoteAssets } from './spec-bundle.js';
 

@@ -1,6 +1,6 @@
 import { createConfig, stringifyYaml } from '@redocly/openapi-core';
 
-import type { OpenApiDocument } from '../openapi/document.js';
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import { bundleFile, parseFile } from '../openapi/load.js';
 
 /**

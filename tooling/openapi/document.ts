@@ -1,19 +1,11 @@
 /**
- * The one type of an OpenAPI 3.0.x document (OpenAPI 3.0.3 §4.7.1) in this project, as the
- * model reads it: already bundled, so every `$ref` is internal (`#/components/...`).
+ * Reading a raw OpenAPI 3.0.x document (its type, `OpenApiDocument`, is in
+ * `contract/openapi-document.ts`): the version check and the one `$ref` follower.
  */
 
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import { getAtPointer } from '../../contract/pointer.js';
 import { DocumentError } from './errors.js';
-
-/** The parts of an OpenAPI 3.0 document the generators read; everything else passes through. */
-export interface OpenApiDocument {
-  openapi: string;
-  info: { title: string; version: string; [key: string]: unknown };
-  paths: Record<string, Record<string, unknown>>;
-  components?: Record<string, Record<string, unknown> | undefined>;
-  [key: string]: unknown;
-}
 
 /**
  * Checks that `document` is OpenAPI 3.0.x. OpenAPI 3.1 and Swagger 2.0 are refused with an
@@ -65,8 +57,8 @@ export interface RefTarget {
 /**
  * The one `$ref` follower for raw documents: follows internal `$ref`s (Reference Object,
  * §4.7.23) until a non-reference node, and says where and why it stopped. The strict
- * `resolveRef`, the lenient `tryResolveRef` and the tolerant reader's `locate` (`tolerant.ts`)
- * are built on it. (Converted JSON Schemas have theirs: `contract/schema-refs.ts`.)
+ * `resolveRef`, the lenient `tryResolveRef` and the tolerant `locate` are built on it.
+ * (Converted JSON Schemas have theirs: `contract/schema-refs.ts`.)
  */
 export function followRef(document: unknown, node: unknown, pointer: string): RefTarget {
   let current = node;
@@ -127,6 +119,40 @@ export function tryResolveRef(
     return undefined;
   }
   return reached as Record<string, unknown>;
+}
+
+/** A node of a document and its JSON pointer. */
+export interface NodeAt {
+  node: unknown;
+  pointer: string;
+}
+
+/**
+ * Follows a chain of internal `$ref`s to the node they name (through `followRef`), tolerantly:
+ * a ref loop (`A → B → A`), an external or a dangling ref stops at the last node reached. The
+ * pointer keeps the form it was given in: a URI fragment (`#/…`, as the strict reader and Ajv
+ * name nodes) stays one; a plain pointer (`/…`, as the breaking-change engine reports changes)
+ * comes back percent-decoded (`%7Bid%7D` → `{id}`) when that is valid.
+ */
+export function locate(document: unknown, at: NodeAt): NodeAt {
+  // '' marks "no `$ref` followed": a followed one's pointer is the `$ref` itself (`#/…`).
+  const target = followRef(document, at.node, '');
+  if (target.pointer === '') return at;
+  if (at.pointer.startsWith('#')) return { node: target.node, pointer: target.pointer };
+  return { node: target.node, pointer: decoded(target.pointer.slice(1)) };
+}
+
+function decoded(pointer: string): string {
+  try {
+    return decodeURIComponent(pointer);
+  } catch {
+    return pointer;
+  }
+}
+
+/** Narrows unknown data to a plain object (not an array): what the readers treat as present. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** True for a Reference Object (`{ $ref: string }`). */

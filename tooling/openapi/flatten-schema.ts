@@ -7,7 +7,7 @@
  * @see https://spec.openapis.org/oas/v3.0.3#schema-object
  */
 import { appendPointer } from '../../contract/pointer.js';
-import { isObject, locate, type NodeAt } from './tolerant.js';
+import { isObject, locate, type NodeAt } from './document.js';
 
 /** A schema with `allOf` merged in: what a client actually has to send or read. */
 export interface FlatSchema {

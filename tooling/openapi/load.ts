@@ -20,8 +20,9 @@ import {
   type NormalizedProblem,
   Source,
 } from '@redocly/openapi-core';
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import { appendPointer, getAtPointer, parsePointer, toPointer } from '../../contract/pointer.js';
-import { assertOpenApi30, type OpenApiDocument } from './document.js';
+import { assertOpenApi30 } from './document.js';
 import { DocumentError } from './errors.js';
 import { withVersionLists } from './version-list.js';
 

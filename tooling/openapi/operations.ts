@@ -6,31 +6,20 @@
  * and `in`), the request body and responses resolved through `$ref`s, and the project's
  * extensions (`x-scopes`, `x-key-kinds`) read and checked.
  *
- * Underneath, `pathItemOperations` is the one loop over a Path Item's HTTP methods. It judges
- * nothing, so the strict `listOperations` and the tolerant breaking-change engine (which must
- * compare a base revision of any shape, and pairs two revisions with `pairOperations`) share it.
+ * Underneath is the model's one reader of Path Items, `readPathItem` (`path-items.ts`), read
+ * strictly here: the tolerant breaking-change engine reads the same operations, parameters,
+ * bodies and media types through it (docs/design.md#toolchain).
  */
 import { isKeyKind, KEY_KINDS, type KeyKind } from '../../contract/key-kinds.js';
-import { appendPointer, escapeToken, toPointer } from '../../contract/pointer.js';
-import { resolveRef } from './document.js';
+import type { LowerMethod } from '../../contract/openapi-document.js';
+import { toPointer } from '../../contract/pointer.js';
+import type { ParameterLocation } from '../../contract/route-types.js';
+import type { NodeAt } from './document.js';
 import { DocumentError } from './errors.js';
-import { listMedia, type MediaModel, pickMedia } from './media.js';
+import { chooseMedia, type MediaAt, type MediaModel, pickMedia } from './media.js';
 import { derivedOperationId } from './names.js';
 import { type PaginationModel, readPagination } from './pagination.js';
-
-export const HTTP_METHODS = [
-  'get',
-  'put',
-  'post',
-  'delete',
-  'options',
-  'head',
-  'patch',
-  'trace',
-] as const;
-export type LowerMethod = (typeof HTTP_METHODS)[number];
-
-export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+import { type RequestBodyAt, type ResponseAt, readPathItem } from './path-items.js';
 
 /** A Parameter Object (§4.7.12), resolved. */
 export interface ParameterModel {
@@ -120,22 +109,10 @@ const DEFAULT_STYLE: Record<ParameterLocation, string> = {
 export function listOperations(document: OperationSource): OperationModel[] {
   const operations: OperationModel[] = [];
   const ids = new Set<string>();
-  for (const [path, rawItem] of Object.entries(document.paths ?? {})) {
-    const itemPointer = toPointer(['paths', path]);
-    if (rawItem === null || typeof rawItem !== 'object' || Array.isArray(rawItem)) {
-      throw new DocumentError(itemPointer, 'A Path Item must be an object.');
-    }
-    const { node: item } = resolveRef(document, rawItem, itemPointer);
-    const shared = readParameters(
-      document,
-      item.parameters,
-      toPointer(['paths', path, 'parameters']),
-    );
-    for (const { method, node: raw, pointer } of pathItemOperations(item, itemPointer)) {
-      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-        throw new DocumentError(pointer, 'An Operation must be an object.');
-      }
-      const op = raw as Record<string, unknown>;
+  for (const [path, node] of Object.entries(document.paths ?? {})) {
+    const item = { node, pointer: toPointer(['paths', path]) };
+    for (const read of readPathItem(document, item, { strict: true })) {
+      const { method, node: op, pointer } = read;
       const named = typeof op.operationId === 'string' && op.operationId !== '';
       let operationId = named ? (op.operationId as string) : derivedOperationId(method, path);
       if (ids.has(operationId)) {
@@ -150,10 +127,11 @@ export function listOperations(document: OperationSource): OperationModel[] {
         operationId = `${operationId}${n}`;
       }
       ids.add(operationId);
-      const own = readParameters(document, op.parameters, `${pointer}/parameters`);
-      const parameters = mergeParameters(shared, own);
-      const requestBody = readRequestBody(document, op.requestBody, `${pointer}/requestBody`);
-      const responses = readResponses(document, op.responses, `${pointer}/responses`);
+      const parameters = [...read.parameters.values()].map(parameterModel);
+      const requestBody = requestBodyModel(read.requestBody);
+      const responses = [...read.responses.entries()].map(([status, r]) =>
+        responseModel(status, r),
+      );
       operations.push({
         operationId,
         namedInSpec: named,
@@ -182,150 +160,46 @@ export function listOperations(document: OperationSource): OperationModel[] {
   return operations;
 }
 
-/** One HTTP method key of a Path Item, as the document writes it. */
-export interface OperationNode {
-  method: LowerMethod;
-  /** What the document holds under the method: an Operation Object when it is well formed. */
-  node: unknown;
-  /** `<path item pointer>/<method>`. */
-  pointer: string;
-}
-
-/**
- * The one loop over a Path Item's HTTP methods (§4.7.9): every method key present, in
- * `HTTP_METHODS` order, whatever its value. Tolerant: a Path Item that is not an object has no
- * operations. Judging a value is the caller's business: `listOperations` refuses one that is not
- * an object, the breaking-change engine skips it (a base revision is compared, never refused).
- * `item` must already be resolved; `pointer` is where the caller says it sits.
- *
- * @example pathItemOperations({ get: {}, post: null }, '#/paths/~1a') // get at #/paths/~1a/get, post (null)
- */
-export function pathItemOperations(item: unknown, pointer: string): OperationNode[] {
-  if (item === null || typeof item !== 'object' || Array.isArray(item)) return [];
-  const record = item as Record<string, unknown>;
-  const found: OperationNode[] = [];
-  for (const method of HTTP_METHODS) {
-    if (!Object.hasOwn(record, method) || record[method] === undefined) continue;
-    found.push({ method, node: record[method], pointer: appendPointer(pointer, method) });
-  }
-  return found;
-}
-
-/** The operations two revisions of a Path Item hold under one method; a side is absent when its item has none. */
-export interface OperationPair<T extends { method: LowerMethod } = OperationNode> {
-  method: LowerMethod;
-  base?: T;
-  head?: T;
-}
-
-/**
- * Pairs the operations of two revisions of a Path Item by method, in `HTTP_METHODS` order, for
- * comparing them: every method either side has, once.
- */
-export function pairOperations<T extends { method: LowerMethod }>(
-  base: readonly T[],
-  head: readonly T[],
-): OperationPair<T>[] {
-  const pairs: OperationPair<T>[] = [];
-  for (const method of HTTP_METHODS) {
-    const b = base.find((op) => op.method === method);
-    const h = head.find((op) => op.method === method);
-    if (b || h) pairs.push({ method, ...(b && { base: b }), ...(h && { head: h }) });
-  }
-  return pairs;
-}
-
-function readParameters(document: unknown, raw: unknown, pointer: string): ParameterModel[] {
-  if (raw === undefined) return [];
-  if (!Array.isArray(raw)) throw new DocumentError(pointer, '`parameters` must be an array.');
-  return raw.map((entry, index) => {
-    const { node, pointer: at } = resolveRef(document, entry, `${pointer}/${index}`);
-    const location = node.in;
-    if (
-      location !== 'path' &&
-      location !== 'query' &&
-      location !== 'header' &&
-      location !== 'cookie'
-    ) {
-      throw new DocumentError(
-        `${at}/in`,
-        `Unknown parameter location ${JSON.stringify(location)}.`,
-      );
-    }
-    if (typeof node.name !== 'string')
-      throw new DocumentError(`${at}/name`, 'A parameter needs a name.');
-    const style = typeof node.style === 'string' ? node.style : DEFAULT_STYLE[location];
-    let schema = node.schema;
-    if (schema === undefined && node.content !== undefined)
-      schema = pickMedia(node.content)?.schema;
-    return {
-      name: node.name,
-      in: location,
-      // §4.7.12: a path parameter is always required.
-      required: location === 'path' || node.required === true,
-      schema,
-      style,
-      explode: typeof node.explode === 'boolean' ? node.explode : style === 'form',
-      node,
-      pointer: at,
-    };
-  });
-}
-
-/**
- * The identity of a parameter within an operation (§4.7.9: "a unique parameter is defined by a
- * combination of a name and location"), header names compared case-insensitively as HTTP does
- * (§4.7.12). The model's merge and the breaking-change engine's pairing both key by it.
- *
- * @example parameterKey('header', 'Idempotency-Key') // 'header:idempotency-key'
- */
-export function parameterKey(location: unknown, name: unknown): string {
-  const text = String(name);
-  return `${String(location)}:${location === 'header' ? text.toLowerCase() : text}`;
-}
-
-function mergeParameters(shared: ParameterModel[], own: ParameterModel[]): ParameterModel[] {
-  const key = (p: ParameterModel) => parameterKey(p.in, p.name);
-  const ownKeys = new Set(own.map(key));
-  return [...shared.filter((p) => !ownKeys.has(key(p))), ...own];
-}
-
-function readRequestBody(
-  document: unknown,
-  raw: unknown,
-  pointer: string,
-): OperationModel['requestBody'] {
-  if (raw === undefined) return null;
-  const { node, pointer: at } = resolveRef(document, raw, pointer);
-  const media = pickMedia(node.content);
-  if (media === null) return null;
+/** A parameter as `readPathItem` hands it over (strict: resolved, `in` and `name` checked). */
+function parameterModel({ node: raw, pointer }: NodeAt): ParameterModel {
+  const node = raw as Record<string, unknown>;
+  const location = node.in as ParameterLocation;
+  const style = typeof node.style === 'string' ? node.style : DEFAULT_STYLE[location];
+  let schema = node.schema;
+  if (schema === undefined && node.content !== undefined) schema = pickMedia(node.content)?.schema;
   return {
-    required: node.required === true,
-    media,
-    content: listMedia(node.content),
+    name: node.name as string,
+    in: location,
+    // §4.7.12: a path parameter is always required.
+    required: location === 'path' || node.required === true,
+    schema,
+    style,
+    explode: typeof node.explode === 'boolean' ? node.explode : style === 'form',
     node,
-    pointer: at,
+    pointer,
   };
 }
 
-function readResponses(document: unknown, raw: unknown, pointer: string): ResponseModel[] {
-  if (raw === undefined) return [];
-  if (raw === null || typeof raw !== 'object') {
-    throw new DocumentError(pointer, '`responses` must be an object.');
-  }
-  const responses: ResponseModel[] = [];
-  for (const [status, entry] of Object.entries(raw as Record<string, unknown>)) {
-    if (status.startsWith('x-')) continue;
-    const { node, pointer: at } = resolveRef(document, entry, `${pointer}/${escapeToken(status)}`);
-    responses.push({
-      status,
-      media: pickMedia(node.content),
-      content: listMedia(node.content),
-      node,
-      pointer: at,
-    });
-  }
-  return responses;
+const mediaModels = (content: Map<string, MediaAt>): MediaModel[] =>
+  [...content.values()].map(({ mediaType, schema }) => ({ mediaType, schema: schema.node }));
+
+function requestBodyModel(body: RequestBodyAt): RequestBodyModel | null {
+  const content = mediaModels(body.content);
+  const media = chooseMedia(content);
+  if (body.node === undefined || media === null) return null;
+  const node = body.node as Record<string, unknown>;
+  return { required: node.required === true, media, content, node, pointer: body.pointer };
+}
+
+function responseModel(status: string, response: ResponseAt): ResponseModel {
+  const content = mediaModels(response.content);
+  return {
+    status,
+    media: chooseMedia(content),
+    content,
+    node: response.resolved.node as Record<string, unknown>,
+    pointer: response.resolved.pointer,
+  };
 }
 
 function readKeyKinds(raw: unknown, pointer: string): KeyKind[] | null {

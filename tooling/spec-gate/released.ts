@@ -8,13 +8,13 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import { deriveDocument } from '../../server/versioning/derive.js';
 import { createRegistry } from '../../server/versioning/registry.js';
 import type { VersionChange } from '../../server/versioning/version-change.js';
 import { diffSpecs } from '../breaking/diff-specs.js';
 import type { Change } from '../breaking/types.js';
 import { bundleSpec } from '../docs/spec-bundle.js';
-import type { OpenApiDocument } from '../openapi/document.js';
 import { breakingBeyondStatedBounds } from './stated-bounds.js';
 
 /** The folder of released contracts, repository-relative. */

@@ -8,11 +8,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import { deriveDocument } from '../../server/versioning/derive.js';
 import { createRegistry } from '../../server/versioning/registry.js';
 import type { VersionChange } from '../../server/versioning/version-change.js';
 import { diffSpecs } from '../breaking/diff-specs.js';
-import type { OpenApiDocument } from '../openapi/document.js';
 import { parseChangelog } from './changelog.js';
 import { breakingBeyondStatedBounds } from './stated-bounds.js';
 

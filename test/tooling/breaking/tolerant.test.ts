@@ -1,7 +1,7 @@
 /**
- * The gate compares a base revision whatever its shape: it walks both documents through the
- * model's tolerant walk (`pathItemOperations`), which hands over every method key; the engine
- * skips what is not an object where `listOperations` refuses it.
+ * The gate compares a base revision whatever its shape: it reads both documents through the
+ * model's path-item reader, tolerant (`readPathItem` with `strict: false`), which skips what is
+ * not an object where the strict reading (`listOperations`) refuses it.
  */
 import { describe, expect, it } from 'vitest';
 import { diffSpecs } from '../../../tooling/breaking/diff-specs.js';

@@ -13,11 +13,8 @@ import { tryResolveRef } from '../../../tooling/openapi/document.js';
 import { inlinePathReferences } from '../../../tooling/openapi/inline-path-refs.js';
 import { convertComponentSchemas } from '../../../tooling/openapi/json-schema.js';
 import { uniqueNames } from '../../../tooling/openapi/names.js';
-import {
-  listOperations,
-  pairOperations,
-  pathItemOperations,
-} from '../../../tooling/openapi/operations.js';
+import { listOperations } from '../../../tooling/openapi/operations.js';
+import { pairOperations, pathItemOperations } from '../../../tooling/openapi/path-items.js';
 
 describe('pointers', () => {
   it.each([

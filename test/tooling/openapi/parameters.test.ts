@@ -1,6 +1,7 @@
 /** Parameter identity in the model (§4.7.9, §4.7.12): name and location, header names case-insensitive. */
 import { describe, expect, it } from 'vitest';
-import { listOperations, parameterKey } from '../../../tooling/openapi/operations.js';
+import { listOperations } from '../../../tooling/openapi/operations.js';
+import { parameterKey } from '../../../tooling/openapi/path-items.js';
 
 describe('parameterKey', () => {
   it.each([

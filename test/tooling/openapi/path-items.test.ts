@@ -1,11 +1,13 @@
-/** The model's tolerant reader: what it hands over of documents the strict reader refuses. */
+/** The model's path-item reader, tolerant: what it hands over of documents strict reading refuses. */
 import { describe, expect, it } from 'vitest';
+import { locate } from '../../../tooling/openapi/document.js';
 import { listOperations } from '../../../tooling/openapi/operations.js';
 import {
-  locate,
-  pairPathItemsTolerant,
-  readPathItemTolerant,
-} from '../../../tooling/openapi/tolerant.js';
+  pairPathItems,
+  pairPaths,
+  pairWebhooks,
+  readPathItem,
+} from '../../../tooling/openapi/path-items.js';
 
 const doc = {
   openapi: '3.0.3',
@@ -42,14 +44,17 @@ const doc = {
 };
 const item = { node: doc.paths['/a/{id}'], pointer: '/paths/~1a~1{id}' };
 
-describe('readPathItemTolerant', () => {
+describe('readPathItem, tolerant', () => {
   it('reads a document the strict reader refuses', () => {
     expect(() => listOperations(doc)).toThrow();
-    expect(readPathItemTolerant(doc, item).map((op) => op.method)).toEqual(['get', 'post']);
+    expect(readPathItem(doc, item, { strict: false }).map((op) => op.method)).toEqual([
+      'get',
+      'post',
+    ]);
   });
 
   it('merges parameters by the model key, the operation winning, each resolved', () => {
-    const [get] = readPathItemTolerant(doc, item);
+    const [get] = readPathItem(doc, item, { strict: false });
     expect([...(get?.parameters.entries() ?? [])].map(([key, at]) => [key, at.pointer])).toEqual([
       ['path:id', '/paths/~1a~1{id}/parameters/0'],
       ['header:x-trace', '/components/parameters/Trace'],
@@ -59,7 +64,7 @@ describe('readPathItemTolerant', () => {
   });
 
   it('resolves the request body and responses, keeping where each status was written', () => {
-    const [get, post] = readPathItemTolerant(doc, item);
+    const [get, post] = readPathItem(doc, item, { strict: false });
     expect(get?.requestBody.pointer).toBe('/components/requestBodies/Note');
     expect([...(get?.responses.values() ?? [])].map((r) => [r.at, r.resolved.pointer])).toEqual([
       ['/paths/~1a~1{id}/get/responses/200', '/paths/~1a~1{id}/get/responses/200'],
@@ -82,10 +87,7 @@ describe('readPathItemTolerant', () => {
 
   it('pairs two revisions by method', () => {
     const head = { node: { get: {}, delete: {} }, pointer: '/paths/~1a' };
-    const pairs = pairPathItemsTolerant(
-      { document: doc, item },
-      { document: { paths: {} }, item: head },
-    );
+    const pairs = pairPathItems({ document: doc, item }, { document: { paths: {} }, item: head });
     expect(pairs.map((p) => [p.method, Boolean(p.base), Boolean(p.head)])).toEqual([
       ['get', true, true],
       ['post', true, false],
@@ -106,5 +108,78 @@ describe('locate', () => {
       paths: { '/a/{id}': {} },
     };
     expect(locate(document, { node, pointer: '/x' }).pointer).toBe(want);
+  });
+});
+
+describe('readPathItem, strict', () => {
+  const read = (node: unknown) =>
+    readPathItem(doc, { node, pointer: '#/paths/~1a' }, { strict: true });
+
+  it('refuses what tolerant reading skips, naming the node', () => {
+    expect(() => read({ get: {}, put: null })).toThrow('An Operation must be an object.');
+    expect(() => read('see the guide')).toThrow('A Path Item must be an object.');
+    expect(() => read({ get: { parameters: 'not a list' } })).toThrow(
+      '`parameters` must be an array.',
+    );
+    expect(() => read({ get: { parameters: [{ $ref: '#/nowhere' }] } })).toThrow(
+      'Reference #/nowhere points at nothing.',
+    );
+    expect(() => read({ get: { parameters: [{ name: 'a', in: 'body' }] } })).toThrow(
+      'Unknown parameter location "body".',
+    );
+    expect(() => read({ get: { responses: ['not', 'a', 'map'] } })).toThrow(
+      '`responses` must be an object.',
+    );
+  });
+
+  it('keeps pointers as URI fragments, the $ref target as written', () => {
+    const [get] = read({ get: { requestBody: { $ref: '#/components/requestBodies/Note' } } });
+    expect(get?.requestBody.pointer).toBe('#/components/requestBodies/Note');
+    expect([...(get?.requestBody.content.values() ?? [])]).toEqual([
+      {
+        mediaType: 'application/json',
+        pointer: '#/components/requestBodies/Note/content/application~1json',
+        schema: {
+          node: {},
+          pointer: '#/components/requestBodies/Note/content/application~1json/schema',
+        },
+      },
+    ]);
+  });
+
+  it('leaves extensions out of the responses', () => {
+    const [get] = read({ get: { responses: { '204': { description: 'done' }, 'x-note': 1 } } });
+    expect([...(get?.responses.keys() ?? [])]).toEqual(['204']);
+  });
+});
+
+describe('pairing two revisions', () => {
+  const paths = (...keys: string[]) => ({ paths: Object.fromEntries(keys.map((k) => [k, {}])) });
+  const summary = (pairs: ReturnType<typeof pairPaths>) =>
+    pairs.map((p) => [p.key, p.base?.pointer ?? null, p.head?.pointer ?? null]);
+
+  it('pairs paths by name, else by route, then lists the new ones', () => {
+    const base = paths('/a/{id}', '/gone', '/same');
+    const head = paths('/same', '/a/{patient}', '/new');
+    expect(summary(pairPaths(base, head))).toEqual([
+      ['/a/{id}', '/paths/~1a~1{id}', '/paths/~1a~1{patient}'],
+      ['/gone', '/paths/~1gone', null],
+      ['/same', '/paths/~1same', '/paths/~1same'],
+      ['/new', null, '/paths/~1new'],
+    ]);
+    expect(pairPaths(base, head)[0]?.head?.key).toBe('/a/{patient}');
+  });
+
+  it('pairs webhooks by event name under the key asked for', () => {
+    const hooks = (...names: string[]) => ({
+      'x-webhooks': Object.fromEntries(names.map((n) => [n, {}])),
+      webhooks: { other: {} },
+    });
+    expect(summary(pairWebhooks(hooks('a.b', 'gone'), hooks('a.b', 'new'), 'x-webhooks'))).toEqual([
+      ['a.b', '/x-webhooks/a.b', '/x-webhooks/a.b'],
+      ['gone', '/x-webhooks/gone', null],
+      ['new', null, '/x-webhooks/new'],
+    ]);
+    expect(pairWebhooks({}, 'not a document', 'webhooks')).toEqual([]);
   });
 });
