@@ -1,3 +1,15 @@
+/**
+ * The placeholders of a list of `count` values bound from `$first` on, for `IN (…)`: the one way
+ * every query builds such a list. `count` must be at least 1 (`IN ()` is not SQL).
+ * @example placeholderList(3) // '$1, $2, $3'; placeholderList(2, 4) // '$4, $5'
+ */
+export function placeholderList(count: number, first = 1): string {
+  if (!Number.isSafeInteger(count) || count < 1) {
+    throw new RangeError(`a placeholder list needs at least one value, got ${String(count)}`);
+  }
+  return Array.from({ length: count }, (_, i) => `$${first + i}`).join(', ');
+}
+
 /** A `$n` statement rewritten for SQLite's anonymous `?` placeholders. */
 export interface TranslatedSql {
   /** The SQL with every `$n` outside quotes and comments replaced by `?`. */

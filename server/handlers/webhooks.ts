@@ -19,8 +19,8 @@ import { checkMetadata, nowSeconds, resourceMissing } from '../domain/serialize.
 import { applyWebhookUpdate } from '../domain/webhook-update.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
+import { listWebhookDeliveries as listDeliveries } from '../repos/webhook-delivery-list.js';
 import * as repo from '../repos/webhooks.js';
-import { listWebhookDeliveries as listDeliveries } from '../webhooks/deliveries.js';
 import { bindWebhook, checkSubscriptionScopes } from '../webhooks/key-binding.js';
 import { checkWebhookUrl } from '../webhooks/url-guard.js';
 import type { AppHandler, HandlerContext } from './types.js';

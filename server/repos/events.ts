@@ -1,4 +1,5 @@
 import { runDeferred } from '../db/deferred.js';
+import { placeholderList } from '../db/placeholders.js';
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
 import { type Filter, type ListParams, type Page, paginate } from './pagination.js';
@@ -157,7 +158,7 @@ export async function purgeEventsBatch(
   );
   if (rows.length === 0) return { events: 0, deliveries: 0 };
   const ids = rows.map((row) => row.id);
-  const list = ids.map((_, i) => `$${i + 1}`).join(', ');
+  const list = placeholderList(ids.length);
   // Deliveries first and counted (their attempts go by cascade).
   const deliveries = await tx.run(
     `DELETE FROM webhook_deliveries WHERE event_id IN (${list})`,

@@ -1,3 +1,4 @@
+import { placeholderList } from '../db/placeholders.js';
 import type { Db, SqlValue } from '../db/types.js';
 import { newId } from '../ids.js';
 import { sqlLimit } from './sql-params.js';
@@ -51,7 +52,7 @@ export async function leaseDueDeliveries(db: Db, options: LeaseOptions): Promise
   if (excluded.length > 0) {
     const first = params.length + 1;
     params.push(...excluded);
-    only += ` AND webhook_id NOT IN (${excluded.map((_, i) => `$${first + i}`).join(', ')})`;
+    only += ` AND webhook_id NOT IN (${placeholderList(excluded.length, first)})`;
   }
   const update = (lockRows: string, returning: string) =>
     `UPDATE webhook_deliveries SET locked_by = $1, locked_until = $2, updated_at = $3
@@ -71,10 +72,9 @@ export async function leaseDueDeliveries(db: Db, options: LeaseOptions): Promise
   return db.transaction(async (tx) => {
     const leased = await tx.all<{ id: string }>(update('', 'id'), params);
     if (leased.length === 0) return [];
-    const list = leased.map((_, i) => `$${i + 1}`).join(', ');
     const rows = await tx.all<Record<string, unknown>>(
       `SELECT ${LEASED_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-        JOIN events e ON e.id = d.event_id WHERE d.id IN (${list})
+        JOIN events e ON e.id = d.event_id WHERE d.id IN (${placeholderList(leased.length)})
         ORDER BY d.next_attempt_at, d.id`,
       leased.map((row) => row.id),
     );
@@ -106,11 +106,22 @@ export async function releaseLeases(
   deliveryIds: readonly string[],
 ): Promise<void> {
   if (deliveryIds.length === 0) return;
-  const list = deliveryIds.map((_, i) => `$${i + 2}`).join(', ');
   await db.run(
     `UPDATE webhook_deliveries SET locked_by = NULL, locked_until = NULL
-      WHERE locked_by = $1 AND status = 'pending' AND id IN (${list})`,
+      WHERE locked_by = $1 AND status = 'pending' AND id IN (${placeholderList(deliveryIds.length, 2)})`,
     [workerId, ...deliveryIds],
+  );
+}
+
+/**
+ * Frees every lease of a pending delivery, whoever holds it. Only for SQLite at worker start:
+ * one process delivers there, so any lease still held belongs to a process that died, and its
+ * deliveries are due now rather than when the lease runs out.
+ */
+export async function releaseOrphanedLeases(db: Db): Promise<void> {
+  await db.run(
+    `UPDATE webhook_deliveries SET locked_by = NULL, locked_until = NULL
+      WHERE status = 'pending' AND locked_by IS NOT NULL`,
   );
 }
 

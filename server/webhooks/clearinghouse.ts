@@ -9,7 +9,7 @@
 import type { Db } from '../db/types.js';
 import { type AdjudicableClaim, type ClaimStep, nextClaimStep } from '../domain/claim-status.js';
 import { type EventObject, emitEvent, previousAttributes } from '../domain/events.js';
-import { type ClaimDoc, modifyClaim } from '../repos/claims.js';
+import { type ClaimDoc, dueTestClaims, modifyClaim } from '../repos/claims.js';
 import { toSeconds } from '../repos/rows.js';
 import { systemSource } from './disable-endpoint.js';
 
@@ -71,22 +71,6 @@ export async function advanceClaim(
     );
     return step;
   });
-}
-
-/** Test claims that have waited `delayMs` in a status the simulator moves out of. */
-export async function dueTestClaims(
-  db: Db,
-  nowMs: number,
-  delayMs: number,
-  limit: number,
-): Promise<Array<{ id: string; status: string }>> {
-  // `updated` is in whole seconds: a claim is due once the end of its second is `delayMs` old.
-  const cutoff = Math.floor((nowMs - delayMs + 1) / 1000) - 1;
-  return db.all<{ id: string; status: string }>(
-    `SELECT id, status FROM claims WHERE livemode = $1 AND status IN ('submitted', 'accepted')
-      AND updated <= $2 ORDER BY updated, id LIMIT $3`,
-    [false, cutoff, limit],
-  );
 }
 
 /**

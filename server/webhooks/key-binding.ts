@@ -20,8 +20,11 @@ import {
 } from '../domain/event-visibility.js';
 import { ApiError } from '../errors.js';
 import type { AuthenticatedKey } from '../http/auth.js';
-import { type ApiKeyRecord, keyState, toKeyRecord } from '../keys/record.js';
+import { keyState } from '../keys/record.js';
+import type { Bindings } from '../repos/delivery-facts.js';
 import { setWebhookBoundKey } from '../repos/webhooks.js';
+
+export type { Bindings };
 
 /** The read scopes a subscription needs, in the order of `EVENT_FAMILY_SCOPES`. */
 function subscriptionScopes(enabledEvents: readonly string[]): string[] {
@@ -59,25 +62,6 @@ export async function bindWebhook(
   key: Pick<AuthenticatedKey, 'id' | 'kind'>,
 ): Promise<void> {
   await setWebhookBoundKey(tx, webhookId, key.kind === 'secret' ? null : key.id);
-}
-
-/** The bound key of each endpoint that has one; `null` when the key row is gone. */
-export type Bindings = Map<string, ApiKeyRecord | null>;
-
-/** Loads the bound keys of `webhookIds` (endpoints bound to the account are left out). */
-export async function loadBindings(db: Db, webhookIds: readonly string[]): Promise<Bindings> {
-  const bindings: Bindings = new Map();
-  if (webhookIds.length === 0) return bindings;
-  const list = webhookIds.map((_, i) => `$${i + 1}`).join(', ');
-  const rows = await db.all<Record<string, unknown>>(
-    `SELECT w.id AS webhook_id, k.* FROM webhooks w LEFT JOIN api_keys k ON k.id = w.bound_key_id
-      WHERE w.bound_key_id IS NOT NULL AND w.id IN (${list})`,
-    webhookIds,
-  );
-  for (const row of rows) {
-    bindings.set(String(row.webhook_id), row.kind === null ? null : toKeyRecord(row));
-  }
-  return bindings;
 }
 
 /** What the worker does with one event for one endpoint. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { translatePlaceholders } from '../../server/db/placeholders.js';
+import { placeholderList, translatePlaceholders } from '../../server/db/placeholders.js';
 import { idTime, isId, newId, ulid } from '../../server/ids.js';
 
 describe('ids', () => {
@@ -39,5 +39,12 @@ describe('placeholder translation for SQLite', () => {
       order: [2, 9],
     });
     expect(translatePlaceholders("SELECT 'it''s $1', $1").order).toEqual([0]);
+  });
+
+  it('builds an IN list of $n placeholders from any first position', () => {
+    expect(placeholderList(1)).toBe('$1');
+    expect(placeholderList(3)).toBe('$1, $2, $3');
+    expect(placeholderList(2, 4)).toBe('$4, $5');
+    expect(() => placeholderList(0)).toThrow(RangeError);
   });
 });

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getEvent, listEvents } from '../../server/repos/events.js';
 import { deliveryAttempts } from '../../server/repos/webhook-deliveries.js';
+import { listWebhookDeliveries } from '../../server/repos/webhook-delivery-list.js';
 import { getWebhook } from '../../server/repos/webhooks.js';
-import { listWebhookDeliveries } from '../../server/webhooks/deliveries.js';
 import type { RetrySchedule } from '../../server/webhooks/schedule.js';
 import type { Resolver } from '../../server/webhooks/url-guard.js';
 import { type DeliveryWorker, startDeliveryWorker } from '../../server/webhooks/worker.js';

@@ -16,13 +16,35 @@ describe('retry schedule', () => {
   });
 
   it('live mode: from 1 minute, doubling, capped at 6 hours, within 3 days', () => {
-    const delays = liveDelays();
-    expect(delays.slice(0, 4)).toEqual([MIN, 2 * MIN, 4 * MIN, 8 * MIN]);
-    expect(Math.max(...delays)).toBe(6 * HOUR);
-    const total = delays.reduce((a, b) => a + b, 0);
-    expect(total).toBeLessThanOrEqual(72 * HOUR);
-    expect(total + 6 * HOUR).toBeGreaterThan(72 * HOUR); // one more would pass 3 days
-    expect(DEFAULT_SCHEDULE.live).toEqual(delays);
+    // Doubling from 1 min reaches 256 min after 9 delays (511 min in all); the next, 512,
+    // is capped at 360. 511 + 10 × 360 = 4111 min is within 3 days (4320 min); an 11th 360
+    // would make 4471. So 19 delays.
+    const live = [1, 2, 4, 8, 16, 32, 64, 128, 256, ...Array<number>(10).fill(360)].map(
+      (minutes) => minutes * MIN,
+    );
+    expect(liveDelays()).toEqual(live);
+    expect(DEFAULT_SCHEDULE.live).toEqual(live);
+  });
+
+  it('times each retry from the failure: the spec schedule with jitter at its middle', () => {
+    const at = 1_000_000;
+    const middle = () => 0.5;
+    const retry = (livemode: boolean, attempts: number) =>
+      nextRetryAt(DEFAULT_SCHEDULE, livemode, attempts, at, middle);
+    expect([1, 2, 3, 4].map((n) => retry(false, n))).toEqual([
+      1_005_000,
+      1_015_000,
+      1_045_000,
+      null,
+    ]);
+    expect(retry(true, 1)).toBe(1_060_000);
+    expect(retry(true, 9)).toBe(1_000_000 + 256 * MIN);
+    expect(retry(true, 10)).toBe(1_000_000 + 6 * HOUR);
+    expect(retry(true, 19)).toBe(1_000_000 + 6 * HOUR);
+    expect(retry(true, 20)).toBeNull();
+    // ±10 %: the first live retry between 54 s and 66 s after the failure.
+    expect(nextRetryAt(DEFAULT_SCHEDULE, true, 1, at, () => 0)).toBe(1_054_000);
+    expect(nextRetryAt(DEFAULT_SCHEDULE, true, 1, at, () => 1)).toBe(1_066_000);
   });
 
   it('applies jitter within its bounds and stops after the last retry', () => {

@@ -4,9 +4,10 @@
  * `GET /v1/webhooks/{id}/deliveries` (listWebhookDeliveries).
  */
 import type { components } from '../../generated/types.js';
+import { placeholderList } from '../db/placeholders.js';
 import type { Db } from '../db/types.js';
-import { type ListParams, type Page, paginate } from '../repos/pagination.js';
-import { bool, numOrNull, toSeconds } from '../repos/rows.js';
+import { type ListParams, type Page, paginate } from './pagination.js';
+import { bool, numOrNull, toSeconds } from './rows.js';
 
 /** One attempt as shown to the endpoint's owner. */
 export interface WebhookDeliveryAttempt {
@@ -79,7 +80,7 @@ export async function listWebhookDeliveries(
   const ids = page.data.map((d) => d.id);
   const rows = await db.all<Record<string, unknown>>(
     `SELECT delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded
-      FROM webhook_delivery_attempts WHERE delivery_id IN (${ids.map((_, i) => `$${i + 1}`).join(', ')})
+      FROM webhook_delivery_attempts WHERE delivery_id IN (${placeholderList(ids.length)})
       ORDER BY delivery_id, attempt`,
     ids,
   );
