@@ -4,7 +4,8 @@
  */
 import { resourceMissing } from '../domain/serialize.js';
 import { createEphemeralKey as storeEphemeralKey } from '../repos/ephemeral-keys.js';
-import { getPatient } from '../repos/patients.js';
+import { getRecord } from '../repos/records.js';
+import { PATIENT } from '../resources/patient.js';
 import type { AppHandler } from './types.js';
 
 /** POST /v1/ephemeral_keys */
@@ -12,7 +13,7 @@ export const createEphemeralKey: AppHandler<'createEphemeralKey'> = async (reque
   const { patient, scopes } = request.body;
   return ctx.write(async (tx) => {
     // Another mode's patient is as missing as an unknown id: keys never cross modes.
-    if ((await getPatient(tx, patient, ctx.livemode)) === undefined) {
+    if ((await getRecord(PATIENT, tx, patient, ctx.livemode)) === undefined) {
       throw resourceMissing('patient', 'patient');
     }
     const { key, secret } = await storeEphemeralKey(tx, {

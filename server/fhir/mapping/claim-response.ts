@@ -6,14 +6,8 @@
  */
 import type { components } from '../../../generated/types.js';
 import { FhirError } from '../errors.js';
-import { toFhirId } from '../ids.js';
-import {
-  CLAIM_TYPES,
-  fhirClaimStatus,
-  PAYER_MEMBERS,
-  SELF_PAY,
-  type StoredClaim,
-} from './claim.js';
+import { fhirClaimStatus, type StoredClaim } from '../../resources/claim.js';
+import { CLAIM_TYPES, PAYER_MEMBERS, SELF_PAY } from './claim.js';
 import {
   coded,
   codeOf,
@@ -21,9 +15,6 @@ import {
   type FieldMapping,
   idFromReference,
   instant,
-  mapFromFhir,
-  mapToFhir,
-  metaOf,
   minorOf,
   money,
   notStorable,
@@ -38,11 +29,6 @@ type ClaimStatus = Schemas['ClaimStatus'];
 /** HL7's adjudication categories; patient responsibility has none, so it is a text category. */
 export const ADJUDICATION = 'http://terminology.hl7.org/CodeSystem/adjudication';
 export const PATIENT_RESPONSIBILITY = 'patient responsibility';
-
-/** Whether a claim has been answered, so a ClaimResponse exists for it. */
-export function hasClaimResponse(claim: Pick<StoredClaim, 'status'>): boolean {
-  return claim.status !== 'submitted';
-}
 
 const OUTCOMES: Readonly<Record<ClaimStatus, FhirClaimResponse['outcome']>> = {
   submitted: 'queued',
@@ -178,19 +164,3 @@ export const CLAIM_RESPONSE_FIELDS: readonly Field[] = [
     },
   },
 ];
-
-/** The FHIR ClaimResponse of a stored claim that `hasClaimResponse`. */
-export function claimResponseToFhir(stored: StoredClaim): FhirClaimResponse {
-  return {
-    resourceType: 'ClaimResponse',
-    id: toFhirId(stored.id),
-    meta: metaOf(stored),
-    ...mapToFhir(CLAIM_RESPONSE_FIELDS, stored),
-  } as FhirClaimResponse;
-}
-
-/** The stored fields a FHIR ClaimResponse carries. */
-export function claimResponseFromFhir(resource: FhirClaimResponse): Partial<StoredClaim> {
-  const { resourceType: _type, id: _id, meta: _meta, ...elements } = resource;
-  return mapFromFhir(CLAIM_RESPONSE_FIELDS, elements);
-}

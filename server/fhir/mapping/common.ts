@@ -16,6 +16,18 @@ export type FhirCodeableConcept = Schemas['FhirCodeableConcept'];
 export type FhirMoney = Schemas['FhirMoney'];
 
 /**
+ * Stored fields as a FHIR resource carries them: any of them, and of an object field the parts
+ * FHIR has an element for (a Claim's provider has an NPI but no tax id).
+ */
+export type FromFhir<Stored> = {
+  [K in keyof Stored]?: Stored[K] extends readonly unknown[]
+    ? Stored[K]
+    : Stored[K] extends object
+      ? Partial<Stored[K]>
+      : Stored[K];
+};
+
+/**
  * One field of a resource in both directions. `toFhir` reads the stored record and returns the
  * FHIR elements it fills (none when the field is unset); `fromFhir` reads those elements and
  * returns the stored fields, throwing `422` for what the stored record cannot hold, so nothing
@@ -25,26 +37,42 @@ export interface FieldMapping<Stored, Resource> {
   /** The stored field(s), as named in `/v1`. */
   readonly field: string;
   readonly toFhir: (stored: Stored) => Partial<Resource>;
-  readonly fromFhir: (resource: Partial<Resource>) => Partial<Stored>;
+  readonly fromFhir: (resource: Partial<Resource>) => FromFhir<Stored>;
 }
 
-/** Runs every field's `toFhir` and merges the results in table order. */
-export function mapToFhir<Stored, Resource>(
-  fields: readonly FieldMapping<Stored, Resource>[],
+/** What the server sets on every resource; the field tables map the rest. */
+interface Envelope {
+  resourceType: FhirResourceType;
+  id: string;
+  meta: FhirMeta;
+}
+
+/**
+ * The FHIR resource of a stored record: `resourceType`, `id` and `meta` from the record, then
+ * every field's `toFhir`, merged in table order.
+ */
+export function toFhirResource<Stored extends Versioned & { id: string }, Resource>(
+  type: FhirResourceType,
+  fields: readonly FieldMapping<Stored, Omit<Resource, keyof Envelope>>[],
   stored: Stored,
-): Partial<Resource> {
-  const out: Partial<Resource> = {};
+): Resource {
+  const out: Envelope = { resourceType: type, id: toFhirId(stored.id), meta: metaOf(stored) };
   for (const field of fields) Object.assign(out, field.toFhir(stored));
-  return out;
+  return out as Resource;
 }
 
-/** Runs every field's `fromFhir` and merges the results. */
-export function mapFromFhir<Stored, Resource>(
-  fields: readonly FieldMapping<Stored, Resource>[],
+/**
+ * The stored fields a FHIR resource carries: every field's `fromFhir`, merged. `id` and `meta`
+ * are the server's and are ignored, as FHIR create does.
+ */
+export function fromFhirResource<Stored, Resource>(
+  fields: readonly FieldMapping<Stored, Omit<Resource, keyof Envelope>>[],
   resource: Partial<Resource>,
-): Partial<Stored> {
-  const out: Partial<Stored> = {};
-  for (const field of fields) Object.assign(out, field.fromFhir(resource));
+): FromFhir<Stored> {
+  const out: FromFhir<Stored> = {};
+  for (const field of fields) {
+    Object.assign(out, field.fromFhir(resource as Partial<Omit<Resource, keyof Envelope>>));
+  }
   return out;
 }
 

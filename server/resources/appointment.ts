@@ -1,0 +1,62 @@
+/**
+ * The appointment resource (docs/design.md#resources): the place to change what an
+ * appointment is to the storage, the lists and searches, the audit trail and the FHIR face.
+ * The state machine is server/domain/appointment-status.ts; the FHIR fields,
+ * server/fhir/mapping/appointment.ts.
+ */
+import type { components } from '../../generated/types.js';
+import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../domain/appointment-status.js';
+import type { StoredAppointment } from '../domain/appointment-times.js';
+import { dateRange } from '../fhir/search/date-range.js';
+import { referenceParam } from '../fhir/search/token.js';
+import { equals, within } from '../repos/criteria.js';
+import type { FhirFace, Resource } from './resource.js';
+
+export type { StoredAppointment };
+
+type FhirAppointmentStatus = components['schemas']['FhirAppointment']['status'];
+
+/** The criteria appointment lists and searches filter on. */
+export type AppointmentCriterion = 'patient' | 'status' | 'start';
+
+export const APPOINTMENT: Resource<StoredAppointment, AppointmentCriterion> = {
+  name: 'appointment',
+  table: 'appointments',
+  prefix: 'appt',
+  columns: [
+    { name: 'patient_id', value: (a) => a.patient, fixed: true },
+    { name: 'status', value: (a) => a.status },
+    { name: 'start_at', value: (a) => a.start ?? null },
+  ],
+  criteria: {
+    patient: { column: 'patient_id', op: equals },
+    status: { column: 'status', op: equals },
+    // Appointments without a start never match a range on it.
+    start: { column: 'start_at', op: within },
+  },
+  listCriteria: ['patient', 'status'],
+  audited: ['id', 'patient'],
+  events: ['appointment.created', 'appointment.updated', 'appointment.cancelled'],
+};
+
+/** The FHIR status of ours: the same words, `-` for `_` (`checked_in` is `checked-in`). */
+export function fhirAppointmentStatus(status: AppointmentStatus): FhirAppointmentStatus {
+  return status.replaceAll('_', '-') as FhirAppointmentStatus;
+}
+
+/** Our status of a FHIR one, or `undefined` (`waitlist` has none). */
+export function storedAppointmentStatus(status: string): AppointmentStatus | undefined {
+  const ours = status.replaceAll('-', '_');
+  return APPOINTMENT_STATUSES.find((known) => known === ours);
+}
+
+/** FHIR Appointment: search by patient, date (the start) and status. */
+export const APPOINTMENT_FHIR: FhirFace<StoredAppointment, AppointmentCriterion> = {
+  type: 'Appointment',
+  search: {
+    patient: { criterion: 'patient', parse: (text: string) => referenceParam('Patient', text) },
+    // A status we do not keep (waitlist) matches nothing.
+    status: { criterion: 'status', parse: (text: string) => storedAppointmentStatus(text) ?? null },
+    date: { criterion: 'start', parse: (values: string[]) => dateRange(values, 'date') },
+  },
+};
