@@ -6,19 +6,19 @@
  */
 import type { components } from '../../generated/types.js';
 import { APPOINTMENT, APPOINTMENT_FHIR, type StoredAppointment } from '../resources/appointment.js';
-import {
-  CLAIM,
-  CLAIM_FHIR,
-  CLAIM_RESPONSE_FHIR,
-  type StoredClaim,
-} from '../resources/claim.js';
+import { CLAIM, CLAIM_FHIR, CLAIM_RESPONSE_FHIR, type StoredClaim } from '../resources/claim.js';
 import { PATIENT, PATIENT_FHIR, type StoredPatient } from '../resources/patient.js';
 import type { FhirFace, Resource, StoredDoc } from '../resources/resource.js';
 import type { FhirResourceType } from './ids.js';
 import { APPOINTMENT_FIELDS } from './mapping/appointment.js';
 import { CLAIM_FIELDS } from './mapping/claim.js';
 import { CLAIM_RESPONSE_FIELDS } from './mapping/claim-response.js';
-import { type FieldMapping, fromFhirResource, type FromFhir, toFhirResource } from './mapping/common.js';
+import {
+  type FieldMapping,
+  type FromFhir,
+  fromFhirResource,
+  toFhirResource,
+} from './mapping/common.js';
 import { PATIENT_FIELDS } from './mapping/patient.js';
 
 type Schemas = components['schemas'];
@@ -63,7 +63,10 @@ export function toFhir<K extends FhirResourceType>(
 /** The stored fields a FHIR resource of `type` carries (`id` and `meta` ignored). */
 export function fromFhir<K extends FhirResourceType>(
   type: K,
-  resource: Omit<Partial<FhirTypes[K]['resource']>, 'id' | 'meta'> & { id?: unknown; meta?: unknown },
+  resource: Omit<Partial<FhirTypes[K]['resource']>, 'id' | 'meta'> & {
+    id?: unknown;
+    meta?: unknown;
+  },
 ): FromFhir<FhirTypes[K]['stored']> {
   return fromFhirResource(FHIR_TYPES[type].fields, resource as Partial<FhirTypes[K]['resource']>);
 }

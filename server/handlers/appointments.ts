@@ -5,11 +5,7 @@
  */
 import { buildAppointment } from '../domain/appointment-build.js';
 import { appointmentOut, timesIn } from '../domain/appointment-times.js';
-import {
-  type Appointment,
-  type AppointmentUpdatePlan,
-  planAppointmentUpdate,
-} from '../domain/appointment-update.js';
+import { type AppointmentUpdatePlan, planAppointmentUpdate } from '../domain/appointment-update.js';
 import { emitEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';
 import { nowSeconds, resourceMissing } from '../domain/serialize.js';

@@ -56,9 +56,7 @@ function search<K extends FhirResourceType>(type: K) {
     const summary = countOnly(q);
     const query = recordQuery(type, q, ctx.livemode);
     const page =
-      query === null
-        ? NOTHING
-        : await searchRecords(resource, ctx.db, query, summary, JSON_TEXT);
+      query === null ? NOTHING : await searchRecords(resource, ctx.db, query, summary, JSON_TEXT);
     ctx.audit(auditIdsOfText(resource, page.data));
     return {
       status: 200 as const,
@@ -75,7 +73,8 @@ function read<K extends FhirResourceType>(type: K) {
     ctx: HandlerContext,
   ) => {
     const id = fromFhirId(type, request.params.id);
-    const stored = id === undefined ? undefined : await getRecord(resource, ctx.db, id, ctx.livemode);
+    const stored =
+      id === undefined ? undefined : await getRecord(resource, ctx.db, id, ctx.livemode);
     if (id === undefined || stored === undefined || face.exists?.(stored) === false) {
       ctx.audit(id === undefined ? [] : [id], 'not_found');
       throw resourceNotFound(type);

@@ -5,7 +5,7 @@
  */
 
 import type { Db } from '../db/types.js';
-import { type EventObject, emitEvent, previousAttributes } from '../domain/events.js';
+import { emitEvent, previousAttributes } from '../domain/events.js';
 import { listEnvelope, listEnvelopeText, listParams } from '../domain/list.js';
 import {
   applyPatientUpdate,
@@ -18,15 +18,9 @@ import { nowSeconds, resourceMissing } from '../domain/serialize.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import { ConflictError } from '../repos/errors.js';
-import {
-  getRecord,
-  insertRecord,
-  JSON_TEXT,
-  listRecords,
-  modifyRecord,
-} from '../repos/records.js';
-import { PATIENT } from '../resources/patient.js';
+import { getRecord, insertRecord, JSON_TEXT, listRecords, modifyRecord } from '../repos/records.js';
 import { consumeToken, getToken } from '../repos/tokens.js';
+import { PATIENT } from '../resources/patient.js';
 import type { AppHandler, HandlerContext } from './types.js';
 
 /** Repository conflicts (duplicate MRN) become the spec's 409; the message names no value. */

@@ -157,7 +157,8 @@ function pageQuery<T extends StoredDoc, F extends string, R>(
     Resource<T, F>['criteria'][F],
   ][]) {
     const value = query[name];
-    if (value !== undefined) filters.push((p) => criterion.op(criterion.column, value, p, db.dialect));
+    if (value !== undefined)
+      filters.push((p) => criterion.op(criterion.column, value, p, db.dialect));
   }
   return { from: resource.table, select: read.select, filters, list: query, map: read.map };
 }

@@ -104,5 +104,8 @@ export function auditIdsOfText<T extends StoredDoc>(
   rows: readonly StoredJson[],
 ): string[] {
   if (resource.audited.length === 1 && resource.audited[0] === 'id') return rows.map((r) => r.id);
-  return auditIdsOf(resource, rows.map((row) => JSON.parse(row.json) as T));
+  return auditIdsOf(
+    resource,
+    rows.map((row) => JSON.parse(row.json) as T),
+  );
 }

@@ -5,13 +5,13 @@
  */
 import type { Db } from '../db/types.js';
 import { emitEvent } from '../domain/events.js';
+import { modifyRecord } from '../repos/records.js';
 import { toSeconds } from '../repos/rows.js';
 import {
   failPendingDeliveries,
   type Settlement,
   settleDelivery,
 } from '../repos/webhook-deliveries.js';
-import { modifyRecord } from '../repos/records.js';
 import { lockWebhook } from '../repos/webhooks.js';
 import { WEBHOOK } from '../resources/webhook.js';
 

@@ -9,7 +9,8 @@ import { planAppointmentUpdate } from '../../server/domain/appointment-update.js
 import { isApiError } from '../../server/errors.js';
 import { newId } from '../../server/ids.js';
 import { modifyDoc } from '../../server/repos/modify-doc.js';
-import { insertPatient, modifyPatient } from '../../server/repos/patients.js';
+import { insertRecord, modifyRecord } from '../../server/repos/records.js';
+import { PATIENT, type StoredPatient } from '../../server/resources/patient.js';
 import { canonicalJson, findSerialOrder } from '../../tooling/concurrency/serial-history.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
@@ -96,14 +97,14 @@ await describeEachDatabase('modifyDoc', (dialect) => {
       updated: created,
       metadata: {} as Record<string, string>,
     };
-    await ctx.db.transaction((tx) => insertPatient(tx, patient));
+    await ctx.db.transaction((tx) => insertRecord(PATIENT, tx, patient as StoredPatient));
     let open!: () => void;
     const gate = new Promise<void>((resolve) => {
       open = resolve;
     });
     const seen: string[][] = [];
     const first = ctx.db.transaction(async (tx) => {
-      const done = await modifyPatient<typeof patient>(tx, patient.id, false, (p) => {
+      const done = await modifyRecord(PATIENT, tx, patient.id, false, (p) => {
         seen.push(Object.keys(p.metadata));
         return { ...p, metadata: { ...p.metadata, a: '1' } };
       });
@@ -144,9 +145,9 @@ await describeEachDatabase('modifyDoc', (dialect) => {
   it('returns undefined for a row of the other mode, and writes nothing when told so', async () => {
     const created = 1_800_000_000;
     const patient = { id: newId('pat'), object: 'patient', livemode: false, created, updated: 1 };
-    await ctx.db.transaction((tx) => insertPatient(tx, patient));
-    expect(await modifyPatient(ctx.db, patient.id, true, (p) => p)).toBeUndefined();
-    const same = await modifyPatient(ctx.db, patient.id, false, (p) => p);
+    await ctx.db.transaction((tx) => insertRecord(PATIENT, tx, patient as StoredPatient));
+    expect(await modifyRecord(PATIENT, ctx.db, patient.id, true, (p) => p)).toBeUndefined();
+    const same = await modifyRecord(PATIENT, ctx.db, patient.id, false, (p) => p);
     expect(same).toEqual({ current: patient, change: undefined });
   });
 });

@@ -5,8 +5,8 @@
  * `disposition` keeps our status (and the denial reason) so the reverse mapping is exact.
  */
 import type { components } from '../../../generated/types.js';
-import { FhirError } from '../errors.js';
 import { fhirClaimStatus, type StoredClaim } from '../../resources/claim.js';
+import { FhirError } from '../errors.js';
 import { CLAIM_TYPES, PAYER_MEMBERS, SELF_PAY } from './claim.js';
 import {
   coded,

@@ -37,7 +37,6 @@ export const PAYER_MEMBERS = 'https://patientcare.example/fhir/payer-members';
 /** The coverage display of a `self_pay` claim. */
 export const SELF_PAY = 'Self-pay';
 
-
 /** A procedure code with its system: HCPCS Level II starts with a letter, CPT with a digit. */
 function procedure(code: string): FhirCodeableConcept {
   return coded(/^[A-Z]/.test(code) ? HCPCS : CPT, code);
