@@ -16,10 +16,9 @@ import {
   codeOf,
   type FieldMapping,
   idFromReference,
-  instant,
+  instantField,
   notStorable,
   referenceTo,
-  secondsOf,
 } from './common.js';
 
 export type FhirAppointment = components['schemas']['FhirAppointment'];
@@ -82,23 +81,9 @@ export const APPOINTMENT_FIELDS: readonly Field[] = [
     fromFhir: (r) =>
       r.reasonCode?.[0]?.text === undefined ? {} : { reason: r.reasonCode[0].text },
   },
-  {
-    field: 'start',
-    toFhir: (a) => (a.start === null ? {} : { start: instant(a.start) }),
-    fromFhir: (r) =>
-      r.start === undefined ? {} : { start: secondsOf(r.start, 'Appointment.start') },
-  },
-  {
-    field: 'end',
-    toFhir: (a) => (a.end === null ? {} : { end: instant(a.end) }),
-    fromFhir: (r) => (r.end === undefined ? {} : { end: secondsOf(r.end, 'Appointment.end') }),
-  },
-  {
-    field: 'created',
-    toFhir: (a) => ({ created: instant(a.created) }),
-    fromFhir: (r) =>
-      r.created === undefined ? {} : { created: secondsOf(r.created, 'Appointment.created') },
-  },
+  instantField('start', 'start', 'Appointment.start'),
+  instantField('end', 'end', 'Appointment.end'),
+  instantField('created', 'created', 'Appointment.created'),
   {
     field: 'patient, practitioner, location',
     toFhir: (a) => {

@@ -13,13 +13,11 @@ import {
   codeOf,
   type FhirCodeableConcept,
   type FieldMapping,
-  idFromReference,
-  instant,
+  instantField,
   minorOf,
   money,
   notStorable,
-  referenceTo,
-  secondsOf,
+  referenceField,
 } from './common.js';
 
 type Schemas = components['schemas'];
@@ -87,23 +85,14 @@ export const CLAIM_RESPONSE_FIELDS: readonly Field[] = [
       return code === undefined ? {} : { type: code as StoredClaim['type'] };
     },
   },
-  {
-    field: 'patient',
-    toFhir: (c) => ({ patient: referenceTo('Patient', c.patient) }),
-    fromFhir: (r) =>
-      r.patient === undefined
-        ? {}
-        : { patient: idFromReference('Patient', r.patient, 'ClaimResponse.patient') },
-  },
-  {
-    field: 'adjudicated_at',
-    // Before adjudication (accepted, or cancelled first) the answer dates from the last change.
-    toFhir: (c) => ({ created: instant(c.adjudicated_at ?? c.updated) }),
-    fromFhir: (r) =>
-      r.created === undefined
-        ? {}
-        : { adjudicated_at: secondsOf(r.created, 'ClaimResponse.created') },
-  },
+  referenceField('patient', 'patient', 'Patient', 'ClaimResponse.patient'),
+  // Before adjudication (accepted, or cancelled first) the answer dates from the last change.
+  instantField(
+    'adjudicated_at',
+    'created',
+    'ClaimResponse.created',
+    (c) => c.adjudicated_at ?? c.updated,
+  ),
   {
     field: 'insurance (payer)',
     toFhir: (c) => ({
@@ -121,14 +110,7 @@ export const CLAIM_RESPONSE_FIELDS: readonly Field[] = [
       return payer === undefined ? {} : { billing_type: 'insurance' };
     },
   },
-  {
-    field: 'id (request)',
-    toFhir: (c) => ({ request: referenceTo('Claim', c.id) }),
-    fromFhir: (r) =>
-      r.request === undefined
-        ? {}
-        : { id: idFromReference('Claim', r.request, 'ClaimResponse.request') },
-  },
+  referenceField('id', 'request', 'Claim', 'ClaimResponse.request'),
   {
     field: 'amounts',
     toFhir: (c) => ({

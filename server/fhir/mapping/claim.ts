@@ -13,13 +13,11 @@ import {
   codeOf,
   type FhirCodeableConcept,
   type FieldMapping,
-  idFromReference,
-  instant,
+  instantField,
   minorOf,
   money,
   notStorable,
-  referenceTo,
-  secondsOf,
+  referenceField,
 } from './common.js';
 
 type Schemas = components['schemas'];
@@ -69,20 +67,8 @@ export const CLAIM_FIELDS: readonly Field[] = [
     toFhir: () => ({ use: 'claim', priority: coded(PRIORITIES, 'normal') }),
     fromFhir: () => ({}),
   },
-  {
-    field: 'patient',
-    toFhir: (c) => ({ patient: referenceTo('Patient', c.patient) }),
-    fromFhir: (r) =>
-      r.patient === undefined
-        ? {}
-        : { patient: idFromReference('Patient', r.patient, 'Claim.patient') },
-  },
-  {
-    field: 'created',
-    toFhir: (c) => ({ created: instant(c.created) }),
-    fromFhir: (r) =>
-      r.created === undefined ? {} : { created: secondsOf(r.created, 'Claim.created') },
-  },
+  referenceField('patient', 'patient', 'Patient', 'Claim.patient'),
+  instantField('created', 'created', 'Claim.created'),
   {
     field: 'billing_provider',
     toFhir: (c) => ({ provider: { identifier: { system: NPI, value: c.billing_provider.npi } } }),

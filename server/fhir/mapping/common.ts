@@ -139,6 +139,55 @@ export function idFromReference(
   return id;
 }
 
+/**
+ * A stored time (unix seconds, `null` when unset) as an instant element, both ways. `read`
+ * picks the time to show when it is not the field itself (a ClaimResponse made before
+ * adjudication dates from the claim's last change).
+ */
+export function instantField<Stored, Resource>(
+  field: keyof Stored & string,
+  element: keyof Resource & string,
+  expression: string,
+  read: (stored: Stored) => unknown = (stored) => stored[field],
+): FieldMapping<Stored, Resource> {
+  return {
+    field,
+    toFhir: (stored) => {
+      const seconds = read(stored);
+      return (
+        typeof seconds === 'number' ? { [element]: instant(seconds) } : {}
+      ) as Partial<Resource>;
+    },
+    fromFhir: (resource) => {
+      const text = resource[element];
+      if (typeof text !== 'string') return {};
+      return { [field]: secondsOf(text, expression) } as FromFhir<Stored>;
+    },
+  };
+}
+
+/**
+ * A stored id field as a reference element to one of our resources, both ways (a claim's
+ * `patient` is `Claim.patient`; its own id is `ClaimResponse.request`).
+ */
+export function referenceField<Stored, Resource>(
+  field: keyof Stored & string,
+  element: keyof Resource & string,
+  type: FhirResourceType,
+  expression: string,
+): FieldMapping<Stored, Resource> {
+  return {
+    field,
+    toFhir: (stored) =>
+      ({ [element]: referenceTo(type, String(stored[field])) }) as Partial<Resource>,
+    fromFhir: (resource) => {
+      const reference = resource[element] as FhirReference | undefined;
+      if (reference === undefined) return {};
+      return { [field]: idFromReference(type, reference, expression) } as FromFhir<Stored>;
+    },
+  };
+}
+
 /** A CodeableConcept with one coding. */
 export function coded(system: string, code: string): FhirCodeableConcept {
   return { coding: [{ system, code }] };

@@ -70,7 +70,7 @@ const CASES: readonly Case[] = [
     { billing_type: 'self_pay' },
   ],
   [
-    'id (request)',
+    'id',
     { id: CLAIM_ID },
     { request: { reference: 'Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P', type: 'Claim' } },
   ],
