@@ -9,11 +9,10 @@ import { type AppointmentUpdatePlan, planAppointmentUpdate } from '../domain/app
 import { emitEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';
 import { nowSeconds, resourceMissing } from '../domain/serialize.js';
-import { newId } from '../ids.js';
-import { getRecord, insertRecord, listRecords, modifyRecord } from '../repos/records.js';
+import { insertRecord, listRecords, modifyRecord } from '../repos/records.js';
 import { APPOINTMENT } from '../resources/appointment.js';
-import { PATIENT } from '../resources/patient.js';
-import { auditIdsOf } from '../resources/resource.js';
+import { requirePatient } from '../resources/patient.js';
+import { auditIdsOf, newDocInfo, retrieveRecord } from '../resources/resource.js';
 import type { AppHandler, HandlerContext } from './types.js';
 
 /**
@@ -50,16 +49,9 @@ export const listAppointments: AppHandler<'listAppointments'> = async (request, 
 export const createAppointment: AppHandler<'createAppointment'> = async (request, ctx) => {
   const body = request.body;
   assertOwnPatient(ctx, body.patient);
-  const appointment = buildAppointment(timesIn(body), {
-    id: newId('appt', ctx.now()),
-    livemode: ctx.livemode,
-    nowSeconds: nowSeconds(ctx),
-  });
+  const appointment = buildAppointment(timesIn(body), newDocInfo(APPOINTMENT, ctx));
   return ctx.write(async (tx) => {
-    // The key's mode decides: a patient of the other mode does not exist for this key.
-    if ((await getRecord(PATIENT, tx, body.patient, ctx.livemode)) === undefined) {
-      throw resourceMissing('patient', 'patient');
-    }
+    await requirePatient(tx, ctx.livemode, body.patient);
     await insertRecord(APPOINTMENT, tx, appointment);
     await emitEvent(tx, ctx, { type: 'appointment.created', object: appointment });
     ctx.audit([appointment.id, appointment.patient]);
@@ -70,11 +62,7 @@ export const createAppointment: AppHandler<'createAppointment'> = async (request
 /** GET /v1/appointments/{id} */
 export const retrieveAppointment: AppHandler<'retrieveAppointment'> = async (request, ctx) => {
   const { id } = request.params;
-  const appointment = await getRecord(APPOINTMENT, ctx.db, id, ctx.livemode);
-  if (appointment === undefined) {
-    ctx.audit([id], 'not_found');
-    throw resourceMissing('appointment');
-  }
+  const appointment = await retrieveRecord(APPOINTMENT, ctx, id);
   assertOwnPatient(ctx, appointment.patient, [id]);
   ctx.audit(auditIdsOf(APPOINTMENT, [appointment]));
   return { status: 200, body: appointmentOut(appointment) };

@@ -9,15 +9,14 @@ import { scopeGranted } from '../../contract/scopes.js';
 import { buildClaim } from '../domain/claim-build.js';
 import { emitEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';
-import { nowSeconds, resourceMissing } from '../domain/serialize.js';
+import { resourceMissing } from '../domain/serialize.js';
 import { ApiError } from '../errors.js';
 import type { AuthenticatedKey } from '../http/auth.js';
-import { newId } from '../ids.js';
 import { getRecord, insertRecord, listRecords } from '../repos/records.js';
 import { APPOINTMENT } from '../resources/appointment.js';
 import { CLAIM } from '../resources/claim.js';
-import { PATIENT } from '../resources/patient.js';
-import { auditIdsOf } from '../resources/resource.js';
+import { requirePatient } from '../resources/patient.js';
+import { auditIdsOf, newDocInfo, retrieveRecord } from '../resources/resource.js';
 import type { AppHandler } from './types.js';
 
 /** Whether the key may read appointments (secret keys may read everything). */
@@ -42,15 +41,9 @@ export const listClaims: AppHandler<'listClaims'> = async (request, ctx) => {
 /** POST /v1/claims */
 export const submitClaim: AppHandler<'submitClaim'> = async (request, ctx) => {
   const body = request.body;
-  const claim = buildClaim(body, {
-    id: newId('clm', ctx.now()),
-    livemode: ctx.livemode,
-    nowSeconds: nowSeconds(ctx),
-  });
+  const claim = buildClaim(body, newDocInfo(CLAIM, ctx));
   return ctx.write(async (tx) => {
-    if ((await getRecord(PATIENT, tx, body.patient, ctx.livemode)) === undefined) {
-      throw resourceMissing('patient', 'patient');
-    }
+    await requirePatient(tx, ctx.livemode, body.patient);
     if (body.appointment !== undefined) {
       const appointment = await getRecord(APPOINTMENT, tx, body.appointment, ctx.livemode);
       if (appointment === undefined) throw resourceMissing('appointment', 'appointment');
@@ -80,11 +73,7 @@ export const submitClaim: AppHandler<'submitClaim'> = async (request, ctx) => {
 /** GET /v1/claims/{id} */
 export const retrieveClaim: AppHandler<'retrieveClaim'> = async (request, ctx) => {
   const { id } = request.params;
-  const claim = await getRecord(CLAIM, ctx.db, id, ctx.livemode);
-  if (claim === undefined) {
-    ctx.audit([id], 'not_found');
-    throw resourceMissing('claim');
-  }
+  const claim = await retrieveRecord(CLAIM, ctx, id);
   ctx.audit(auditIdsOf(CLAIM, [claim]));
   return { status: 200, body: claim };
 };

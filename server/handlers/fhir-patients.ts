@@ -5,18 +5,16 @@
  */
 import { emitEvent } from '../domain/events.js';
 import { buildPatient, checkPatientFields, type PatientCreateParams } from '../domain/patients.js';
-import { nowSeconds } from '../domain/serialize.js';
 import { isApiError } from '../errors.js';
 import { versionHeaders } from '../fhir/conditional-read.js';
 import { checkPatientCreateFields } from '../fhir/create-params.js';
 import { FhirError } from '../fhir/errors.js';
 import { fromFhir, toFhir } from '../fhir/faces.js';
 import { requestInfo } from '../fhir/request-info.js';
-import { newId } from '../ids.js';
 import { ConflictError } from '../repos/errors.js';
 import { insertRecord } from '../repos/records.js';
 import { PATIENT } from '../resources/patient.js';
-import { auditIdsOf } from '../resources/resource.js';
+import { auditIdsOf, newDocInfo } from '../resources/resource.js';
 import type { AppHandler } from './types.js';
 
 /** `/v1`'s 400s for patient fields are a FHIR 422: the resource was read, a rule refused it. */
@@ -35,11 +33,7 @@ export const createFhirPatient: AppHandler<'createFhirPatient'> = async (request
     throw asUnprocessable(error);
   }
   return ctx.write(async (tx) => {
-    const patient = buildPatient(fields, {
-      id: newId('pat', ctx.now()),
-      livemode: ctx.livemode,
-      nowSeconds: nowSeconds(ctx),
-    });
+    const patient = buildPatient(fields, newDocInfo(PATIENT, ctx));
     try {
       await insertRecord(PATIENT, tx, patient);
     } catch (error) {

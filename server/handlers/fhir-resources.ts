@@ -19,7 +19,7 @@ import type { CountedPage } from '../repos/pagination.js';
 import { getRecord, JSON_TEXT, type RecordQuery, searchRecords } from '../repos/records.js';
 import type { StoredJson } from '../repos/rows.js';
 import { auditIdsOf, auditIdsOfText } from '../resources/resource.js';
-import type { AppHandler, HandlerContext } from './types.js';
+import type { HandlerContext } from './types.js';
 
 type SearchQuery = Readonly<Record<string, unknown>> & { _count?: number; _cursor?: string };
 
@@ -84,21 +84,16 @@ function read<K extends FhirResourceType>(type: K) {
   };
 }
 
-export const searchFhirPatients: AppHandler<'searchFhirPatients'> = search('Patient');
-export const searchFhirPatientsByPost: AppHandler<'searchFhirPatientsByPost'> = search('Patient');
-export const readFhirPatient: AppHandler<'readFhirPatient'> = read('Patient');
+/** A type's interactions: search (`GET [type]`), the same by `POST [type]/_search`, and read. */
+function interactions<K extends FhirResourceType>(type: K) {
+  const bundle = search(type);
+  return [bundle, bundle, read(type)] as const;
+}
 
-export const searchFhirAppointments: AppHandler<'searchFhirAppointments'> = search('Appointment');
-export const searchFhirAppointmentsByPost: AppHandler<'searchFhirAppointmentsByPost'> =
-  search('Appointment');
-export const readFhirAppointment: AppHandler<'readFhirAppointment'> = read('Appointment');
-
-export const searchFhirClaims: AppHandler<'searchFhirClaims'> = search('Claim');
-export const searchFhirClaimsByPost: AppHandler<'searchFhirClaimsByPost'> = search('Claim');
-export const readFhirClaim: AppHandler<'readFhirClaim'> = read('Claim');
-
-export const searchFhirClaimResponses: AppHandler<'searchFhirClaimResponses'> =
-  search('ClaimResponse');
-export const searchFhirClaimResponsesByPost: AppHandler<'searchFhirClaimResponsesByPost'> =
-  search('ClaimResponse');
-export const readFhirClaimResponse: AppHandler<'readFhirClaimResponse'> = read('ClaimResponse');
+export const [searchFhirPatients, searchFhirPatientsByPost, readFhirPatient] =
+  interactions('Patient');
+export const [searchFhirAppointments, searchFhirAppointmentsByPost, readFhirAppointment] =
+  interactions('Appointment');
+export const [searchFhirClaims, searchFhirClaimsByPost, readFhirClaim] = interactions('Claim');
+export const [searchFhirClaimResponses, searchFhirClaimResponsesByPost, readFhirClaimResponse] =
+  interactions('ClaimResponse');

@@ -16,11 +16,11 @@ import {
 } from '../domain/patients.js';
 import { nowSeconds, resourceMissing } from '../domain/serialize.js';
 import { ApiError } from '../errors.js';
-import { newId } from '../ids.js';
 import { ConflictError } from '../repos/errors.js';
-import { getRecord, insertRecord, JSON_TEXT, listRecords, modifyRecord } from '../repos/records.js';
+import { insertRecord, JSON_TEXT, listRecords, modifyRecord } from '../repos/records.js';
 import { consumeToken, getToken } from '../repos/tokens.js';
 import { PATIENT } from '../resources/patient.js';
+import { newDocInfo, retrieveRecord } from '../resources/resource.js';
 import type { AppHandler, HandlerContext } from './types.js';
 
 /** Repository conflicts (duplicate MRN) become the spec's 409; the message names no value. */
@@ -88,11 +88,7 @@ export const createPatient: AppHandler<'createPatient'> = async (request, ctx) =
       fields = body;
     }
     checkPatientFields(fields, ctx.now());
-    const patient = buildPatient(fields, {
-      id: newId('pat', ctx.now()),
-      livemode: ctx.livemode,
-      nowSeconds: nowSeconds(ctx),
-    });
+    const patient = buildPatient(fields, newDocInfo(PATIENT, ctx));
     await storing(insertRecord(PATIENT, tx, patient));
     await emitEvent(tx, ctx, { type: 'patient.created', object: patient });
     ctx.audit('token' in body ? [patient.id, body.token] : [patient.id]);
@@ -107,11 +103,7 @@ export const retrievePatient: AppHandler<'retrievePatient'> = async (request, ct
     ctx.audit([id], 'denied');
     ctx.assertPatient(id);
   }
-  const patient = await getRecord(PATIENT, ctx.db, id, ctx.livemode);
-  if (patient === undefined) {
-    ctx.audit([id], 'not_found');
-    throw resourceMissing('patient');
-  }
+  const patient = await retrieveRecord(PATIENT, ctx, id);
   ctx.audit([id]);
   return { status: 200, body: patient };
 };

@@ -18,9 +18,9 @@ import { listEnvelope, listParams } from '../domain/list.js';
 import { checkMetadata, nowSeconds, resourceMissing } from '../domain/serialize.js';
 import { applyWebhookUpdate } from '../domain/webhook-update.js';
 import { ApiError } from '../errors.js';
-import { newId } from '../ids.js';
 import { getRecord, listRecords, modifyRecord } from '../repos/records.js';
 import * as repo from '../repos/webhooks.js';
+import { newDocInfo } from '../resources/resource.js';
 import { WEBHOOK } from '../resources/webhook.js';
 import { listWebhookDeliveries as listDeliveries } from '../webhooks/deliveries.js';
 import { bindWebhook, checkSubscriptionScopes } from '../webhooks/key-binding.js';
@@ -76,13 +76,13 @@ export const createWebhook: AppHandler<'createWebhook'> = async (request, ctx) =
   checkSubscriptionScopes(ctx.key, enabledEvents);
   const metadata = checkMetadata(body.metadata);
   return ctx.write(async (tx) => {
-    const now = nowSeconds(ctx);
+    const info = newDocInfo(WEBHOOK, ctx);
     const webhook: Webhook = {
-      id: newId('wh', ctx.now()),
+      id: info.id,
       object: 'webhook',
-      livemode: ctx.livemode,
-      created: now,
-      updated: now,
+      livemode: info.livemode,
+      created: info.nowSeconds,
+      updated: info.nowSeconds,
       url,
       enabled_events: enabledEvents,
       description: body.description ?? null,

@@ -8,8 +8,8 @@ import type { components } from '../../generated/types.js';
 import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../domain/appointment-status.js';
 import type { StoredAppointment } from '../domain/appointment-times.js';
 import { dateRange } from '../fhir/search/date-range.js';
-import { referenceParam } from '../fhir/search/token.js';
 import { equals, within } from '../repos/criteria.js';
+import { PATIENT_LINK } from './patient.js';
 import type { FhirFace, Resource } from './resource.js';
 
 export type { StoredAppointment };
@@ -24,12 +24,12 @@ export const APPOINTMENT: Resource<StoredAppointment, AppointmentCriterion> = {
   table: 'appointments',
   prefix: 'appt',
   columns: [
-    { name: 'patient_id', value: (a) => a.patient, fixed: true },
+    PATIENT_LINK.column,
     { name: 'status', value: (a) => a.status },
     { name: 'start_at', value: (a) => a.start ?? null },
   ],
   criteria: {
-    patient: { column: 'patient_id', op: equals },
+    patient: PATIENT_LINK.criterion,
     status: { column: 'status', op: equals },
     // Appointments without a start never match a range on it.
     start: { column: 'start_at', op: within },
@@ -54,7 +54,7 @@ export function storedAppointmentStatus(status: string): AppointmentStatus | und
 export const APPOINTMENT_FHIR: FhirFace<StoredAppointment, AppointmentCriterion> = {
   type: 'Appointment',
   search: {
-    patient: { criterion: 'patient', parse: (text: string) => referenceParam('Patient', text) },
+    patient: PATIENT_LINK.search,
     // A status we do not keep (waitlist) matches nothing.
     status: { criterion: 'status', parse: (text: string) => storedAppointmentStatus(text) ?? null },
     date: { criterion: 'start', parse: (values: string[]) => dateRange(values, 'date') },

@@ -10,6 +10,7 @@ import { CLAIM_STATUSES, type ClaimStatus } from '../domain/claim-status.js';
 import { dateRange } from '../fhir/search/date-range.js';
 import { referenceParam } from '../fhir/search/token.js';
 import { equals, oneOf } from '../repos/criteria.js';
+import { PATIENT_LINK } from './patient.js';
 import type { FhirFace, Resource } from './resource.js';
 
 /** A claim as stored and returned (schema `Claim`). */
@@ -23,13 +24,13 @@ export const CLAIM: Resource<StoredClaim, ClaimCriterion> = {
   table: 'claims',
   prefix: 'clm',
   columns: [
-    { name: 'patient_id', value: (c) => c.patient, fixed: true },
+    PATIENT_LINK.column,
     { name: 'appointment_id', value: (c) => c.appointment ?? null, fixed: true },
     { name: 'status', value: (c) => c.status },
   ],
   criteria: {
     id: { column: 'id', op: equals },
-    patient: { column: 'patient_id', op: equals },
+    patient: PATIENT_LINK.criterion,
     status: { column: 'status', op: equals },
     statuses: { column: 'status', op: oneOf },
   },
@@ -52,7 +53,7 @@ function claimStatusesOf(fhirStatus: string): ClaimStatus[] {
 export const CLAIM_FHIR: FhirFace<StoredClaim, ClaimCriterion> = {
   type: 'Claim',
   search: {
-    patient: { criterion: 'patient', parse: (text: string) => referenceParam('Patient', text) },
+    patient: PATIENT_LINK.search,
     status: { criterion: 'statuses', parse: claimStatusesOf },
     created: { criterion: 'created', parse: (values: string[]) => dateRange(values, 'created') },
   },
@@ -67,7 +68,7 @@ export function hasClaimResponse(claim: Pick<StoredClaim, 'status'>): boolean {
 export const CLAIM_RESPONSE_FHIR: FhirFace<StoredClaim, ClaimCriterion> = {
   type: 'ClaimResponse',
   search: {
-    patient: { criterion: 'patient', parse: (text: string) => referenceParam('Patient', text) },
+    patient: PATIENT_LINK.search,
     request: { criterion: 'id', parse: (text: string) => referenceParam('Claim', text) },
   },
   always: { statuses: CLAIM_STATUSES.filter((status) => hasClaimResponse({ status })) },

@@ -3,9 +3,11 @@
  * the storage, the lists and searches, the audit trail and the FHIR face. The `/v1` rules are
  * server/domain/patients.ts; the FHIR fields, server/fhir/mapping/patient.ts.
  */
+import type { Db } from '../db/types.js';
 import type { Patient } from '../domain/patients.js';
+import { resourceMissing } from '../domain/serialize.js';
 import { fromFhirId } from '../fhir/ids.js';
-import { identifierToken } from '../fhir/search/token.js';
+import { identifierToken, referenceParam } from '../fhir/search/token.js';
 import { equals, jsonFieldEquals, type Operator, startsWith } from '../repos/criteria.js';
 import {
   assertNoMrnConflict,
@@ -15,6 +17,7 @@ import {
   matchesIdentifier,
   writePatientChildren,
 } from '../repos/patients.js';
+import { getRecord } from '../repos/records.js';
 import { normalizeEmail, normalizeName } from '../repos/text-match.js';
 import type { FhirFace, Resource } from './resource.js';
 
@@ -87,3 +90,28 @@ export const PATIENT_FHIR: FhirFace<StoredPatient, PatientCriterion> = {
     phone: { criterion: 'phone', parse: (text: string) => text },
   },
 };
+
+/**
+ * The patient `id` of this mode, or `404 resource_missing` naming `param` (the key's mode
+ * decides: a patient of the other mode does not exist for this key).
+ */
+export async function requirePatient(
+  tx: Db,
+  livemode: boolean,
+  id: string,
+  param = 'patient',
+): Promise<StoredPatient> {
+  const patient = await getRecord(PATIENT, tx, id, livemode);
+  if (patient === undefined) throw resourceMissing('patient', param);
+  return patient;
+}
+
+/**
+ * How a document that belongs to a patient (an appointment, a claim) keeps, filters and
+ * searches that link: the `patient_id` column, set once, and FHIR's `patient=` reference.
+ */
+export const PATIENT_LINK = {
+  column: { name: 'patient_id', value: (doc: { patient: string }) => doc.patient, fixed: true },
+  criterion: { column: 'patient_id', op: equals },
+  search: { criterion: 'patient', parse: (text: string) => referenceParam('Patient', text) },
+} as const;

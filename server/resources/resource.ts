@@ -7,10 +7,13 @@
  * audit read it, so a resource's facts live in exactly one place.
  */
 import type { Db, SqlValue } from '../db/types.js';
+import type { NewObjectInfo } from '../domain/appointment-build.js';
 import type { EventType } from '../domain/events.js';
+import { resourceMissing } from '../domain/serialize.js';
 import type { FhirResourceType } from '../fhir/ids.js';
-import type { IdPrefix } from '../ids.js';
+import { type IdPrefix, newId } from '../ids.js';
 import type { Operator } from '../repos/criteria.js';
+import { getRecord } from '../repos/records.js';
 import type { DocTable, StoredJson } from '../repos/rows.js';
 
 /** What every stored document has; `T` is the resource's stored type (from generated/). */
@@ -90,6 +93,18 @@ export interface Resource<T extends StoredDoc, F extends string = string> {
   };
 }
 
+/** The id (with the resource's prefix), mode and creation time of a new document. */
+export function newDocInfo(
+  resource: Resource<never, string>,
+  source: { readonly livemode: boolean; now(): number },
+): NewObjectInfo {
+  return {
+    id: newId(resource.prefix, source.now()),
+    livemode: source.livemode,
+    nowSeconds: Math.floor(source.now() / 1000),
+  };
+}
+
 /** The audit ids of some documents of `resource`, each once, in order. */
 export function auditIdsOf<T extends StoredDoc>(
   resource: Resource<T, string>,
@@ -108,4 +123,28 @@ export function auditIdsOfText<T extends StoredDoc>(
     resource,
     rows.map((row) => JSON.parse(row.json) as T),
   );
+}
+
+/** What a read needs of the request: its database, mode and audit trail. */
+interface ReadContext {
+  readonly db: Db;
+  readonly livemode: boolean;
+  audit(objectIds: readonly string[], outcome?: 'not_found'): void;
+}
+
+/**
+ * The document `id` of `resource` in the key's mode for a `/v1` retrieve, or `404
+ * resource_missing` after a `not_found` audit row (another mode's document is as missing).
+ */
+export async function retrieveRecord<T extends StoredDoc>(
+  resource: Resource<T, string>,
+  ctx: ReadContext,
+  id: string,
+): Promise<T> {
+  const doc = await getRecord(resource, ctx.db, id, ctx.livemode);
+  if (doc === undefined) {
+    ctx.audit([id], 'not_found');
+    throw resourceMissing(resource.name);
+  }
+  return doc;
 }
