@@ -4,7 +4,8 @@
  * the thread's pragmas, on a real migrated schema in a temp dir. Batches of 200 entries of
  * `listPatients` reading 10 patients: the same 10 in every entry (a busy list page), and 10
  * different ones per entry (the worst case for the per-batch index). CPU time
- * (process.cpuUsage), not wall time: the machine is shared. Median of the repetitions.
+ * (process.cpuUsage), not wall time: the machine is shared. Median of the repetitions (the
+ * mean of the two middle ones for an even count, bench/support/stats.ts).
  *
  *   npx tsx bench/audit.ts [repetitions]
  */
@@ -17,7 +18,10 @@ import { initial } from '../server/db/migrations/0001-initial.js';
 import { migrations } from '../server/db/migrations/index.js';
 import { connect } from '../server/db/open.js';
 import { newId } from '../server/ids.js';
-import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { checked } from './support/options.js';
+import { loadAverages, markdownTable } from './support/report.js';
+import { median } from './support/stats.js';
 
 const { positionals } = parseOrExit({
   name: 'npx tsx bench/audit.ts',
@@ -26,13 +30,9 @@ const { positionals } = parseOrExit({
   options: {},
   positionals: '[repetitions]',
 });
-const repetitions = (() => {
-  try {
-    return integerOption('repetitions', positionals[0] ?? '5', { min: 1, max: 1000 });
-  } catch (error) {
-    return exitOnFailure('bench/audit')(error);
-  }
-})();
+const repetitions = checked('bench/audit', () =>
+  integerOption('repetitions', positionals[0] ?? '5', { min: 1, max: 1000 }),
+);
 const BATCH = 200;
 const WARM_BATCHES = 20;
 const BATCHES = 100;
@@ -155,6 +155,7 @@ const cases = [
   { name: '10 different objects per entry', sameObjects: false },
 ];
 const results = new Map<string, number[]>();
+const loadStart = loadAverages();
 for (let r = 0; r < repetitions; r++) {
   for (const c of cases) {
     for (const after of [false, true]) {
@@ -163,12 +164,13 @@ for (let r = 0; r < repetitions; r++) {
     }
   }
 }
-console.log(`| workload | schema | CPU µs per entry, median (min–max) of ${repetitions} |`);
-console.log('|---|---|---|');
-for (const [key, values] of results) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)]!;
-  console.log(
-    `| ${key} | ${median.toFixed(1)} (${sorted[0]!.toFixed(1)}–${sorted.at(-1)!.toFixed(1)}) |`,
-  );
-}
+console.log(
+  markdownTable(
+    ['workload', 'schema', `CPU µs per entry, median (min–max) of ${repetitions}`],
+    [...results].map(([key, values]) => [
+      ...key.split(' | '),
+      `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`,
+    ]),
+  ),
+);
+console.log(`\n1/5/15-min load average at start ${loadStart}, at end ${loadAverages()}.`);

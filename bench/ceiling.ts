@@ -15,7 +15,7 @@
  * (d) is what the service does minus authentication, validation, rate limit, audit, version
  * negotiation and the hooks, so (d) / (a) bounds what the full route can reach on this machine.
  *
- * Write ceilings (`POST /v1/patients`, (c)'s logger, see bench/ceiling-writes.ts): (e) / (e-pg)
+ * Write ceilings (`POST /v1/patients`, (c)'s logger, see bench/support/ceiling-writes.ts): (e) / (e-pg)
  * one durable INSERT of a patient row per request; (f) / (f-pg) every row the service writes
  * for a create in one durable transaction. PostgreSQL variants run only with `--pg URL`.
  *
@@ -26,12 +26,14 @@
  */
 
 import { type ChildProcess, fork } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus } from 'node:os';
 import autocannon from 'autocannon';
-import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { type ScratchDatabase, scratchDatabase } from '../tooling/node/scratch-database.js';
+import { checked } from './support/options.js';
+import { cpuModel, oneMinuteLoad, resultsFile, writeResults } from './support/report.js';
+import { createRequest, insertPatients } from './support/seed.js';
+import { median } from './support/stats.js';
 
 const { values } = parseOrExit({
   name: 'npm run bench:ceiling --',
@@ -77,11 +79,7 @@ const { values } = parseOrExit({
   },
 });
 for (const name of ['rounds', 'seconds', 'connections'] as const) {
-  try {
-    integerOption(name, values[name], { min: 1 });
-  } catch (error) {
-    exitOnFailure('bench:ceiling')(error);
-  }
+  checked('bench:ceiling', () => integerOption(name, values[name], { min: 1 }));
 }
 
 const VARIANTS = {
@@ -98,11 +96,6 @@ const VARIANTS = {
 type Variant = keyof typeof VARIANTS;
 const WRITES: ReadonlySet<Variant> = new Set(['e', 'e-pg', 'f', 'f-pg']);
 const isPostgres = (variant: Variant) => variant.endsWith('-pg');
-const POST_BODY = JSON.stringify({
-  name: { family: 'Loadtest', given: ['Ada'] },
-  birth_date: '1980-01-02',
-  email: 'ada@example.test',
-});
 
 if (values.variant !== undefined) {
   await serveVariant(values.variant as Variant, String(values.db));
@@ -157,8 +150,8 @@ async function serveVariant(variant: Variant, dbUrl: string): Promise<void> {
     return reply.send(body);
   });
   if (WRITES.has(variant)) {
-    const writes = await import('./ceiling-writes.js');
-    let write: import('./ceiling-writes.js').WriteRoute;
+    const writes = await import('./support/ceiling-writes.js');
+    let write: import('./support/ceiling-writes.js').WriteRoute;
     const whole = variant.startsWith('f');
     if (isPostgres(variant)) {
       // The adapter's pool (its size, user default and type parsers), queried directly.
@@ -207,18 +200,7 @@ async function measure(variant: Variant, dbUrl: string, seconds: number): Promis
       ? {
           url: `http://127.0.0.1:${port}`,
           connections,
-          requests: [
-            {
-              method: 'POST',
-              path: '/v1/patients',
-              headers: { 'content-type': 'application/json' },
-              body: POST_BODY,
-              setupRequest: (request) => ({
-                ...request,
-                headers: { ...request.headers, 'idempotency-key': randomUUID() },
-              }),
-            },
-          ],
+          requests: [createRequest({})],
         }
       : { url: `http://127.0.0.1:${port}/v1/patients?limit=10`, connections };
     await autocannon({ ...options, duration: 1 }); // warm-up
@@ -238,81 +220,37 @@ async function measure(variant: Variant, dbUrl: string, seconds: number): Promis
   }
 }
 
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((x, y) => x - y);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 async function runBench(): Promise<void> {
   const rounds = Number(values.rounds);
   const seconds = Number(values.seconds);
-  const dir = mkdtempSync(join(tmpdir(), 'pc-ceiling-'));
-  const sqliteUrl = `sqlite:${join(dir, 'ceiling.db')}`;
-  const schema = `ceiling_${randomBytes(6).toString('hex')}`;
-  const pgUrl = values.pg === undefined ? undefined : withSearchPath(values.pg, schema);
+  const sqlite = await scratchDatabase('ceiling');
+  let pg: ScratchDatabase | undefined;
   const variants = (Object.keys(VARIANTS) as Variant[]).filter(
     (v) =>
       (values.only === undefined || values.only.split(',').includes(v)) &&
-      (!isPostgres(v) || pgUrl !== undefined),
+      (!isPostgres(v) || values.pg !== undefined),
   );
   try {
-    await seed(sqliteUrl);
-    if (pgUrl !== undefined) await withAdmin(String(values.pg), `CREATE SCHEMA ${schema}`);
-    if (pgUrl !== undefined) await seed(pgUrl);
-    const loadStart = loadavg()[0]!;
+    // Twelve patients shaped like the ones `bench:server` creates (a page of 10 is ~3 KB).
+    await insertPatients(sqlite.url, 12);
+    if (values.pg !== undefined) pg = await scratchDatabase('ceiling', values.pg);
+    if (pg !== undefined) await insertPatients(pg.url, 12);
+    const loadStart = oneMinuteLoad();
     const figures = new Map<Variant, Figure[]>();
     for (let round = 1; round <= rounds; round++) {
       for (const variant of variants) {
-        const figure = await measure(variant, isPostgres(variant) ? pgUrl! : sqliteUrl, seconds);
+        const figure = await measure(variant, isPostgres(variant) ? pg!.url : sqlite.url, seconds);
         figures.set(variant, [...(figures.get(variant) ?? []), figure]);
         process.stdout.write(
           `round ${round} (${variant}): ${Math.round(figure.rps)} req/s, p99 ${figure.p99} ms, ${figure.cpuUsPerRequest.toFixed(1)} µs CPU/req\n`,
         );
       }
     }
-    writeReport(figures, rounds, seconds, loadStart, loadavg()[0]!);
+    writeReport(figures, rounds, seconds, loadStart, oneMinuteLoad());
   } finally {
-    rmSync(dir, { recursive: true, force: true });
-    if (pgUrl !== undefined) {
-      await withAdmin(String(values.pg), `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    }
+    await sqlite.drop();
+    await pg?.drop();
   }
-}
-
-function withSearchPath(url: string, schema: string): string {
-  const parsed = new URL(url);
-  parsed.searchParams.set('options', `-c search_path=${schema}`);
-  return parsed.toString();
-}
-
-async function withAdmin(url: string, sql: string): Promise<void> {
-  const { connect } = await import('../server/db/open.js');
-  const admin = connect(url);
-  try {
-    await admin.run(sql);
-  } finally {
-    await admin.close();
-  }
-}
-
-/** Twelve patients shaped like the ones `bench:server` creates (a page of 10 is ~3 KB). */
-async function seed(dbUrl: string): Promise<void> {
-  const { openDb } = await import('../server/db/open.js');
-  const { insertRecord } = await import('../server/repos/records.js');
-  const { PATIENT } = await import('../server/resources/patient.js');
-  const { buildPatient } = await import('../server/domain/patients.js');
-  const { newId } = await import('../server/ids.js');
-  const db = await openDb(dbUrl);
-  const nowSeconds = Math.floor(Date.now() / 1000);
-  for (let i = 0; i < 12; i++) {
-    const patient = buildPatient(
-      { name: { family: `Bench${i}`, given: ['Ada'] }, birth_date: '1980-01-02' },
-      { id: newId('pat'), livemode: false, nowSeconds },
-    );
-    await db.transaction((tx) => insertRecord(PATIENT, tx, patient));
-  }
-  await db.close();
 }
 
 function writeReport(
@@ -332,13 +270,13 @@ function writeReport(
   const measured = (Object.keys(VARIANTS) as Variant[]).filter((v) => figures.has(v));
   const rows = measured.filter((v) => !WRITES.has(v)).map((v) => row(v, true));
   const writeRows = measured.filter((v) => WRITES.has(v)).map((v) => row(v, false));
-  const out = values.out ?? join(import.meta.dirname, 'results', 'ceiling.md');
+  const out = values.out ?? resultsFile('ceiling.md');
   const report = `# Ceiling of the list route (bench/ceiling.ts)
 
 Command: \`npm run bench:ceiling\` — autocannon in the bench process, ${values.connections}
 connections, ${seconds} s per measurement after a 1 s warm-up, ${rounds} round(s) with the
 variants alternating; medians. Each variant is a plain Fastify route in a process of its own,
-answering the same ~3 KB list of 10 patients (reads). Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version};
+answering the same ~3 KB list of 10 patients (reads). Machine: ${cpus().length} × ${cpuModel()}, Node ${process.version};
 1-min load ${loadStart.toFixed(2)} at start, ${loadEnd.toFixed(2)} at end.
 
 | variant | req/s | share of (a) | p99 ms | server CPU µs/req |
@@ -347,12 +285,11 @@ ${rows.join('\n')}
 ${writeRows.join('\n')}
 
 Writes: \`POST /v1/patients\` with the body \`bench:server\` sends and a fresh Idempotency-Key;
-see \`bench/ceiling-writes.ts\` for what each writes. PostgreSQL variants use a fresh schema of
+see \`bench/support/ceiling-writes.ts\` for what each writes. PostgreSQL variants use a fresh schema of
 the database given with \`--pg\`, node-postgres with the service's pool size.
 
 (d) is the service's GET without authentication, validation, rate limit, audit and its hooks:
 its share of (a) bounds what \`GET /v1/patients\` can reach in \`bench:server\` on this machine.
 `;
-  writeFileSync(out, report);
-  process.stdout.write(`\n${report}`);
+  writeResults(out, report);
 }

@@ -21,16 +21,14 @@
  *
  *   npm run bench:concurrency [-- --rounds 8 --runs 2 --clients 16 --ops 40 --baseline 6cc14ed]
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { connect, openDb } from '../server/db/open.js';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname } from 'node:path';
+import { connect } from '../server/db/open.js';
 import { openPostgres } from '../server/db/postgres.js';
 import type { Db } from '../server/db/types.js';
-import { createKey } from '../server/keys/index.js';
-import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { integerOption, parseOrExit } from '../tooling/cli/command.js';
 import {
   type RoundResult,
   runRound,
@@ -40,8 +38,12 @@ import {
   totals,
   WORKLOAD_API_VERSION,
 } from '../tooling/concurrency/workload.js';
-import { freePort } from '../tooling/node/ports.js';
+import { scratchDatabase } from '../tooling/node/scratch-database.js';
 import { extractCommit } from '../tooling/releases/release-tree.js';
+import { checked } from './support/options.js';
+import { cpuModel, loadAverages, oneMinuteLoad, ROOT, resultsFile } from './support/report.js';
+import { type RunningService, startService, testKey, UNLIMITED } from './support/service.js';
+import { median } from './support/stats.js';
 
 const { values } = parseOrExit({
   name: 'npm run bench:concurrency --',
@@ -68,20 +70,13 @@ const { values } = parseOrExit({
     out: { type: 'string', value: 'FILE', description: 'Results file.' },
   },
 });
-const [ROUNDS, RUNS, CLIENTS, OPS] = (() => {
-  try {
-    return [
-      integerOption('rounds', values.rounds, { min: 1 }),
-      integerOption('runs', values.runs, { min: 1 }),
-      integerOption('clients', values.clients, { min: 1 }),
-      integerOption('ops', values.ops, { min: 1 }),
-    ] as const;
-  } catch (error) {
-    return exitOnFailure('bench:concurrency')(error);
-  }
-})();
-const ROOT = join(import.meta.dirname, '..');
-const OUT = values.out ?? join(import.meta.dirname, 'results', 'concurrency.md');
+const [ROUNDS, RUNS, CLIENTS, OPS] = checked('bench:concurrency', () => [
+  integerOption('rounds', values.rounds, { min: 1 }),
+  integerOption('runs', values.runs, { min: 1 }),
+  integerOption('clients', values.clients, { min: 1 }),
+  integerOption('ops', values.ops, { min: 1 }),
+]);
+const OUT = values.out ?? resultsFile('concurrency.md');
 const PG = values.postgres;
 
 // ---------------------------------------------------------------------------------------------
@@ -98,16 +93,11 @@ interface StrategyFigure {
 }
 
 async function withSchema<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  const schema = `bench_${randomBytes(5).toString('hex')}`;
-  const admin = connect(PG);
-  await admin.run(`CREATE SCHEMA ${schema}`);
-  const url = new URL(PG);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  const schema = await scratchDatabase('bench', PG);
   try {
-    return await fn(url.toString());
+    return await fn(schema.url);
   } finally {
-    await admin.run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.close();
+    await schema.drop();
   }
 }
 
@@ -190,48 +180,19 @@ async function strategyFigure(strategy: Strategy, contended: boolean): Promise<S
 // (2) The service, this checkout against the baseline
 
 interface Service {
-  child: ChildProcess;
   send: Send;
   stop(): Promise<void>;
 }
 
-async function startService(cwd: string, databaseUrl: string, secret: string): Promise<Service> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd,
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_TEST: '1000000',
-      RATE_LIMIT_LIVE: '1000000',
-      WORKER: 'off',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+/** `cwd`'s service (an extracted commit), worker off, and how the workload talks to it. */
+async function startTree(cwd: string, databaseUrl: string, secret: string): Promise<Service> {
+  const service: RunningService = await startService({
+    tree: cwd,
+    databaseUrl,
+    env: { LOG_LEVEL: 'warn', RATE_LIMIT_LIVE: UNLIMITED, WORKER: 'off' },
   });
-  let errors = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    errors += chunk.toString();
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited: ${errors}`);
-    try {
-      await fetch(`${base}/v1/patients`, { signal: AbortSignal.timeout(2000) });
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`service did not start: ${errors}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
   const send: Send = async (method, path, body) => {
-    const res = await fetch(`${base}${path}`, {
+    const res = await fetch(`${service.base}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${secret}`,
@@ -242,16 +203,7 @@ async function startService(cwd: string, databaseUrl: string, secret: string): P
     });
     return { status: res.status, body: await res.json() };
   };
-  return {
-    child,
-    send,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { send, stop: service.stop };
 }
 
 type Setup = 'sqlite, 1 process' | 'postgres, 1 process' | 'postgres, 2 processes';
@@ -274,30 +226,11 @@ interface ServiceFigure {
 async function freshDatabase(
   setup: Setup,
 ): Promise<{ url: string; secret: string; drop(): Promise<void> }> {
-  let url: string;
-  let drop: () => Promise<void>;
-  if (setup.startsWith('sqlite')) {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-concurrency-'));
-    url = `sqlite:${join(dir, 'bench.db')}`;
-    drop = async () => rmSync(dir, { recursive: true, force: true });
-  } else {
-    const schema = `bench_${randomBytes(5).toString('hex')}`;
-    const admin = connect(PG);
-    await admin.run(`CREATE SCHEMA ${schema}`);
-    await admin.close();
-    const parsed = new URL(PG);
-    parsed.searchParams.set('options', `-c search_path=${schema}`);
-    url = parsed.toString();
-    drop = async () => {
-      const cleaner = connect(PG);
-      await cleaner.run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await cleaner.close();
-    };
-  }
-  const db = await openDb(url);
-  const { secret } = await createKey(db, { kind: 'secret', livemode: false });
-  await db.close();
-  return { url, secret, drop };
+  const database = await scratchDatabase(
+    'bench_concurrency',
+    setup.startsWith('sqlite') ? undefined : PG,
+  );
+  return { ...database, secret: await testKey(database.url) };
 }
 
 async function serviceFigure(
@@ -311,14 +244,14 @@ async function serviceFigure(
   const services: Service[] = [];
   try {
     for (let i = 0; i < processes; i++)
-      services.push(await startService(cwd, database.url, database.secret));
+      services.push(await startTree(cwd, database.url, database.secret));
     const senders = services.map((s) => s.send);
     const results = [];
     for (const scenario of SCENARIOS) {
       for (let round = 0; round < ROUNDS; round++)
         results.push(await runRound(senders, scenario, round));
     }
-    const figure = { target, setup, run, sum: totals(results), results, load: loadavg()[0]! };
+    const figure = { target, setup, run, sum: totals(results), results, load: oneMinuteLoad() };
     console.log(
       `${setup}, ${target}: ${figure.sum.requests} burst requests, lost ${figure.sum.lost}, illegal ${figure.sum.illegal}, unexpected ${figure.sum.unexpected}, ${(figure.sum.requests / (figure.sum.burstMs / 1000)).toFixed(0)} req/s, load ${figure.load.toFixed(2)}`,
     );
@@ -329,22 +262,12 @@ async function serviceFigure(
   }
 }
 
-/** A commit's files (`git archive`) in a temporary folder, with this node_modules. */
-function checkout(rev: string): string {
-  return extractCommit(ROOT, rev, 'bench-baseline-');
-}
-
 // ---------------------------------------------------------------------------------------------
 
 const rate = (sum: Totals) => sum.requests / (sum.burstMs / 1000);
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 async function main(): Promise<void> {
-  const loadStart = loadavg();
+  const loadStart = loadAverages(' ');
   const strategyRuns: StrategyFigure[] = [];
   for (let run = 0; run < RUNS; run++) {
     for (const contended of [true, false]) {
@@ -382,8 +305,8 @@ async function main(): Promise<void> {
     .trim();
   // Both from `git archive`, so the two run the same way and edits made while the bench runs
   // do not leak into "after".
-  const baseline = checkout(values.baseline);
-  const current = checkout(head);
+  const baseline = extractCommit(ROOT, values.baseline, 'bench-baseline-');
+  const current = extractCommit(ROOT, head, 'bench-baseline-');
   const figures: ServiceFigure[] = [];
   try {
     for (let run = 0; run < RUNS; run++) {
@@ -402,13 +325,13 @@ async function main(): Promise<void> {
     rmSync(baseline, { recursive: true, force: true });
     rmSync(current, { recursive: true, force: true });
   }
-  const loadEnd = loadavg();
+  const loadEnd = loadAverages(' ');
 
   const lines = [
     '# Concurrency: conflicting updates at once',
     '',
     `Command: \`npm run bench:concurrency -- --rounds ${ROUNDS} --runs ${RUNS} --clients ${CLIENTS} --ops ${OPS} --baseline ${values.baseline}\``,
-    `Measured ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; load average at start ${loadStart.map((l) => l.toFixed(2)).join(' ')}, at end ${loadEnd.map((l) => l.toFixed(2)).join(' ')} (the machine is shared with other work).`,
+    `Measured ${new Date().toISOString()} on ${cpus().length} × ${cpuModel()}, Node ${process.version}; load average at start ${loadStart}, at end ${loadEnd} (the machine is shared with other work).`,
     `"after" is this checkout's HEAD (${head}); "before" is ${values.baseline}, the code before the row lock; each from \`git archive\` into a temporary folder with this checkout's node_modules.`,
     '',
     '## Strategies (PostgreSQL, plain SQL)',

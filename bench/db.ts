@@ -6,7 +6,7 @@
  *
  *   npx tsx bench/db.ts [seconds-per-phase]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -14,7 +14,9 @@ import { AuditWriter } from '../server/audit/index.js';
 import { openDb } from '../server/db/open.js';
 import { newId } from '../server/ids.js';
 import { takeToken } from '../server/repos/rate-limits.js';
-import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { checked } from './support/options.js';
+import { loadAverages, markdownTable, resultsFile, writeResults } from './support/report.js';
 
 const { positionals } = parseOrExit({
   name: 'npx tsx bench/db.ts',
@@ -24,27 +26,24 @@ const { positionals } = parseOrExit({
   options: {},
   positionals: '[seconds-per-phase]',
 });
-const seconds = (() => {
-  try {
-    return integerOption('seconds-per-phase', positionals[0] ?? '2', { min: 1, max: 600 });
-  } catch (error) {
-    return exitOnFailure('bench/db')(error);
-  }
-})();
+const seconds = checked('bench/db', () =>
+  integerOption('seconds-per-phase', positionals[0] ?? '2', { min: 1, max: 600 }),
+);
 const dir = mkdtempSync(join(tmpdir(), 'patient-care-bench-'));
 const db = await openDb(`sqlite:${join(dir, 'bench.db')}`);
 
-async function phase(name: string, step: () => Promise<number>): Promise<string> {
+async function phase(name: string, step: () => Promise<number>): Promise<string[]> {
   const end = performance.now() + seconds * 1000;
   const start = performance.now();
   let count = 0;
   while (performance.now() < end) count += await step();
   const rate = Math.round(count / ((performance.now() - start) / 1000));
-  return `| ${name} | ${rate.toLocaleString('en-US')} /s |`;
+  return [name, `${rate.toLocaleString('en-US')} /s`];
 }
 
 try {
-  const rows: string[] = [];
+  const rows: string[][] = [];
+  const loadStart = loadAverages();
   // Baseline: the bare driver on its own file, so the adapter's cost can be told from the disk's.
   const raw = new Database(join(dir, 'raw.db'));
   raw.pragma('journal_mode = WAL');
@@ -106,16 +105,12 @@ try {
   const report = [
     '# Storage benchmark (bench/db.ts)',
     '',
-    `Command: \`npx tsx bench/db.ts ${seconds}\` — SQLite file, WAL, synchronous=FULL, ${seconds} s per phase, Node ${process.version}.`,
+    `Command: \`npx tsx bench/db.ts ${seconds}\` — SQLite file, WAL, synchronous=FULL, ${seconds} s per phase, Node ${process.version}; 1/5/15-min load average at start ${loadStart}, at end ${loadAverages()}.`,
     '',
-    '| phase | rate |',
-    '|---|---|',
-    ...rows,
+    markdownTable(['phase', 'rate'], rows),
     '',
   ].join('\n');
-  mkdirSync('bench/results', { recursive: true });
-  writeFileSync('bench/results/db.md', report);
-  console.log(report);
+  writeResults(resultsFile('db.md'), report);
 } finally {
   await db.close();
   rmSync(dir, { recursive: true, force: true });

@@ -11,14 +11,16 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { integerOption, parseOrExit } from '../tooling/cli/command.js';
 import { listOperation, replaceOnce } from '../tooling/dev/sample-edit.js';
 import { freePort } from '../tooling/node/ports.js';
+import { checked } from './support/options.js';
+import { cpuModel, oneMinuteLoad, ROOT, resultsFile } from './support/report.js';
+import { median, percentile } from './support/stats.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const RESULTS = join(ROOT, 'bench/results/dev.md');
+const RESULTS = resultsFile('dev.md');
 const PROBE_EVERY_MS = 10;
 const EDIT_TIMEOUT_MS = 60_000;
 /** Pause after each save has finished (regenerated files included), as between human saves. */
@@ -34,12 +36,9 @@ const SPEC = {
   },
 } as const;
 const parsed = parseOrExit(SPEC);
-let edits = 0;
-try {
-  edits = integerOption('edits', parsed.values.edits, { min: 1, max: 1000 });
-} catch (error) {
-  exitOnFailure('bench:dev')(error);
-}
+const edits = checked('bench:dev', () =>
+  integerOption('edits', parsed.values.edits, { min: 1, max: 1000 }),
+);
 
 interface LiveState {
   contract: string | null;
@@ -65,11 +64,6 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 async function waitFor(what: string, probe: () => Promise<boolean> | boolean, timeoutMs: number) {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
@@ -93,7 +87,7 @@ function coldGenerate(): number {
 }
 
 async function main(): Promise<void> {
-  const loadBefore = loadavg()[0]!;
+  const loadBefore = oneMinuteLoad();
   process.stdout.write('bench:dev: cold npm run generate …\n');
   const generateMs = coldGenerate();
 
@@ -224,7 +218,7 @@ async function main(): Promise<void> {
       await new Promise((wait) => setTimeout(wait, PAUSE_MS));
     }
     await reader.cancel().catch(() => {});
-    writeResults(timings, generateMs, loadBefore, loadavg()[0]!);
+    writeResults(timings, generateMs, loadBefore, oneMinuteLoad());
   } finally {
     stop();
     await new Promise((done) => setTimeout(done, 1500));
@@ -329,11 +323,12 @@ function writeResults(
   const kinds = [...new Set(timings.map((timing) => timing.kind))];
   const text = `# npm run dev: save → served (\`npm run bench:dev\`)
 
-${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · Node ${process.version} · ${cpus().length} cores (${cpus()[0]?.model.trim()}) · load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after
+${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · Node ${process.version} · ${cpus().length} cores (${cpuModel()}) · load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after
 
 From the write of the spec copy to the service reflecting it: \`/openapi.json\` and request
 validation for good edits (probed every ${PROBE_EVERY_MS} ms), the problem on the docs event stream with
-the last good contract still served for a broken spec. ${timings.length} edits, ${PAUSE_MS} ms apart after each save finished.
+the last good contract still served for a broken spec. ${timings.length} edits, ${PAUSE_MS} ms apart after each save finished;
+p50 and p95 are nearest-rank percentiles of their times, the figures by kind medians.
 
 | | p50 | p95 | target |
 |---|---|---|---|
@@ -343,12 +338,7 @@ the last good contract still served for a broken spec. ${timings.length} edits, 
 By kind (median): ${kinds
     .map(
       (kind) =>
-        `${kind} ${Math.round(
-          percentile(
-            timings.filter((t) => t.kind === kind).map((t) => t.ms),
-            50,
-          ),
-        )} ms`,
+        `${kind} ${Math.round(median(timings.filter((t) => t.kind === kind).map((t) => t.ms)))} ms`,
     )
     .join(' · ')}
 

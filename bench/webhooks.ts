@@ -19,19 +19,22 @@
  */
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus } from 'node:os';
 import { verifyWebhook } from '../client/webhook.js';
-import { connect, openDb } from '../server/db/open.js';
+import { openDb } from '../server/db/open.js';
 import type { Db } from '../server/db/types.js';
 import { type EventObject, emitEvent } from '../server/domain/events.js';
 import { newId } from '../server/ids.js';
 import { insertWebhook } from '../server/repos/webhooks.js';
 import { startDeliveryWorker } from '../server/webhooks/worker.js';
-import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { scratchDatabase } from '../tooling/node/scratch-database.js';
+import { checked } from './support/options.js';
+import { oneMinuteLoad, resultsFile } from './support/report.js';
+import { percentile } from './support/stats.js';
 
 const { values } = parseOrExit({
   name: 'npm run bench:webhooks --',
@@ -94,23 +97,20 @@ const { values } = parseOrExit({
     },
   },
 });
-const [EVENTS, RATE, SECONDS, CONCURRENCY, ENDPOINT_CONCURRENCY, HUNG, TIMEOUT] = (() => {
-  try {
-    return [
-      integerOption('events', values.events, { min: 1 }),
-      integerOption('rate', values.rate, { min: 1 }),
-      integerOption('seconds', values.seconds, { min: 1 }),
-      integerOption('concurrency', values.concurrency, { min: 1 }),
-      integerOption('endpoint-concurrency', values['endpoint-concurrency'], { min: 1 }),
-      integerOption('hung', values.hung, { min: 0 }),
-      integerOption('timeout', values.timeout, { min: 1 }),
-    ];
-  } catch (error) {
-    return exitOnFailure('bench:webhooks')(error);
-  }
-})();
+const [EVENTS, RATE, SECONDS, CONCURRENCY, ENDPOINT_CONCURRENCY, HUNG, TIMEOUT] = checked(
+  'bench:webhooks',
+  () => [
+    integerOption('events', values.events, { min: 1 }),
+    integerOption('rate', values.rate, { min: 1 }),
+    integerOption('seconds', values.seconds, { min: 1 }),
+    integerOption('concurrency', values.concurrency, { min: 1 }),
+    integerOption('endpoint-concurrency', values['endpoint-concurrency'], { min: 1 }),
+    integerOption('hung', values.hung, { min: 0 }),
+    integerOption('timeout', values.timeout, { min: 1 }),
+  ],
+);
 const PHASE_LIMIT_MS = 60_000;
-const RESULTS = join(import.meta.dirname, 'results', 'webhooks.md');
+const RESULTS = resultsFile('webhooks.md');
 const TITLE = '# Webhook delivery benchmark (bench/webhooks.ts)\n';
 
 /** The results file with this run's section (`## SQLite` or `## PostgreSQL`) replaced. */
@@ -236,19 +236,11 @@ async function runBench(): Promise<void> {
     );
   });
 
-  const dir = mkdtempSync(join(tmpdir(), 'patient-care-bench-webhooks-'));
-  // PostgreSQL: a schema of its own, dropped afterwards, so the bench never touches other data.
-  const schema = `bench_webhooks_${process.pid}`;
-  let url = values.db ?? `sqlite:${join(dir, 'bench.db')}`;
-  if (values.db?.startsWith('postgres')) {
-    const admin = connect(values.db);
-    await admin.run(`CREATE SCHEMA ${schema}`);
-    await admin.close();
-    const parsed = new URL(values.db);
-    parsed.searchParams.set('options', `-c search_path=${schema}`);
-    url = parsed.toString();
-  }
-  const db = await openDb(url);
+  // PostgreSQL: a schema of its own, dropped afterwards, so the bench never touches other data;
+  // any other --db is used as it is.
+  const postgres = values.db?.startsWith('postgres') ? values.db : undefined;
+  const scratch = await scratchDatabase('bench_webhooks', postgres);
+  const db = await openDb(values.db === undefined || postgres ? scratch.url : values.db);
   const dialect = db.dialect === 'sqlite' ? 'SQLite file (WAL, synchronous=FULL)' : 'PostgreSQL';
 
   async function emit(db: Db): Promise<{ id: string; committedAt: number }> {
@@ -281,10 +273,6 @@ async function runBench(): Promise<void> {
       onArrival = check;
       check([]);
     });
-  }
-
-  function percentile(sorted: readonly number[], p: number): number {
-    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
   }
 
   const ms = (x: number) => `${x.toFixed(1)} ms`;
@@ -336,7 +324,6 @@ async function runBench(): Promise<void> {
       const at = arrivals.get(e.id);
       if (at !== undefined) latencies.push(at - e.committedAt);
     }
-    latencies.sort((a, b) => a - b);
     return { latencies, sent: events.length, seconds, complete };
   }
 
@@ -412,7 +399,7 @@ async function runBench(): Promise<void> {
 
 Command: \`${command}\` — ${dialect}, one worker (concurrency ${CONCURRENCY} per mode, ${ENDPOINT_CONCURRENCY} per endpoint), receiver on
 127.0.0.1 in its own process verifying every signature with \`verifyWebhook\`, Node ${process.version},
-${cpus().length} CPU cores shared with other work (1-min load average at the end: ${loadavg()[0]!.toFixed(1)}).
+${cpus().length} CPU cores shared with other work (1-min load average at the end: ${oneMinuteLoad().toFixed(1)}).
 
 | figure | result | target |
 |---|---|---|
@@ -427,7 +414,8 @@ ${cpus().length} CPU cores shared with other work (1-min load average at the end
 | deliveries rejected by verifyWebhook | ${rejected} | 0 |
 ${complete2 ? '' : '\nThe latency phase hit its limit; some events were not received.\n'}
 Latency is measured from the moment the emitting transaction's commit returned to the
-moment the receiver had read the whole request. The worker finds new deliveries by polling
+moment the receiver had read the whole request; p50 and p99 are nearest-rank percentiles of
+the events' latencies. The worker finds new deliveries by polling
 every 5 ms (\`pollIntervalMs\`; the default is 25 ms). In the hung phase every event also goes
 to ${HUNG} endpoints whose receiver sends \`200\` headers and never ends the body; each of
 their attempts holds a socket until the deadline, at most ${ENDPOINT_CONCURRENCY} per endpoint.
@@ -436,12 +424,7 @@ their attempts holds a socket until the deadline, at most ${ENDPOINT_CONCURRENCY
     process.stdout.write(section);
   } finally {
     await db.close();
-    if (values.db?.startsWith('postgres')) {
-      const admin = connect(values.db);
-      await admin.run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.close();
-    }
+    await scratch.drop();
     child.disconnect();
-    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -11,7 +11,7 @@ await runCommand(
     name: 'npm run webhooks:receive --',
     prefix: 'webhooks:receive',
     summary:
-      "Listens on 127.0.0.1 for webhook deliveries, verifies each one's PatientCare-Signature with the endpoint's secret and prints `verified <type> <event id>` (answered 200) or `refused <reason>` (answered 400). Stop it with Ctrl-C.",
+      "Listens on 127.0.0.1 for webhook deliveries, verifies each one's PatientCare-Signature with the endpoint's secret and prints `verified <type> <event id>` (answered 200) or `refused <reason>` (answered 400); a GET answers 204, for waiting until it listens. Runs until stopped (Ctrl-C), or with --until until a verified delivery of that event type.",
     options: {
       secret: {
         type: 'string',
@@ -19,6 +19,11 @@ await runCommand(
         description: 'The endpoint secret createWebhook returned (or set WEBHOOK_SECRET).',
       },
       port: { type: 'string', value: 'N', default: '8000', description: 'Port to listen on.' },
+      until: {
+        type: 'string',
+        value: 'TYPE',
+        description: 'Exit (0) after printing a verified delivery of this event type.',
+      },
     },
   },
   async ({ values }) => {
@@ -30,19 +35,27 @@ await runCommand(
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       throw new UsageError('--port must be an integer from 0 to 65535');
     }
-    const { port: bound } = await startWebhookReceiver({
+    const until = values.until;
+    let seen: () => void = () => {};
+    const done = new Promise<void>((resolve) => {
+      seen = resolve;
+    });
+    const { server, port: bound } = await startWebhookReceiver({
       secret,
       port,
-      onDelivery: (delivery) =>
+      onDelivery: (delivery) => {
         console.log(
           delivery.verified
             ? `verified ${delivery.type} ${delivery.id}`
             : `refused ${delivery.reason}`,
-        ),
+        );
+        if (delivery.verified && delivery.type === until) seen();
+      },
     });
     console.log(`receiving webhooks on http://127.0.0.1:${bound}/`);
-    // Runs until stopped: Ctrl-C or a signal ends the process.
-    await new Promise(() => {});
+    // Without --until it runs until stopped: Ctrl-C or a signal ends the process.
+    await done;
+    server.close();
     return 0;
   },
 );

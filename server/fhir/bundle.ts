@@ -37,21 +37,42 @@ export interface SearchsetBundle<R> {
   entry?: (MatchEntry<R> | OutcomeEntry)[];
 }
 
-/** The query string of `query` with `_cursor` replaced (parameters in a stable order). */
-function queryText(query: SearchQuery, cursor: string | undefined): string {
-  const params = new URLSearchParams();
+/** Characters `application/x-www-form-urlencoded` writes as they are (URLSearchParams). */
+const FORM_PLAIN = /^[\w*.-]*$/;
+
+/** `name=value` as URLSearchParams writes it; its own text when nothing needs escaping. */
+function formPair(name: string, value: string): string {
+  return FORM_PLAIN.test(name) && FORM_PLAIN.test(value)
+    ? `${name}=${value}`
+    : new URLSearchParams([[name, value]]).toString();
+}
+
+/** The query's parameters but `_cursor` as form text, names in a stable (sorted) order. */
+function queryPairs(query: SearchQuery): string {
+  const pairs: string[] = [];
   for (const name of Object.keys(query).sort()) {
     if (name === '_cursor') continue;
     const value = query[name];
     if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) params.append(name, String(item));
+    for (const item of Array.isArray(value) ? value : [value]) {
+      pairs.push(formPair(name, String(item)));
+    }
   }
-  if (cursor !== undefined) params.append('_cursor', cursor);
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
+  return pairs.join('&');
 }
 
-/** `self` and, when more match, `next`. */
+/** `url` with the query string `pairs` and, when given, `_cursor` last. */
+function withQuery(url: string, pairs: string, cursor: string | undefined): string {
+  const all =
+    cursor === undefined
+      ? pairs
+      : pairs === ''
+        ? formPair('_cursor', cursor)
+        : `${pairs}&${formPair('_cursor', cursor)}`;
+  return all === '' ? url : `${url}?${all}`;
+}
+
+/** `self` and, when more match, `next` (the same search with `_cursor` replaced). */
 function links(
   base: string,
   type: string,
@@ -59,12 +80,13 @@ function links(
   page: CountedPage<{ id: string }>,
 ): SearchsetBundle<unknown>['link'] {
   const url = `${base}/${type}`;
+  const pairs = queryPairs(query);
   const out: SearchsetBundle<unknown>['link'] = [
-    { relation: 'self', url: `${url}${queryText(query, query._cursor as string | undefined)}` },
+    { relation: 'self', url: withQuery(url, pairs, query._cursor as string | undefined) },
   ];
   const last = page.data.at(-1);
   if (page.hasMore && last !== undefined) {
-    out.push({ relation: 'next', url: `${url}${queryText(query, toFhirId(last.id))}` });
+    out.push({ relation: 'next', url: withQuery(url, pairs, toFhirId(last.id)) });
   }
   return out;
 }
@@ -122,8 +144,9 @@ export function searchset<S extends { id: string }, R>(
 
 /**
  * The same Bundle as `searchset`, as JSON text spliced from rendered entries: `cache` keeps
- * each entry's text after its `fullUrl` by stored text, so a change of base never serves a
- * stale URL. Key order and content match `JSON.stringify(searchset(…))`.
+ * each entry's whole text (its `fullUrl` too) by id, and serves it only for the same stored
+ * text and base, so neither a changed record nor a change of base is ever served stale. Key
+ * order and content match `JSON.stringify(searchset(…))`.
  */
 export function searchsetText<S extends { id: string }, R>(
   type: string,
@@ -136,20 +159,19 @@ export function searchsetText<S extends { id: string }, R>(
   const { base, ignored } = requestInfo(query);
   const head = `{"resourceType":"Bundle","type":"searchset","total":${page.total},"link":${JSON.stringify(links(base, type, query, page))}`;
   const outcome = outcomeEntry(ignored);
+  if (countOnly && outcome === undefined) return `${head}}` as JsonText<SearchsetBundle<R>>;
   const texts = countOnly
     ? []
-    : page.data.map((row) => {
-        const rest = cache.get(row.json, () => {
-          const text = JSON.stringify({
+    : page.data.map((row) =>
+        cache.get(row.id, row.json, base, () => {
+          const entry: MatchEntry<R> = {
+            fullUrl: `${base}/${type}/${toFhirId(row.id)}`,
             resource: toFhir(JSON.parse(row.json) as S),
             search: { mode: 'match' },
-          });
-          return text.slice(1);
-        });
-        return `{"fullUrl":${JSON.stringify(`${base}/${type}/${toFhirId(row.id)}`)},${rest}`;
-      });
+          };
+          return JSON.stringify(entry);
+        }),
+      );
   if (outcome !== undefined) texts.push(JSON.stringify(outcome));
-  const text =
-    countOnly && outcome === undefined ? `${head}}` : `${head},"entry":[${texts.join(',')}]}`;
-  return text as JsonText<SearchsetBundle<R>>;
+  return [head, ',"entry":[', texts.join(','), ']}'].join('') as JsonText<SearchsetBundle<R>>;
 }

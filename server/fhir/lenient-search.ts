@@ -39,10 +39,16 @@ export function lenientQuery(
   query: Readonly<Record<string, unknown>>,
   known: ReadonlySet<string>,
 ): { query: Record<string, unknown>; ignored: string[] } {
+  const dropped = (name: string): boolean =>
+    !known.has(name) || (name === '_summary' && !summaryServed(query[name]));
+  const names = Object.keys(query);
+  // The common case drops nothing: the query object itself is kept, no copy is made.
+  if (!names.some(dropped)) return { query: query as Record<string, unknown>, ignored: [] };
   const kept: Record<string, unknown> = Object.create(null);
   const ignored: string[] = [];
-  for (const [name, value] of Object.entries(query)) {
-    if (!known.has(name) || (name === '_summary' && !summaryServed(value))) ignored.push(name);
+  for (const name of names) {
+    const value = query[name];
+    if (dropped(name)) ignored.push(name);
     else kept[name] = value;
   }
   return { query: kept, ignored };

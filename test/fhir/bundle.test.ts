@@ -156,15 +156,47 @@ describe('searchset Bundles', () => {
     });
   });
 
+  it('link query strings are form-encoded as URLSearchParams writes them', () => {
+    const values = { family: "O'Brien Zoë~!*", given: ['a+b', 'c&d=e'], _count: 2, 'x y': '-._' };
+    const text = searchsetText(
+      'Patient',
+      queryOf({ ...values, _cursor: 'pat-01JD7X5K8M9N2P3Q4R5S6T7V8W' }),
+      { data: rows, hasMore: true, total: 3 },
+      (r: StoredPatient) => toFhir('Patient', r),
+      new RenderCache(10),
+    );
+    const expected = new URLSearchParams();
+    for (const name of Object.keys(values).sort()) {
+      const value = values[name as keyof typeof values];
+      for (const item of [value].flat()) expected.append(name, String(item));
+    }
+    const [self, next] = JSON.parse(text).link;
+    expect(self.url).toBe(`${BASE}/Patient?${expected}&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8W`);
+    expect(next.url).toBe(`${BASE}/Patient?${expected}&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8X`);
+  });
+
   it('keeps at most its size, dropping the least recently used', () => {
     const cache = new RenderCache(2);
     let renders = 0;
-    const render = (key: string) => cache.get(key, () => `${key}${++renders}`);
+    const render = (key: string) =>
+      cache.get(key, `stored ${key}`, BASE, () => `${key}${++renders}`);
     render('a');
     render('b');
     render('a');
     render('c');
     expect(render('a')).toBe('a1');
     expect(render('b')).toBe('b4');
+  });
+
+  it('renders afresh when the stored text or the base is not the one an entry was made from', () => {
+    const cache = new RenderCache(10);
+    let renders = 0;
+    const render = (stored: string, base: string) =>
+      cache.get('a', stored, base, () => `${++renders}`);
+    expect(render('v1', BASE)).toBe('1');
+    expect(render('v1', BASE)).toBe('1');
+    expect(render('v2', BASE)).toBe('2');
+    expect(render('v2', 'http://127.0.0.1:4010/fhir/R4')).toBe('3');
+    expect(render('v2', 'http://127.0.0.1:4010/fhir/R4')).toBe('3');
   });
 });

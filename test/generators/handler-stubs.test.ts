@@ -139,7 +139,7 @@ describe('imports for stubs in hand-written modules', () => {
   // change nothing in the result (before, the stub imports landed after './types.js').
   it.each(modules)(
     '%s with a stub added passes Biome unchanged',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async (name) => {
       const text = readFileSync(join(folder, name), 'utf8');
       const added: StubOperation = {

@@ -71,7 +71,7 @@ function exited(child: ChildProcess): Promise<number | null> {
 
 describe('server/main.ts', () => {
   it('prints the first key once, serves, and shuts down on signals', {
-    timeout: 90_000,
+    timeout: 240_000,
   }, async () => {
     const first = await start();
     const key = /sk_test_[0-9A-Za-z]+/.exec(first.stdout())?.[0];
@@ -89,7 +89,7 @@ describe('server/main.ts', () => {
     const other = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
       env: serverEnv(await freePort()),
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: 150_000,
     });
     expect(other.status).toBe(1);
     expect(other.stderr.trim().split('\n')).toEqual([
@@ -133,7 +133,7 @@ describe('server/main.ts', () => {
 
 describe('the start banner with PUBLIC_URL set', () => {
   it('names the listen address and, on its own line, PUBLIC_URL; its curl reaches this process', {
-    timeout: 90_000,
+    timeout: 240_000,
   }, async () => {
     const started = await start({
       PUBLIC_URL: 'https://api.clinic.example',
@@ -168,13 +168,13 @@ describe('the start banner with PUBLIC_URL set', () => {
 
 describe('a start that fails', () => {
   it('on a SQLite path whose folder does not exist says so in one line and creates nothing', {
-    timeout: 60_000,
+    timeout: 240_000,
   }, async () => {
     const missing = join(dir, 'no-such-folder', 'deeper');
     const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
       env: serverEnv(await freePort(), { DATABASE_URL: `sqlite:${join(missing, 'x.db')}` }),
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: 150_000,
     });
     expect(res.status, res.stderr).toBe(2);
     expect(res.stderr.trim().split('\n')).toEqual([
@@ -184,7 +184,7 @@ describe('a start that fails', () => {
   });
 
   it('on a port in use says so in one line and keeps the first key for the next start', {
-    timeout: 90_000,
+    timeout: 240_000,
   }, async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
@@ -194,7 +194,7 @@ describe('a start that fails', () => {
       const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
         env: serverEnv(taken, { DATABASE_URL: `sqlite:${database}` }),
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: 150_000,
       });
       expect(res.status).toBe(1);
       expect(res.stderr.trim().split('\n')).toEqual([
@@ -234,7 +234,7 @@ describe('a start that fails', () => {
       { DATABASE_URL: 'sqlite:FILE/inside/x.db' },
       /^patient-care: DATABASE_URL names the SQLite file .*x\.db, which cannot be created or opened: a part of its folder is a file, not a folder$/,
     ],
-  ])('%s %o: one line naming it, exit 2', { timeout: 60_000 }, async (_name, extra, want) => {
+  ])('%s %o: one line naming it, exit 2', { timeout: 240_000 }, async (_name, extra, want) => {
     const file = join(dir, 'a-file');
     writeFileSync(file, 'not a folder');
     const env = Object.fromEntries(
@@ -246,7 +246,7 @@ describe('a start that fails', () => {
         ...env,
       }),
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: 150_000,
     });
     expect(res.status, res.stderr).toBe(2);
     const lines = res.stderr.trim().split('\n');
@@ -255,7 +255,7 @@ describe('a start that fails', () => {
   });
 
   it('a PostgreSQL search_path schema that does not exist is named, exit 2', {
-    timeout: 60_000,
+    timeout: 240_000,
   }, async (context) => {
     if (!(await postgresAvailable())) {
       console.warn('main.test: no PostgreSQL at 127.0.0.1:5432; the search_path case is skipped');
@@ -266,7 +266,7 @@ describe('a start that fails', () => {
     const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
       env: serverEnv(await freePort(), { DATABASE_URL: url }),
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: 150_000,
     });
     expect(res.status, res.stderr).toBe(2);
     expect(res.stderr.trim().split('\n')).toEqual([
@@ -290,7 +290,7 @@ describe('settings', () => {
         [name]: value,
       }),
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: 150_000,
     });
     expect(res.status).toBe(2);
     const lines = res.stderr.trim().split('\n');

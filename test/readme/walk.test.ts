@@ -3,8 +3,9 @@
  * curl" and "Where to go next", in order, as one bash script against the service started as
  * `npm start` starts it (server/main.ts, a fresh SQLite file), from the repository folder.
  * Only the two ports change: the service's `127.0.0.1:4010` and the receiver's `8000` become
- * free ports. `set -m` gives the script job control, as an interactive shell has, so the
- * walk's `kill %1` stops the receiver's whole process group. `node` is the machine's own where
+ * free ports. `set -m` gives the script job control, as an interactive shell has; the walk
+ * waits for its receiver (`--until patient.updated`) rather than sleeping, so a slow machine
+ * only makes it slower. `node` is the machine's own where
  * it has one (Node 20 here), as for a newcomer; npm scripts run on the project's Node 24.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -92,7 +93,7 @@ describe('the README walk', () => {
     const receiverPort = await freePort();
     const script = blocks.join('\n');
     expect(script).toContain('http://127.0.0.1:4010');
-    expect(script.match(/\b8000\b/g)).toHaveLength(2);
+    expect(script.match(/\b8000\b/g)).toHaveLength(3);
     const run = script
       .replaceAll('127.0.0.1:4010', `127.0.0.1:${port}`)
       .replace(/\b8000\b/g, String(receiverPort));
@@ -123,7 +124,7 @@ describe('the README walk', () => {
     const out = collect(bash);
     const code = await new Promise<number | null>((resolve) => bash.on('exit', resolve));
     try {
-      // The receiver was stopped by the walk's `kill %1`: nothing listens on its port.
+      // The receiver exited once it verified patient.updated: nothing listens on its port.
       await expect(
         fetch(`http://127.0.0.1:${receiverPort}/`, { method: 'POST' }),
       ).rejects.toThrow();

@@ -19,7 +19,7 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 async function node(args: string[]): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, args, { timeout: 120_000 });
+    const { stdout, stderr } = await run(process.execPath, args, { timeout: 180_000 });
     return { code: 0, output: `${stdout}${stderr}` };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -29,7 +29,9 @@ async function node(args: string[]): Promise<{ code: number; output: string }> {
 
 const TS = ['--import', './tooling/node/ts-resolve.mjs'];
 
-describe.concurrent('required: [] is refused by every command, naming the line', () => {
+describe.concurrent('required: [] is refused by every command, naming the line', {
+  timeout: 240_000,
+}, () => {
   it('npm run lint:spec: Redocly passes it, the OpenAPI 3.0 schema check does not', async () => {
     const { code, output } = await node([...TS, 'scripts/lint-spec.ts', FIXTURE]);
     expect(code).toBe(1);

@@ -1,7 +1,8 @@
 /**
  * The README walk's receiver (tooling/webhook-receiver/): a delivery signed with the endpoint's
  * secret is answered 200 and reported verified; one signed with another secret, or unsigned,
- * is answered 400 and reported refused with the reason.
+ * is answered 400 and reported refused with the reason; a GET is a readiness probe, answered
+ * 204 and not reported.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookPayload } from '../../contract/webhook-signature.js';
@@ -48,5 +49,12 @@ describe('the local webhook receiver', () => {
       verified: false,
       reason: expect.stringMatching(/^signature_header_missing: /),
     });
+  });
+
+  it('answers a GET with 204 and reports nothing', async () => {
+    const before = deliveries.length;
+    const res = await fetch(url);
+    expect(res.status).toBe(204);
+    expect(deliveries).toHaveLength(before);
   });
 });

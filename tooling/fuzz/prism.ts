@@ -8,8 +8,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { stopChild, waitForHttp } from '../node/child-process.js';
 import { freePort } from '../node/ports.js';
-import { stopChild, waitForHttp } from './service.js';
 
 /** One request as Prism logged it: method (lower case), path, and its violations. */
 export interface PrismRequest {

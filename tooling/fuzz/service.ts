@@ -5,17 +5,15 @@
  * enough that the fuzzer never meets a 429. Its keys are made in the database before it
  * starts: a test secret key and a test publishable key (createToken takes only that kind).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { connect, openDb } from '../../server/db/open.js';
+import { spawn } from 'node:child_process';
+import { openDb } from '../../server/db/open.js';
 import type { Dialect } from '../../server/db/types.js';
 import { setAccountApiVersion } from '../../server/keys/account.js';
 import { createKey } from '../../server/keys/index.js';
 import { advanceClaim } from '../../server/webhooks/clearinghouse.js';
+import { stopChild, waitForHttp } from '../node/child-process.js';
 import { freePort } from '../node/ports.js';
+import { type ScratchDatabase, scratchDatabase } from '../node/scratch-database.js';
 
 /** Where the service keeps its data. */
 export interface DatabaseChoice {
@@ -51,71 +49,14 @@ export interface Service {
 
 const HIGH_RATE = '1000000';
 
-/** Polls `url` until anything answers, or throws after `timeoutMs`. */
-export async function waitForHttp(
-  url: string,
-  timeoutMs: number,
-  alive: () => boolean,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!alive()) throw new Error(`process behind ${url} exited during start-up`);
-    try {
-      await fetch(url, { signal: AbortSignal.timeout(1000) });
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`nothing answered at ${url} within ${timeoutMs} ms`);
-}
-
-/** Stops a child with SIGTERM (SIGKILL after `graceMs`) and waits for it. */
-export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await done;
-  clearTimeout(timer);
-}
-
-/** A fresh database: its URL, and how to remove it afterwards. */
-async function freshDatabase(
-  choice: DatabaseChoice,
-): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (choice.dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'patient-care-fuzz-'));
-    return {
-      url: `sqlite:${join(dir, 'fuzz.db')}`,
-      drop: async () => rmSync(dir, { recursive: true, force: true }),
-    };
-  }
-  const base = choice.postgresUrl ?? 'postgres://127.0.0.1:5432/test';
-  const schema = `fuzz_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = connect(base);
+/** A fresh database for `choice`: its URL, and how to remove it afterwards. */
+async function freshDatabase(choice: DatabaseChoice): Promise<ScratchDatabase> {
+  if (choice.dialect === 'sqlite') return scratchDatabase('fuzz');
   try {
-    await admin.run(`CREATE SCHEMA ${schema}`);
+    return await scratchDatabase('fuzz', choice.postgresUrl ?? 'postgres://127.0.0.1:5432/test');
   } catch (error) {
-    throw new Error(
-      `PostgreSQL at ${new URL(base).host} refused a new schema (${(error as Error).message}); set FUZZ_DATABASES=sqlite to fuzz without it`,
-    );
-  } finally {
-    await admin.close();
+    throw new Error(`${(error as Error).message}; set FUZZ_DATABASES=sqlite to fuzz without it`);
   }
-  const url = new URL(base);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const cleaner = connect(base);
-      try {
-        await cleaner.run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      } finally {
-        await cleaner.close();
-      }
-    },
-  };
 }
 
 /** Starts the service on a fresh database; `root` is the repository. */

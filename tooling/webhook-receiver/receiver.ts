@@ -2,8 +2,9 @@
  * A local webhook receiver for trying the API (`npm run webhooks:receive`, the README's walk):
  * listens on loopback, checks each delivery's `PatientCare-Signature` against the endpoint's
  * secret with the client's `verifyWebhook` (the scheme the server signs with), answers 200 to
- * a verified delivery and 400 to anything else, and reports each one. A stand-in for the
- * receiver an integrator writes, never a production component.
+ * a verified delivery and 400 to anything else, and reports each one. A GET or HEAD is a
+ * readiness probe (204, not reported), so a script can wait for the receiver with curl instead
+ * of sleeping. A stand-in for the receiver an integrator writes, never a production component.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +27,11 @@ export async function startWebhookReceiver(
   options: ReceiverOptions,
 ): Promise<{ server: Server; port: number }> {
   const server = createServer(async (request, response) => {
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      response.statusCode = 204;
+      response.end();
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const header = request.headers[SIGNATURE_HEADER.toLowerCase()];

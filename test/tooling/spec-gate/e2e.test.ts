@@ -64,7 +64,9 @@ afterAll(() => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('npm run spec:check against a temporary git repository', () => {
+// Each case starts `spec:check` as a process under tsx, one to three times: seconds each on a
+// quiet machine, up to half a minute each when the two cores are busy.
+describe('npm run spec:check against a temporary git repository', { timeout: 180_000 }, () => {
   it('uses the merge base with main, fails an unversioned break, passes once versioned and listed', () => {
     const dir = tempRepo();
     cpSync(join(fixtures, 'split'), join(dir, 'spec'), { recursive: true });

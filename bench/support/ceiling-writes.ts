@@ -16,9 +16,9 @@
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { Db } from '../server/db/types.js';
-import { buildPatient } from '../server/domain/patients.js';
-import { newId } from '../server/ids.js';
+import type { Db } from '../../server/db/types.js';
+import { buildPatient } from '../../server/domain/patients.js';
+import { newId } from '../../server/ids.js';
 
 /** One create's values, as the service would store them. */
 function createRows(body: unknown, idempotencyKey: string) {
