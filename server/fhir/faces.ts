@@ -18,7 +18,7 @@ import {
   type FromFhir,
   fromFhirResource,
   toFhirResource,
-} from './mapping/common.js';
+} from './mapping/fields.js';
 import { PATIENT_FIELDS } from './mapping/patient.js';
 
 type Schemas = components['schemas'];

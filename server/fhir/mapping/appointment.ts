@@ -11,15 +11,8 @@ import {
   type StoredAppointment,
   storedAppointmentStatus,
 } from '../../resources/appointment.js';
-import {
-  coded,
-  codeOf,
-  type FieldMapping,
-  idFromReference,
-  instantField,
-  notStorable,
-  referenceTo,
-} from './common.js';
+import { coded, codeOf, idFromReference, notStorable, referenceTo } from './common.js';
+import { type FieldMapping, instantField } from './fields.js';
 
 export type FhirAppointment = components['schemas']['FhirAppointment'];
 type AppointmentType = NonNullable<StoredAppointment['appointment_type']>;

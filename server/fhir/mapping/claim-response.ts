@@ -8,17 +8,8 @@ import type { components } from '../../../generated/types.js';
 import { fhirClaimStatus, type StoredClaim } from '../../resources/claim.js';
 import { FhirError } from '../errors.js';
 import { CLAIM_TYPES, PAYER_MEMBERS, SELF_PAY } from './claim.js';
-import {
-  coded,
-  codeOf,
-  type FhirCodeableConcept,
-  type FieldMapping,
-  instantField,
-  minorOf,
-  money,
-  notStorable,
-  referenceField,
-} from './common.js';
+import { coded, codeOf, type FhirCodeableConcept, minorOf, money, notStorable } from './common.js';
+import { type FieldMapping, instantField, referenceField } from './fields.js';
 
 type Schemas = components['schemas'];
 export type FhirClaimResponse = Schemas['FhirClaimResponse'];

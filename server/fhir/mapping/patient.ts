@@ -6,7 +6,8 @@
  */
 import type { components } from '../../../generated/types.js';
 import type { StoredPatient } from '../../resources/patient.js';
-import { coded, codeOf, type FieldMapping, notStorable } from './common.js';
+import { coded, codeOf, notStorable } from './common.js';
+import type { FieldMapping } from './fields.js';
 
 type Schemas = components['schemas'];
 export type FhirPatient = Schemas['FhirPatient'];

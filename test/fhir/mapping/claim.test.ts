@@ -10,7 +10,7 @@ import {
   PAYER_MEMBERS,
   SELF_PAY,
 } from '../../../server/fhir/mapping/claim.js';
-import type { FromFhir } from '../../../server/fhir/mapping/common.js';
+import type { FromFhir } from '../../../server/fhir/mapping/fields.js';
 import type { StoredClaim } from '../../../server/resources/claim.js';
 import { PATIENT_ID, storedClaim } from '../fixtures.js';
 
