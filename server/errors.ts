@@ -244,7 +244,7 @@ export function isApiError(value: unknown): value is ApiError {
     value instanceof ApiError ||
     (value instanceof Error &&
       value.name === 'ApiError' &&
-      Object.hasOwn(REGISTRY, String((value as unknown as { code?: unknown }).code)))
+      Object.hasOwn(REGISTRY, String(Reflect.get(value, 'code'))))
   );
 }
 
