@@ -52,3 +52,12 @@ export const jsonFieldEquals: Operator<string> = (field, value, p, dialect) => {
     dialect === 'postgres' ? `(data::json ->> '${field}')` : `json_extract(data, '$.${field}')`;
   return `${read} = ${p.add(value)}`;
 };
+
+/** One document by its id (FHIR's `_id`). */
+export const BY_ID = { column: 'id', op: equals } as const;
+
+/** The `status` column every stateful resource keeps, and its filter. */
+export const STATUS = {
+  column: { name: 'status', value: (doc: { status: string }) => doc.status },
+  criterion: { column: 'status', op: equals },
+} as const;

@@ -8,7 +8,7 @@ import type { components } from '../../generated/types.js';
 import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../domain/appointment-status.js';
 import type { StoredAppointment } from '../domain/appointment-times.js';
 import { dateRange } from '../fhir/search/date-range.js';
-import { equals, within } from '../repos/criteria.js';
+import { STATUS, within } from '../repos/criteria.js';
 import { PATIENT_LINK } from './patient.js';
 import type { FhirFace, Resource } from './resource.js';
 
@@ -25,12 +25,12 @@ export const APPOINTMENT: Resource<StoredAppointment, AppointmentCriterion> = {
   prefix: 'appt',
   columns: [
     PATIENT_LINK.column,
-    { name: 'status', value: (a) => a.status },
+    STATUS.column,
     { name: 'start_at', value: (a) => a.start ?? null },
   ],
   criteria: {
     patient: PATIENT_LINK.criterion,
-    status: { column: 'status', op: equals },
+    status: STATUS.criterion,
     // Appointments without a start never match a range on it.
     start: { column: 'start_at', op: within },
   },

@@ -9,7 +9,7 @@ import type { Claim } from '../domain/claim-build.js';
 import { CLAIM_STATUSES, type ClaimStatus } from '../domain/claim-status.js';
 import { dateRange } from '../fhir/search/date-range.js';
 import { referenceParam } from '../fhir/search/token.js';
-import { equals, oneOf } from '../repos/criteria.js';
+import { BY_ID, oneOf, STATUS } from '../repos/criteria.js';
 import { PATIENT_LINK } from './patient.js';
 import type { FhirFace, Resource } from './resource.js';
 
@@ -26,12 +26,12 @@ export const CLAIM: Resource<StoredClaim, ClaimCriterion> = {
   columns: [
     PATIENT_LINK.column,
     { name: 'appointment_id', value: (c) => c.appointment ?? null, fixed: true },
-    { name: 'status', value: (c) => c.status },
+    STATUS.column,
   ],
   criteria: {
-    id: { column: 'id', op: equals },
+    id: BY_ID,
     patient: PATIENT_LINK.criterion,
-    status: { column: 'status', op: equals },
+    status: STATUS.criterion,
     statuses: { column: 'status', op: oneOf },
   },
   listCriteria: ['patient', 'status'],

@@ -8,7 +8,7 @@ import type { Patient } from '../domain/patients.js';
 import { resourceMissing } from '../domain/serialize.js';
 import { fromFhirId } from '../fhir/ids.js';
 import { identifierToken, referenceParam } from '../fhir/search/token.js';
-import { equals, jsonFieldEquals, type Operator, startsWith } from '../repos/criteria.js';
+import { BY_ID, equals, jsonFieldEquals, type Operator, startsWith } from '../repos/criteria.js';
 import {
   assertNoMrnConflict,
   clearPatientChildren,
@@ -55,7 +55,7 @@ export const PATIENT: Resource<StoredPatient, PatientCriterion> = {
   // PHI criteria use the normalised columns and a byte-wise prefix range, so each one is an
   // index range scan; `gender` has no column and narrows the others.
   criteria: {
-    id: { column: 'id', op: equals },
+    id: BY_ID,
     active: { column: 'active', op: equals },
     familyName: { column: 'family_norm', op: namePrefix },
     givenName: { column: 'given_norm', op: matchesGivenName },

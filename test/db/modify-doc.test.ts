@@ -36,7 +36,7 @@ it('rewrites documents only in the generic repository, behind modifyDoc', () => 
   expect(named.map(({ file }) => file)).toEqual(['repos/webhooks.ts']);
   expect(named[0]?.text).not.toMatch(/UPDATE\s+webhooks\s+SET[^`]*data\s*=/);
   // Generically: one writer, handed to modifyDoc; nothing exported replaces a row.
-  const generic = texts.filter(({ text }) => text.includes('UPDATE ${resource.table} SET'));
+  const generic = texts.filter(({ text }) => /UPDATE \$\{resource\.table\} SET/.test(text));
   expect(generic.map(({ file }) => file)).toEqual(['repos/records.ts']);
   expect(generic[0]?.text).toContain('modifyDoc');
   expect(generic[0]?.text).not.toMatch(/export (async )?function (update|write)/);
