@@ -8,7 +8,7 @@
  * (c) (b) plus the service's logger (its pino options, buffered stdout-like destination) and
  *     one request-completed line, as `server/http/logging.ts` writes it;
  * (d) (c) plus the page read from a SQLite file through the service's repository
- *     (`listPatientsJson`) and spliced with `listEnvelopeText`;
+ *     (`listRecords(PATIENT, …, JSON_TEXT)`) and spliced with `listEnvelopeText`;
  * (d-pg) the same as (d) on PostgreSQL (node-postgres through the service's adapter, a fresh
  *     schema of the database given with `--pg`).
  *
@@ -108,11 +108,12 @@ async function serveVariant(variant: Variant, dbUrl: string): Promise<void> {
   const { default: Fastify } = await import('fastify');
   const { default: pino } = await import('pino');
   const { openDb } = await import('../server/db/open.js');
-  const { listPatientsJson } = await import('../server/repos/patients.js');
+  const { JSON_TEXT, listRecords } = await import('../server/repos/records.js');
+  const { PATIENT } = await import('../server/resources/patient.js');
   const { listEnvelopeText } = await import('../server/domain/list.js');
   const { loggerOptions, logRequestCompleted } = await import('../server/http/logging.js');
   const db = await openDb(dbUrl);
-  const page = await listPatientsJson(db, { livemode: false, limit: 10 });
+  const page = await listRecords(PATIENT, db, { livemode: false, limit: 10 }, JSON_TEXT);
   const text: string = listEnvelopeText('/v1/patients', page);
   const parsed = JSON.parse(text) as unknown;
   const logs = pino.destination({ dest: '/dev/null', minLength: 4096, sync: false });
@@ -133,7 +134,10 @@ async function serveVariant(variant: Variant, dbUrl: string): Promise<void> {
     if (variant === 'a') return parsed;
     let body = text;
     if (variant === 'd' || variant === 'd-pg') {
-      body = listEnvelopeText('/v1/patients', await listPatientsJson(db, { livemode: false }));
+      body = listEnvelopeText(
+        '/v1/patients',
+        await listRecords(PATIENT, db, { livemode: false }, JSON_TEXT),
+      );
     }
     reply.header('Request-Id', 'req_01KAB0000000000000000000AA');
     reply.header('PatientCare-Version', '2026-11-01');

@@ -83,7 +83,7 @@ export function createOperationClient<
     },
   });
 
-  const request = raw.request as unknown as UntypedRequest;
+  const request = raw.request as UntypedRequest;
   const client: Record<string, unknown> = { raw };
   for (const [name, op] of Object.entries(operations)) {
     const method = async (init?: unknown) => {

@@ -8,11 +8,10 @@
 import type { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
-// ajv-formats is CommonJS with a `default` property; under NodeNext the default import is the
-// module object, so take `.default` when it is there.
+// ajv-formats is CommonJS: under NodeNext the default import is its `module.exports`, the
+// plugin function, which also carries itself as `.default` (typed so).
 type FormatsPlugin = (ajv: Ajv) => Ajv;
-const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
-const addAjvFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
+const addAjvFormats: FormatsPlugin = addFormatsModule.default;
 
 /** Formats a validator checks; a converted schema keeps `format` only for these. */
 export const KNOWN_FORMATS: ReadonlySet<string> = new Set([

@@ -3932,6 +3932,7 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: null,
   parameters: [
+    { name: '_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'date', in: 'query', required: false, style: 'form', explode: true },
     { name: 'status', in: 'query', required: false, style: 'form', explode: true },
@@ -3945,6 +3946,7 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
     querystring: {
       type: 'object',
       properties: {
+        _id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
         patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
         date: {
           type: 'array',
@@ -4004,6 +4006,7 @@ const searchFhirAppointmentsByPostRoute: RouteDefinition = {
   bodyMediaType: 'application/x-www-form-urlencoded',
   parameters: [
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'date', in: 'query', required: false, style: 'form', explode: true },
     { name: 'status', in: 'query', required: false, style: 'form', explode: true },
@@ -4017,6 +4020,7 @@ const searchFhirAppointmentsByPostRoute: RouteDefinition = {
     querystring: {
       type: 'object',
       properties: {
+        _id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
         patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
         date: {
           type: 'array',

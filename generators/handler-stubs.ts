@@ -139,7 +139,15 @@ function exportsOf(name: string, text: string): ModuleExports {
       }
     } else if (ts.isVariableStatement(statement) && exported(statement)) {
       for (const declaration of statement.declarationList.declarations) {
-        if (!ts.isIdentifier(declaration.name)) continue;
+        if (!ts.isIdentifier(declaration.name)) {
+          // `export const [a, b] = …`: each bound name is an export (typed by the handler map).
+          for (const element of declaration.name.elements) {
+            if (ts.isBindingElement(element) && ts.isIdentifier(element.name)) {
+              found.names.add(element.name.text);
+            }
+          }
+          continue;
+        }
         found.names.add(declaration.name.text);
         const initializer = declaration.initializer;
         // `export const x = (async () => ...) satisfies AppHandler<'x'>` counts as annotated too.

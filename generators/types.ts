@@ -70,7 +70,7 @@ export function generateTypes(document: OpenApiDocument): string {
   // document must give the same text, and the caller's document must stay as it was.
   const copy = structuredClone(document);
   inlinePathReferences(copy);
-  const schema = copy as unknown as OpenAPI3;
+  const schema = copy as OpenAPI3;
   const ctx: GlobalContext = {
     additionalProperties: false,
     alphabetize: TYPE_OPTIONS.alphabetize,

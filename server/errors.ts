@@ -186,8 +186,11 @@ export function errorSpec(code: ErrorCode): ErrorSpec {
 /** Every registered code, for tests and documentation. */
 export const ERROR_CODES = Object.keys(REGISTRY) as ErrorCode[];
 
-/** The body of every non-2xx response (schema `Error`). */
-export interface ErrorEnvelope {
+/**
+ * The body of every non-2xx response (schema `Error`). A type, not an interface, so it is a
+ * `Json` value as it stands (the version renderer takes one) with no cast.
+ */
+export type ErrorEnvelope = {
   error: {
     type: ErrorType;
     code: ErrorCode;
@@ -196,7 +199,7 @@ export interface ErrorEnvelope {
     doc_url: string;
     request_id: string;
   };
-}
+};
 
 /** Optional details of an error: never PHI — parameter names and ids only. */
 export interface ApiErrorOptions {
@@ -241,7 +244,7 @@ export function isApiError(value: unknown): value is ApiError {
     value instanceof ApiError ||
     (value instanceof Error &&
       value.name === 'ApiError' &&
-      Object.hasOwn(REGISTRY, String((value as unknown as { code?: unknown }).code)))
+      Object.hasOwn(REGISTRY, String(Reflect.get(value, 'code'))))
   );
 }
 

@@ -8,7 +8,8 @@ import type autocannon from 'autocannon';
 import { openDb } from '../../server/db/open.js';
 import { buildPatient } from '../../server/domain/patients.js';
 import { newId } from '../../server/ids.js';
-import { insertPatient } from '../../server/repos/patients.js';
+import { insertRecord } from '../../server/repos/records.js';
+import { PATIENT } from '../../server/resources/patient.js';
 
 /** Patient `i` of a bench: family `Bench<i>` (a FHIR `family=Bench` search finds them all). */
 export function benchPatient(i: number) {
@@ -71,7 +72,7 @@ export async function insertPatients(url: string, count: number): Promise<void> 
         livemode: false,
         nowSeconds,
       });
-      await db.transaction((tx) => insertPatient(tx, patient));
+      await db.transaction((tx) => insertRecord(PATIENT, tx, patient));
     }
   } finally {
     await db.close();

@@ -61,7 +61,7 @@ export interface EmitEventInput {
  *
  * @example
  * return ctx.write(async (tx) => {
- *   await insertPatient(tx, patient);
+ *   await insertRecord(PATIENT, tx, patient);
  *   await emitEvent(tx, ctx, { type: 'patient.created', object: patient });
  *   return { status: 200, body: patient };
  * });

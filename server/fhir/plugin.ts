@@ -39,10 +39,7 @@ export async function sendOutcome(
   error: unknown,
 ): Promise<FastifyReply> {
   const first = error instanceof FhirError ? error : toApiError(error);
-  if (first.statusCode >= 500) {
-    request.log.error({ err: error }, 'request failed with an unexpected error');
-  }
-  const answer = fhirErrorReply(await prepareErrorReply(deps, request, reply, first));
+  const answer = fhirErrorReply(await prepareErrorReply(deps, request, reply, first, error));
   for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
   return reply
     .code(answer.status)

@@ -5,17 +5,14 @@
  */
 import { buildAppointment } from '../domain/appointment-build.js';
 import { appointmentOut, timesIn } from '../domain/appointment-times.js';
-import {
-  type Appointment,
-  type AppointmentUpdatePlan,
-  planAppointmentUpdate,
-} from '../domain/appointment-update.js';
+import { type AppointmentUpdatePlan, planAppointmentUpdate } from '../domain/appointment-update.js';
 import { emitEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';
 import { nowSeconds, resourceMissing } from '../domain/serialize.js';
-import { newId } from '../ids.js';
-import * as repo from '../repos/appointments.js';
-import { getPatient } from '../repos/patients.js';
+import { insertRecord, listRecords, modifyRecord } from '../repos/records.js';
+import { APPOINTMENT } from '../resources/appointment.js';
+import { requirePatient } from '../resources/patient.js';
+import { auditIdsOf, newDocInfo, retrieveRecord } from '../resources/resource.js';
 import type { AppHandler, HandlerContext } from './types.js';
 
 /**
@@ -29,26 +26,19 @@ function assertOwnPatient(ctx: HandlerContext, patientId: string, objectIds: str
   }
 }
 
-/** The audit ids of some appointments: theirs and their patients', each once. */
-function auditIds(appointments: readonly Appointment[]): string[] {
-  const ids = new Set<string>();
-  for (const a of appointments) ids.add(a.id).add(a.patient);
-  return [...ids];
-}
-
 /** GET /v1/appointments */
 export const listAppointments: AppHandler<'listAppointments'> = async (request, ctx) => {
   const { patient, status } = request.query;
   if (patient !== undefined) assertOwnPatient(ctx, patient);
   // An ephemeral key's list is implicitly its patient's, filter or not.
   const only = ctx.key.kind === 'ephemeral' ? (ctx.key.patientId ?? undefined) : patient;
-  const page = await repo.listAppointments<Appointment>(ctx.db, {
+  const page = await listRecords(APPOINTMENT, ctx.db, {
     ...listParams(request.query),
     livemode: ctx.livemode,
     ...(only === undefined ? {} : { patient: only }),
     ...(status === undefined ? {} : { status }),
   });
-  const ids = auditIds(page.data);
+  const ids = auditIdsOf(APPOINTMENT, page.data);
   if (only !== undefined && !ids.includes(only)) ids.push(only);
   ctx.audit(ids);
   const out = { ...page, data: page.data.map(appointmentOut) };
@@ -59,17 +49,10 @@ export const listAppointments: AppHandler<'listAppointments'> = async (request, 
 export const createAppointment: AppHandler<'createAppointment'> = async (request, ctx) => {
   const body = request.body;
   assertOwnPatient(ctx, body.patient);
-  const appointment = buildAppointment(timesIn(body), {
-    id: newId('appt', ctx.now()),
-    livemode: ctx.livemode,
-    nowSeconds: nowSeconds(ctx),
-  });
+  const appointment = buildAppointment(timesIn(body), newDocInfo(APPOINTMENT, ctx));
   return ctx.write(async (tx) => {
-    // The key's mode decides: a patient of the other mode does not exist for this key.
-    if ((await getPatient(tx, body.patient, ctx.livemode)) === undefined) {
-      throw resourceMissing('patient', 'patient');
-    }
-    await repo.insertAppointment(tx, appointment);
+    await requirePatient(tx, ctx.livemode, body.patient);
+    await insertRecord(APPOINTMENT, tx, appointment);
     await emitEvent(tx, ctx, { type: 'appointment.created', object: appointment });
     ctx.audit([appointment.id, appointment.patient]);
     return { status: 200, body: appointmentOut(appointment) };
@@ -79,13 +62,9 @@ export const createAppointment: AppHandler<'createAppointment'> = async (request
 /** GET /v1/appointments/{id} */
 export const retrieveAppointment: AppHandler<'retrieveAppointment'> = async (request, ctx) => {
   const { id } = request.params;
-  const appointment = await repo.getAppointment<Appointment>(ctx.db, id, ctx.livemode);
-  if (appointment === undefined) {
-    ctx.audit([id], 'not_found');
-    throw resourceMissing('appointment');
-  }
+  const appointment = await retrieveRecord(APPOINTMENT, ctx, id);
   assertOwnPatient(ctx, appointment.patient, [id]);
-  ctx.audit([id, appointment.patient]);
+  ctx.audit(auditIdsOf(APPOINTMENT, [appointment]));
   return { status: 200, body: appointmentOut(appointment) };
 };
 
@@ -96,7 +75,7 @@ export const updateAppointment: AppHandler<'updateAppointment'> = async (request
     // The move is judged on the status read under the row's lock, in the transaction that
     // writes it: of two racing moves the second sees the first's result, as if sent after it.
     let plan: AppointmentUpdatePlan | undefined;
-    const done = await repo.modifyAppointment<Appointment>(tx, id, ctx.livemode, (stored) => {
+    const done = await modifyRecord(APPOINTMENT, tx, id, ctx.livemode, (stored) => {
       plan = planAppointmentUpdate(stored, timesIn(request.body), nowSeconds(ctx));
       return plan.appointment;
     });

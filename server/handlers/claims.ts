@@ -1,22 +1,22 @@
 /**
  * Claims (docs/design.md#claims, the Claims tag): submit (rules checked, totals computed by the
  * server), list and retrieve. After submission only the clearinghouse moves a claim; in test
- * mode the simulator finds it through the schedule set here. Every handler records the claim
+ * mode the simulator finds it by its status and `updated`. Every handler records the claim
  * and patient ids it touched in the audit trail.
  */
 
 import { scopeGranted } from '../../contract/scopes.js';
-import { buildClaim, type Claim } from '../domain/claim-build.js';
-import { CLAIM_STEP_DELAY_MS } from '../domain/claim-status.js';
+import { buildClaim } from '../domain/claim-build.js';
 import { emitEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';
-import { nowSeconds, resourceMissing } from '../domain/serialize.js';
+import { resourceMissing } from '../domain/serialize.js';
 import { ApiError } from '../errors.js';
 import type { AuthenticatedKey } from '../http/auth.js';
-import { newId } from '../ids.js';
-import { getAppointment } from '../repos/appointments.js';
-import * as repo from '../repos/claims.js';
-import { getPatient } from '../repos/patients.js';
+import { getRecord, insertRecord, listRecords } from '../repos/records.js';
+import { APPOINTMENT } from '../resources/appointment.js';
+import { CLAIM } from '../resources/claim.js';
+import { requirePatient } from '../resources/patient.js';
+import { auditIdsOf, newDocInfo, retrieveRecord } from '../resources/resource.js';
 import type { AppHandler } from './types.js';
 
 /** Whether the key may read appointments (secret keys may read everything). */
@@ -27,33 +27,25 @@ function canReadAppointments(key: Pick<AuthenticatedKey, 'kind' | 'scopes'>): bo
 /** GET /v1/claims */
 export const listClaims: AppHandler<'listClaims'> = async (request, ctx) => {
   const { patient, status } = request.query;
-  const page = await repo.listClaims<Claim>(ctx.db, {
+  const page = await listRecords(CLAIM, ctx.db, {
     ...listParams(request.query),
     livemode: ctx.livemode,
     ...(patient === undefined ? {} : { patient }),
     ...(status === undefined ? {} : { status }),
   });
-  const ids = new Set<string>();
-  if (patient !== undefined) ids.add(patient);
-  for (const claim of page.data) ids.add(claim.id).add(claim.patient);
-  ctx.audit([...ids]);
+  const ids = auditIdsOf(CLAIM, page.data);
+  ctx.audit(patient === undefined ? ids : [...new Set([patient, ...ids])]);
   return { status: 200, body: listEnvelope('/v1/claims', page) };
 };
 
 /** POST /v1/claims */
 export const submitClaim: AppHandler<'submitClaim'> = async (request, ctx) => {
   const body = request.body;
-  const claim = buildClaim(body, {
-    id: newId('clm', ctx.now()),
-    livemode: ctx.livemode,
-    nowSeconds: nowSeconds(ctx),
-  });
+  const claim = buildClaim(body, newDocInfo(CLAIM, ctx));
   return ctx.write(async (tx) => {
-    if ((await getPatient(tx, body.patient, ctx.livemode)) === undefined) {
-      throw resourceMissing('patient', 'patient');
-    }
+    await requirePatient(tx, ctx.livemode, body.patient);
     if (body.appointment !== undefined) {
-      const appointment = await getAppointment(tx, body.appointment, ctx.livemode);
+      const appointment = await getRecord(APPOINTMENT, tx, body.appointment, ctx.livemode);
       if (appointment === undefined) throw resourceMissing('appointment', 'appointment');
       if (appointment.patient !== body.patient && !canReadAppointments(ctx.key)) {
         // A 400 here would tell a key that may not read appointments that the id exists;
@@ -67,10 +59,7 @@ export const submitClaim: AppHandler<'submitClaim'> = async (request, ctx) => {
         });
       }
     }
-    // Test mode has a simulated clearinghouse that picks the claim up when this is due; live
-    // claims wait for the real one, so nothing is scheduled.
-    const nextActionAt = ctx.livemode ? null : ctx.now() + CLAIM_STEP_DELAY_MS;
-    await repo.insertClaim(tx, claim, nextActionAt);
+    await insertRecord(CLAIM, tx, claim);
     await emitEvent(tx, ctx, { type: 'claim.submitted', object: claim });
     ctx.audit(
       claim.appointment === null
@@ -84,11 +73,7 @@ export const submitClaim: AppHandler<'submitClaim'> = async (request, ctx) => {
 /** GET /v1/claims/{id} */
 export const retrieveClaim: AppHandler<'retrieveClaim'> = async (request, ctx) => {
   const { id } = request.params;
-  const claim = await repo.getClaim<Claim>(ctx.db, id, ctx.livemode);
-  if (claim === undefined) {
-    ctx.audit([id], 'not_found');
-    throw resourceMissing('claim');
-  }
-  ctx.audit([id, claim.patient]);
+  const claim = await retrieveRecord(CLAIM, ctx, id);
+  ctx.audit(auditIdsOf(CLAIM, [claim]));
   return { status: 200, body: claim };
 };

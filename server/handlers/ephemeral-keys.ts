@@ -1,10 +1,5 @@
-/**
- * Ephemeral keys (docs/design.md#keys): a secret key hands a browser or app a 15-minute `ek_…` key
- * limited to one patient of its own mode. The secret is returned only here.
- */
-import { resourceMissing } from '../domain/serialize.js';
 import { createEphemeralKey as storeEphemeralKey } from '../repos/ephemeral-keys.js';
-import { getPatient } from '../repos/patients.js';
+import { requirePatient } from '../resources/patient.js';
 import type { AppHandler } from './types.js';
 
 /** POST /v1/ephemeral_keys */
@@ -12,9 +7,7 @@ export const createEphemeralKey: AppHandler<'createEphemeralKey'> = async (reque
   const { patient, scopes } = request.body;
   return ctx.write(async (tx) => {
     // Another mode's patient is as missing as an unknown id: keys never cross modes.
-    if ((await getPatient(tx, patient, ctx.livemode)) === undefined) {
-      throw resourceMissing('patient', 'patient');
-    }
+    await requirePatient(tx, ctx.livemode, patient);
     const { key, secret } = await storeEphemeralKey(tx, {
       livemode: ctx.livemode,
       patientId: patient,

@@ -5,11 +5,9 @@ import * as appointments from './appointments.js';
 import * as claims from './claims.js';
 import * as ephemeralKeys from './ephemeral-keys.js';
 import * as events from './events.js';
-import * as fhirAppointments from './fhir-appointments.js';
 import * as fhirCapabilities from './fhir-capabilities.js';
-import * as fhirClaimResponses from './fhir-claim-responses.js';
-import * as fhirClaims from './fhir-claims.js';
 import * as fhirPatients from './fhir-patients.js';
+import * as fhirResources from './fhir-resources.js';
 import * as health from './health.js';
 import * as patients from './patients.js';
 import * as tokens from './tokens.js';
@@ -22,11 +20,9 @@ export const handlers = {
   ...claims,
   ...ephemeralKeys,
   ...events,
-  ...fhirAppointments,
   ...fhirCapabilities,
-  ...fhirClaimResponses,
-  ...fhirClaims,
   ...fhirPatients,
+  ...fhirResources,
   ...health,
   ...patients,
   ...tokens,

@@ -5,7 +5,7 @@
  */
 
 import type { Db } from '../db/types.js';
-import { type EventObject, emitEvent, previousAttributes } from '../domain/events.js';
+import { emitEvent, previousAttributes } from '../domain/events.js';
 import { listEnvelope, listEnvelopeText, listParams } from '../domain/list.js';
 import {
   applyPatientUpdate,
@@ -16,10 +16,11 @@ import {
 } from '../domain/patients.js';
 import { nowSeconds, resourceMissing } from '../domain/serialize.js';
 import { ApiError } from '../errors.js';
-import { newId } from '../ids.js';
 import { ConflictError } from '../repos/errors.js';
-import * as repo from '../repos/patients.js';
+import { insertRecord, JSON_TEXT, listRecords, modifyRecord } from '../repos/records.js';
 import { consumeToken, getToken } from '../repos/tokens.js';
+import { PATIENT } from '../resources/patient.js';
+import { newDocInfo, retrieveRecord } from '../resources/resource.js';
 import type { AppHandler, HandlerContext } from './types.js';
 
 /** Repository conflicts (duplicate MRN) become the spec's 409; the message names no value. */
@@ -61,11 +62,12 @@ async function fieldsFromToken(
 /** GET /v1/patients */
 export const listPatients: AppHandler<'listPatients'> = async (request, ctx) => {
   // Stored patients are already their API JSON: the page is spliced, not parsed and re-sent.
-  const page = await repo.listPatientsJson(ctx.db, {
-    ...listParams(request.query),
-    livemode: ctx.livemode,
-    ...(request.query.active === undefined ? {} : { active: request.query.active }),
-  });
+  const page = await listRecords(
+    PATIENT,
+    ctx.db,
+    { ...listParams(request.query), livemode: ctx.livemode, active: request.query.active },
+    JSON_TEXT,
+  );
   ctx.audit(page.data.map((p) => p.id));
   return { status: 200, body: listEnvelopeText<Patient, '/v1/patients'>('/v1/patients', page) };
 };
@@ -86,13 +88,9 @@ export const createPatient: AppHandler<'createPatient'> = async (request, ctx) =
       fields = body;
     }
     checkPatientFields(fields, ctx.now());
-    const patient = buildPatient(fields, {
-      id: newId('pat', ctx.now()),
-      livemode: ctx.livemode,
-      nowSeconds: nowSeconds(ctx),
-    });
-    await storing(repo.insertPatient(tx, patient));
-    await emitEvent(tx, ctx, { type: 'patient.created', object: patient as EventObject });
+    const patient = buildPatient(fields, newDocInfo(PATIENT, ctx));
+    await storing(insertRecord(PATIENT, tx, patient));
+    await emitEvent(tx, ctx, { type: 'patient.created', object: patient });
     ctx.audit('token' in body ? [patient.id, body.token] : [patient.id]);
     return { status: 200, body: patient };
   });
@@ -105,11 +103,7 @@ export const retrievePatient: AppHandler<'retrievePatient'> = async (request, ct
     ctx.audit([id], 'denied');
     ctx.assertPatient(id);
   }
-  const patient = await repo.getPatient<Patient>(ctx.db, id, ctx.livemode);
-  if (patient === undefined) {
-    ctx.audit([id], 'not_found');
-    throw resourceMissing('patient');
-  }
+  const patient = await retrieveRecord(PATIENT, ctx, id);
   ctx.audit([id]);
   return { status: 200, body: patient };
 };
@@ -120,7 +114,7 @@ export const updatePatient: AppHandler<'updatePatient'> = async (request, ctx) =
   return ctx.write(async (tx) => {
     // Read, merged and written under the row's lock: a concurrent update waits for this one.
     const done = await storing(
-      repo.modifyPatient<Patient>(tx, id, ctx.livemode, (stored) =>
+      modifyRecord(PATIENT, tx, id, ctx.livemode, (stored) =>
         applyPatientUpdate(stored, request.body, ctx.now()),
       ),
     );
@@ -129,7 +123,7 @@ export const updatePatient: AppHandler<'updatePatient'> = async (request, ctx) =
     if (next !== undefined) {
       await emitEvent(tx, ctx, {
         type: 'patient.updated',
-        object: next as EventObject,
+        object: next,
         previousAttributes: previousAttributes(current, next),
       });
     }
@@ -144,16 +138,16 @@ export const searchPatients: AppHandler<'searchPatients'> = async (request, ctx)
   // A write transaction although nothing changes: it is what stores the page for an
   // Idempotency-Key replay, and the audit row of the PHI read joins it.
   return ctx.write(async (tx) => {
-    const page = await repo.searchPatients<Patient>(tx, {
+    const page = await listRecords(PATIENT, tx, {
       livemode: ctx.livemode,
-      ...(body.limit === undefined ? {} : { limit: body.limit }),
-      ...(body.starting_after === undefined ? {} : { startingAfter: body.starting_after }),
-      ...(body.family_name === undefined ? {} : { familyName: body.family_name }),
-      ...(body.given_name === undefined ? {} : { givenName: body.given_name }),
-      ...(body.birth_date === undefined ? {} : { birthDate: body.birth_date }),
-      ...(body.identifier === undefined ? {} : { identifier: body.identifier }),
-      ...(body.email === undefined ? {} : { email: body.email }),
-      ...(body.phone === undefined ? {} : { phone: body.phone }),
+      limit: body.limit,
+      startingAfter: body.starting_after,
+      familyName: body.family_name,
+      givenName: body.given_name,
+      birthDate: body.birth_date,
+      identifier: body.identifier,
+      email: body.email,
+      phone: body.phone,
     });
     ctx.audit(page.data.map((p) => p.id));
     return { status: 200, body: listEnvelope('/v1/patients/search', page) };

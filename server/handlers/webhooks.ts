@@ -18,9 +18,11 @@ import { listEnvelope, listParams } from '../domain/list.js';
 import { checkMetadata, nowSeconds, resourceMissing } from '../domain/serialize.js';
 import { applyWebhookUpdate } from '../domain/webhook-update.js';
 import { ApiError } from '../errors.js';
-import { newId } from '../ids.js';
+import { getRecord, listRecords, modifyRecord } from '../repos/records.js';
 import { listWebhookDeliveries as listDeliveries } from '../repos/webhook-delivery-list.js';
 import * as repo from '../repos/webhooks.js';
+import { newDocInfo } from '../resources/resource.js';
+import { WEBHOOK } from '../resources/webhook.js';
 import { bindWebhook, checkSubscriptionScopes } from '../webhooks/key-binding.js';
 import { checkWebhookUrl } from '../webhooks/url-guard.js';
 import type { AppHandler, HandlerContext } from './types.js';
@@ -58,7 +60,7 @@ function checkedEvents(events: EnabledEvents): EnabledEvents {
 
 /** GET /v1/webhooks */
 export const listWebhooks: AppHandler<'listWebhooks'> = async (request, ctx) => {
-  const page = await repo.listWebhooks<Webhook>(ctx.db, {
+  const page = await listRecords(WEBHOOK, ctx.db, {
     ...listParams(request.query),
     livemode: ctx.livemode,
   });
@@ -74,13 +76,13 @@ export const createWebhook: AppHandler<'createWebhook'> = async (request, ctx) =
   checkSubscriptionScopes(ctx.key, enabledEvents);
   const metadata = checkMetadata(body.metadata);
   return ctx.write(async (tx) => {
-    const now = nowSeconds(ctx);
+    const info = newDocInfo(WEBHOOK, ctx);
     const webhook: Webhook = {
-      id: newId('wh', ctx.now()),
+      id: info.id,
       object: 'webhook',
-      livemode: ctx.livemode,
-      created: now,
-      updated: now,
+      livemode: info.livemode,
+      created: info.nowSeconds,
+      updated: info.nowSeconds,
       url,
       enabled_events: enabledEvents,
       description: body.description ?? null,
@@ -98,7 +100,7 @@ export const createWebhook: AppHandler<'createWebhook'> = async (request, ctx) =
 
 /** GET /v1/webhooks/{id} */
 export const retrieveWebhook: AppHandler<'retrieveWebhook'> = async (request, ctx) => {
-  const webhook = await repo.getWebhook<Webhook>(ctx.db, request.params.id, ctx.livemode);
+  const webhook = await getRecord(WEBHOOK, ctx.db, request.params.id, ctx.livemode);
   if (webhook === undefined) throw resourceMissing('webhook');
   return { status: 200, body: webhook };
 };
@@ -115,7 +117,7 @@ export const updateWebhook: AppHandler<'updateWebhook'> = async (request, ctx) =
     // fields (or the worker disabling it) is kept, not overwritten with a stale copy.
     const changes = { ...body, url, enabled_events: enabledEvents };
     let resubscribed = false;
-    const done = await repo.modifyWebhook<Webhook>(tx, id, ctx.livemode, (stored) => {
+    const done = await modifyRecord(WEBHOOK, tx, id, ctx.livemode, (stored) => {
       const next = applyWebhookUpdate(stored, changes, nowSeconds(ctx));
       // Where events go and which ones: the key making that choice must be able to read
       // them all. Decided on the locked row, so a concurrent change cannot slip past it.
@@ -146,7 +148,7 @@ export const deleteWebhook: AppHandler<'deleteWebhook'> = async (request, ctx) =
 export const listWebhookDeliveries: AppHandler<'listWebhookDeliveries'> = async (request, ctx) => {
   const { id } = request.params;
   // Another mode's endpoint is as missing as an unknown one.
-  const webhook = await repo.getWebhook<Webhook>(ctx.db, id, ctx.livemode);
+  const webhook = await getRecord(WEBHOOK, ctx.db, id, ctx.livemode);
   if (webhook === undefined) throw resourceMissing('webhook');
   const page = await listDeliveries(ctx.db, {
     ...listParams(request.query),

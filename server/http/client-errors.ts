@@ -12,7 +12,6 @@ import { ApiError, type ErrorCode, errorEnvelope } from '../errors.js';
 import { fhirRefusal, isFhirTarget } from '../fhir/refusal.js';
 import { newId } from '../ids.js';
 import { renderIn } from '../versioning/index.js';
-import type { Json } from '../versioning/version-change.js';
 import { namedVersion } from './version.js';
 
 /** Which registry code a parser error becomes; everything not listed is malformed framing. */
@@ -47,9 +46,7 @@ function clientErrorResponse(
 ): string {
   const api = new ApiError(code);
   const fhir = isFhirTarget(target) ? fhirRefusal(code) : undefined;
-  const body =
-    fhir?.body ??
-    JSON.stringify(renderIn(apiVersion, errorEnvelope(api, requestId) as unknown as Json));
+  const body = fhir?.body ?? JSON.stringify(renderIn(apiVersion, errorEnvelope(api, requestId)));
   const lines = [
     `HTTP/1.1 ${api.statusCode} ${STATUS_CODES[api.statusCode] ?? 'Error'}`,
     `Content-Type: ${fhir?.contentType ?? 'application/json; charset=utf-8'}`,

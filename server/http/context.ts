@@ -57,7 +57,7 @@ export interface HandlerContext {
    *
    * @example
    * return ctx.write(async (tx) => {
-   *   await insertPatient(tx, patient);
+   *   await insertRecord(PATIENT, tx, patient);
    *   ctx.audit([patient.id]);
    *   return { status: 200, body: patient };
    * });

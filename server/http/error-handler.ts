@@ -9,7 +9,6 @@ import type { RateLimitConfig } from '../config.js';
 import type { Db } from '../db/types.js';
 import { ApiError, errorEnvelope, isApiError, outageError } from '../errors.js';
 import { renderIn } from '../versioning/index.js';
-import type { Json } from '../versioning/version-change.js';
 import { anonymousBucket, hasRateLimitHeaders, takeRequestToken } from './rate-limit.js';
 import type { HttpStore } from './store.js';
 import { namedVersion } from './version.js';
@@ -61,15 +60,20 @@ export interface ErrorDeps {
  * OperationOutcome under `/fhir/R4`): a request that never reached its key's bucket (no key,
  * bad key, unknown route) is counted against its client address, so the `RateLimit-*` headers
  * are on every response and guessing keys is rate limited too; and the headers every response
- * carries. Returns the error to answer: `error`, or the rate limit's when that bucket is empty.
+ * carries; a 5xx is logged with what was thrown (`cause`). Returns the error to answer:
+ * `error`, or the rate limit's when that bucket is empty.
  */
 export async function prepareErrorReply(
   deps: ErrorDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  error: unknown,
+  error: { readonly statusCode: number },
+  cause: unknown = error,
 ): Promise<unknown> {
-  let answer = error;
+  if (error.statusCode >= 500) {
+    request.log.error({ err: cause }, 'request failed with an unexpected error');
+  }
+  let answer: unknown = error;
   if (!hasRateLimitHeaders(reply)) {
     try {
       await takeRequestToken(
@@ -104,20 +108,12 @@ export async function sendError(
   reply: FastifyReply,
   error: unknown,
 ): Promise<FastifyReply> {
-  const first = toApiError(error);
-  if (first.statusCode >= 500) {
-    request.log.error({ err: error }, 'request failed with an unexpected error');
-  }
-  const api = toApiError(await prepareErrorReply(deps, request, reply, first));
+  const api = toApiError(await prepareErrorReply(deps, request, reply, toApiError(error), error));
   for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
   return reply
     .code(api.statusCode)
     .header('content-type', 'application/json; charset=utf-8')
-    .send(
-      JSON.stringify(
-        renderIn(answerVersion(deps, request), errorEnvelope(api, request.id) as unknown as Json),
-      ),
-    );
+    .send(JSON.stringify(renderIn(answerVersion(deps, request), errorEnvelope(api, request.id))));
 }
 
 /**

@@ -1,95 +1,14 @@
 import type { Db } from '../db/types.js';
-import { type DocChange, type Modified, modifyDoc } from './modify-doc.js';
-import { type ListParams, type Page, paginate } from './pagination.js';
-import { bool, getDoc, parseData } from './rows.js';
-
-/** The fields of a stored webhook endpoint this repository reads; the rest is kept as given. */
-export interface WebhookDoc {
-  id: string;
-  livemode: boolean;
-  created: number;
-  updated?: number;
-  url: string;
-  status: string;
-  enabled_events: readonly string[];
-}
-
-/** A webhook with the signing secret, which is stored as given (it must sign deliveries). */
-export interface WebhookWithSecret<T> {
-  webhook: T;
-  secret: string;
-}
-
-export interface WebhookListParams extends ListParams {
-  livemode: boolean;
-}
+import { type StoredWebhook, WEBHOOK } from '../resources/webhook.js';
+import { insertRecord } from './records.js';
+import { bool, parseData } from './rows.js';
 
 /**
- * Stores a new endpoint. The secret goes in its own column, never into the JSON document,
- * so reads of the object cannot return it by accident.
+ * Stores a new endpoint with its signing secret. The secret goes in its own column, never
+ * into the JSON document, so reads of the object cannot return it by accident.
  */
-export async function insertWebhook<T extends WebhookDoc>(
-  tx: Db,
-  doc: T,
-  secret: string,
-): Promise<T> {
-  const stored = withoutSecret(doc);
-  await tx.run(
-    `INSERT INTO webhooks (id, livemode, created, updated, status, url, secret, enabled_events, data)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [
-      doc.id,
-      doc.livemode,
-      doc.created,
-      doc.updated ?? doc.created,
-      doc.status,
-      doc.url,
-      secret,
-      JSON.stringify(doc.enabled_events),
-      JSON.stringify(stored),
-    ],
-  );
-  return doc;
-}
-
-/**
- * Changes a stored endpoint (the secret stays) through `modifyDoc`: `change` gets it read
- * under a row lock and returns the endpoint to store, or `undefined` (or the same object) to
- * leave it. `undefined` when there is none.
- */
-export function modifyWebhook<T extends WebhookDoc>(
-  db: Db,
-  id: string,
-  livemode: boolean,
-  change: DocChange<T, T>,
-): Promise<Modified<T, T> | undefined> {
-  return modifyDoc<T, T>(
-    db,
-    'webhooks',
-    id,
-    livemode,
-    async (current) => {
-      const next = await change(current);
-      return next === current ? undefined : next;
-    },
-    writeWebhook,
-  );
-}
-
-async function writeWebhook(tx: Db, doc: WebhookDoc): Promise<void> {
-  await tx.run(
-    `UPDATE webhooks SET updated = $1, status = $2, url = $3, enabled_events = $4, data = $5
-      WHERE id = $6 AND livemode = $7`,
-    [
-      doc.updated ?? doc.created,
-      doc.status,
-      doc.url,
-      JSON.stringify(doc.enabled_events),
-      JSON.stringify(withoutSecret(doc)),
-      doc.id,
-      doc.livemode,
-    ],
-  );
+export function insertWebhook(tx: Db, doc: StoredWebhook, secret: string): Promise<StoredWebhook> {
+  return insertRecord(WEBHOOK, tx, doc, { secret });
 }
 
 /** Deletes an endpoint and its pending deliveries; false when there is none. */
@@ -117,33 +36,19 @@ export async function lockWebhook(tx: Db, id: string): Promise<boolean | undefin
   return row === undefined ? undefined : bool(row.livemode);
 }
 
-/** The stored endpoint, without its secret. */
-export async function getWebhook<T = WebhookDoc>(
-  db: Db,
-  id: string,
-  livemode: boolean,
-): Promise<T | undefined> {
-  return getDoc<T>(db, 'webhooks', id, livemode);
+/** A webhook with the signing secret, which is stored as given (it must sign deliveries). */
+export interface WebhookWithSecret<T> {
+  webhook: T;
+  secret: string;
 }
 
 /** The stored endpoint with its secret, for signing. */
-export async function getWebhookWithSecret<T = WebhookDoc>(
+export async function getWebhookWithSecret<T = StoredWebhook>(
   db: Db,
   id: string,
 ): Promise<WebhookWithSecret<T> | undefined> {
   const row = await db.get('SELECT data, secret FROM webhooks WHERE id = $1', [id]);
   return row ? { webhook: parseData<T>(row), secret: String(row.secret) } : undefined;
-}
-
-/** Endpoints newest first. */
-export function listWebhooks<T = WebhookDoc>(db: Db, params: WebhookListParams): Promise<Page<T>> {
-  return paginate(db, {
-    from: 'webhooks',
-    select: 'data',
-    filters: [(p) => `livemode = ${p.add(params.livemode)}`],
-    list: params,
-    map: parseData<T>,
-  });
 }
 
 /** Ids of the enabled endpoints of a mode subscribed to `eventType` (or to `*`). */
@@ -162,11 +67,6 @@ export async function subscribedWebhookIds(
       return events.includes('*') || events.includes(eventType);
     })
     .map((row) => row.id);
-}
-
-function withoutSecret<T extends object>(doc: T): Omit<T, 'secret'> {
-  const { secret: _secret, ...rest } = doc as T & { secret?: unknown };
-  return rest;
 }
 
 /**

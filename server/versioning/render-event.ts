@@ -5,7 +5,6 @@
 import { eventOut, type StoredEvent } from '../domain/events.js';
 import type { VersionRegistry } from './registry.js';
 import { createRenderer } from './render.js';
-import type { Json } from './version-change.js';
 
 /** The stored event's JSON text rendered in `version` (latest when unsupported), as JSON text. */
 export function renderEventJson(
@@ -13,6 +12,7 @@ export function renderEventJson(
   eventJson: string,
   version: string | undefined,
 ): string {
-  const latest = eventOut(JSON.parse(eventJson) as StoredEvent) as unknown as Json;
-  return JSON.stringify(createRenderer(registry).renderIn(version, latest));
+  // As text: the latest version sends it as it is, an older one parses it as plain JSON.
+  const latest = JSON.stringify(eventOut(JSON.parse(eventJson) as StoredEvent));
+  return createRenderer(registry).renderTextIn(version, latest);
 }

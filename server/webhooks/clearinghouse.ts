@@ -7,10 +7,12 @@
  * so two processes running the simulator never move a claim twice.
  */
 import type { Db } from '../db/types.js';
-import { type AdjudicableClaim, type ClaimStep, nextClaimStep } from '../domain/claim-status.js';
-import { type EventObject, emitEvent, previousAttributes } from '../domain/events.js';
-import { type ClaimDoc, dueTestClaims, modifyClaim } from '../repos/claims.js';
+import { type ClaimStep, nextClaimStep } from '../domain/claim-status.js';
+import { emitEvent, previousAttributes } from '../domain/events.js';
+import { dueTestClaims } from '../repos/claims.js';
+import { modifyRecord } from '../repos/records.js';
 import { toSeconds } from '../repos/rows.js';
+import { CLAIM, type StoredClaim } from '../resources/claim.js';
 import { systemSource } from './disable-endpoint.js';
 
 /** The spec's "one step every ~2 seconds". */
@@ -34,8 +36,6 @@ export interface Clearinghouse {
   stop(): Promise<void>;
 }
 
-type StoredClaim = ClaimDoc & AdjudicableClaim & Record<string, unknown>;
-
 /**
  * Moves one claim one step in its own transaction; returns the step taken, or null. With
  * `expectedStatus` (the status it was due in), a claim another process has moved since is
@@ -50,22 +50,22 @@ export async function advanceClaim(
   return db.transaction(async (tx) => {
     let step = null as ClaimStep | null;
     // The status is read under the claim's row lock, so two simulators cannot both move it.
-    const done = await modifyClaim<StoredClaim>(tx, claimId, false, (before) => {
+    const done = await modifyRecord(CLAIM, tx, claimId, false, (before) => {
       if (expectedStatus !== undefined && before.status !== expectedStatus) return undefined;
       step = nextClaimStep(before, toSeconds(nowMs));
       if (step === null) return undefined;
       const after: StoredClaim = { ...before, ...step.changes, updated: toSeconds(nowMs) };
-      return { doc: after, nextActionAt: step.to !== 'accepted' ? null : nowMs };
+      return after;
     });
     if (done?.change === undefined || step === null) return null;
     const before = done.current;
-    const after = done.change.doc;
+    const after = done.change;
     await emitEvent(
       tx,
       systemSource(false, () => nowMs),
       {
         type: step.eventType,
-        object: after as unknown as EventObject,
+        object: after,
         previousAttributes: previousAttributes(before, after),
       },
     );

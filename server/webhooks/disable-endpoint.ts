@@ -4,14 +4,16 @@
  * event goes to the mode's other enabled endpoints — all in the caller's transaction.
  */
 import type { Db } from '../db/types.js';
-import { type EventObject, emitEvent } from '../domain/events.js';
+import { emitEvent } from '../domain/events.js';
+import { modifyRecord } from '../repos/records.js';
 import { toSeconds } from '../repos/rows.js';
 import {
   failPendingDeliveries,
   type Settlement,
   settleDelivery,
 } from '../repos/webhook-deliveries.js';
-import { lockWebhook, modifyWebhook, type WebhookDoc } from '../repos/webhooks.js';
+import { lockWebhook } from '../repos/webhooks.js';
+import { WEBHOOK } from '../resources/webhook.js';
 
 /**
  * Records a delivery's last attempt (`retryAt: null`) and disables its endpoint, in one
@@ -34,7 +36,7 @@ export async function settleFinalFailure(
 
 /**
  * Disables `webhookId` if it is still enabled and emits `webhook.disabled`; returns whether it
- * did. The status is read under the row's lock (`modifyWebhook`), so when several deliveries
+ * did. The status is read under the row's lock (`modifyRecord`), so when several deliveries
  * of one endpoint run out at once (or several workers see them), exactly one of them disables
  * it and emits the event, and a concurrent API update of the endpoint is kept, not undone.
  */
@@ -42,10 +44,9 @@ export async function disableEndpoint(tx: Db, webhookId: string, nowMs: number):
   // Locked first: its deliveries are changed below (see `settleFinalFailure`).
   const livemode = await lockWebhook(tx, webhookId);
   if (livemode === undefined) return false;
-  type Stored = WebhookDoc & Record<string, unknown>;
-  const done = await modifyWebhook<Stored>(tx, webhookId, livemode, (current) =>
+  const done = await modifyRecord(WEBHOOK, tx, webhookId, livemode, (current) =>
     current.status === 'enabled'
-      ? { ...current, status: 'disabled', updated: toSeconds(nowMs) }
+      ? { ...current, status: 'disabled' as const, updated: toSeconds(nowMs) }
       : undefined,
   );
   const updated = done?.change;
@@ -56,7 +57,7 @@ export async function disableEndpoint(tx: Db, webhookId: string, nowMs: number):
     systemSource(livemode, () => nowMs),
     {
       type: 'webhook.disabled',
-      object: updated as unknown as EventObject,
+      object: updated,
     },
   );
   return true;

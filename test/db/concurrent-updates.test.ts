@@ -12,9 +12,10 @@ import { connect } from '../../server/db/open.js';
 import type { Db } from '../../server/db/types.js';
 import { type ClaimStatus, canMoveClaim } from '../../server/domain/claim-status.js';
 import { newId } from '../../server/ids.js';
-import { getClaim, insertClaim } from '../../server/repos/claims.js';
 import { listEvents } from '../../server/repos/events.js';
-import { insertPatient } from '../../server/repos/patients.js';
+import { getRecord, insertRecord } from '../../server/repos/records.js';
+import { CLAIM, type StoredClaim } from '../../server/resources/claim.js';
+import { PATIENT, type StoredPatient } from '../../server/resources/patient.js';
 import { advanceClaim } from '../../server/webhooks/clearinghouse.js';
 import { disableEndpoint } from '../../server/webhooks/disable-endpoint.js';
 import { runRound, SCENARIOS, type Send, totals } from '../../tooling/concurrency/workload.js';
@@ -164,8 +165,8 @@ await describeEachDatabase('concurrent conflicting updates', (dialect) => {
       metadata: {},
     };
     await ctx.db.transaction(async (tx) => {
-      await insertPatient(tx, patient);
-      await insertClaim(tx, claim);
+      await insertRecord(PATIENT, tx, patient as StoredPatient);
+      await insertRecord(CLAIM, tx, claim as StoredClaim);
     });
     const now = Date.now() + 60_000;
     const steps = await Promise.all(
@@ -188,7 +189,7 @@ await describeEachDatabase('concurrent conflicting updates', (dialect) => {
       expect(canMoveClaim(status, to)).toBe(true);
       status = to;
     }
-    expect((await getClaim<{ status: string }>(ctx.db, claim.id, false))?.status).toBe(status);
+    expect((await getRecord(CLAIM, ctx.db, claim.id, false))?.status).toBe(status);
     expect(status).toBe('paid');
   });
 });

@@ -87,4 +87,30 @@ await describeEachDatabase('migrations', (dialect) => {
       { namespace: 'publishable:key_pk1', idempotency_key: 'k-1', request_hash: 'h-key_pk1' },
     ]);
   });
+
+  it('0008 drops the claims schedule and keeps every claim', async () => {
+    await migrate(ctx.db, migrations.slice(0, 7));
+    await ctx.db.run(
+      `INSERT INTO patients (id, livemode, created, updated, active, data)
+        VALUES ('pat_A', 0, 1, 1, 1, '{}')`,
+    );
+    await ctx.db.run(
+      `INSERT INTO claims (id, livemode, created, updated, patient_id, status, next_action_at, data)
+        VALUES ('clm_A', 0, 1, 2, 'pat_A', 'submitted', 5000, '{"id":"clm_A"}')`,
+    );
+    expect(await migrate(ctx.db, migrations.slice(0, 8))).toEqual([8]);
+    const columns =
+      ctx.db.dialect === 'postgres'
+        ? await ctx.db.all<{ name: string }>(
+            `SELECT column_name AS name FROM information_schema.columns
+              WHERE table_schema = current_schema() AND table_name = 'claims'`,
+          )
+        : await ctx.db.all<{ name: string }>("SELECT name FROM pragma_table_info('claims')");
+    expect(columns.map((c) => c.name)).not.toContain('next_action_at');
+    expect(columns.map((c) => c.name)).toContain('status');
+    const rows = await ctx.db.all('SELECT id, updated, status, data FROM claims');
+    expect(rows.map((r) => ({ ...r, updated: Number(r.updated) }))).toEqual([
+      { id: 'clm_A', updated: 2, status: 'submitted', data: '{"id":"clm_A"}' },
+    ]);
+  });
 });

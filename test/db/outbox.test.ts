@@ -2,17 +2,14 @@ import { expect, it } from 'vitest';
 import type { Db } from '../../server/db/types.js';
 import { newId } from '../../server/ids.js';
 import { getEvent, insertEvent, listEvents } from '../../server/repos/events.js';
+import { getRecord, modifyRecord } from '../../server/repos/records.js';
 import {
   deliveryAttempts,
   leaseDueDeliveries,
   settleDelivery,
 } from '../../server/repos/webhook-deliveries.js';
-import {
-  getWebhook,
-  getWebhookWithSecret,
-  insertWebhook,
-  modifyWebhook,
-} from '../../server/repos/webhooks.js';
+import { getWebhookWithSecret, insertWebhook } from '../../server/repos/webhooks.js';
+import { type StoredWebhook, WEBHOOK } from '../../server/resources/webhook.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
 const T0 = 1_800_000_000_000;
@@ -26,7 +23,7 @@ function webhook(events: string[], status = 'enabled') {
     url: 'https://example.org/hook',
     status,
     enabled_events: events,
-  };
+  } as StoredWebhook;
 }
 
 function event(type = 'patient.created') {
@@ -49,10 +46,13 @@ await describeEachDatabase('outbox: events, webhooks, deliveries', (dialect) => 
 
   it('keeps the webhook secret out of the object but recoverable for signing', async () => {
     const wh = await addWebhook(['*']);
-    expect(await getWebhook(ctx.db, wh.id, false)).toEqual(wh);
-    expect(JSON.stringify(await getWebhook(ctx.db, wh.id, false))).not.toContain('whsec_');
+    expect(await getRecord(WEBHOOK, ctx.db, wh.id, false)).toEqual(wh);
+    expect(JSON.stringify(await getRecord(WEBHOOK, ctx.db, wh.id, false))).not.toContain('whsec_');
     expect((await getWebhookWithSecret(ctx.db, wh.id))?.secret).toBe('whsec_test_secret');
-    await modifyWebhook(ctx.db, wh.id, false, (stored) => ({ ...stored, status: 'disabled' }));
+    await modifyRecord(WEBHOOK, ctx.db, wh.id, false, (stored) => ({
+      ...stored,
+      status: 'disabled' as const,
+    }));
     expect((await getWebhookWithSecret(ctx.db, wh.id))?.secret).toBe('whsec_test_secret');
   });
 

@@ -1,7 +1,13 @@
 import { beforeEach, expect, it } from 'vitest';
 import { newId } from '../../server/ids.js';
 import { clampLimit } from '../../server/repos/pagination.js';
-import { insertPatient, listPatientsJson } from '../../server/repos/patients.js';
+import {
+  insertRecord,
+  JSON_TEXT,
+  listRecords,
+  type RecordQuery,
+} from '../../server/repos/records.js';
+import { PATIENT, type StoredPatient } from '../../server/resources/patient.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
 await describeEachDatabase('cursor pagination', (dialect) => {
@@ -15,14 +21,22 @@ await describeEachDatabase('cursor pagination', (dialect) => {
       for (let i = 0; i < 25; i++) {
         const id = newId('pat');
         ids.push(id);
-        await insertPatient(tx, { id, livemode: false, created: 1_800_000_000 + i });
+        await insertRecord(PATIENT, tx, {
+          id,
+          livemode: false,
+          created: 1_800_000_000 + i,
+        } as StoredPatient);
       }
-      await insertPatient(tx, { id: newId('pat'), livemode: true, created: 1_800_000_000 });
+      await insertRecord(PATIENT, tx, {
+        id: newId('pat'),
+        livemode: true,
+        created: 1_800_000_000,
+      } as StoredPatient);
     });
   });
 
-  const page = async (params: Omit<Parameters<typeof listPatientsJson>[1], 'livemode'>) => {
-    const result = await listPatientsJson(ctx.db, { livemode: false, ...params });
+  const page = async (params: Omit<RecordQuery<'active'>, 'livemode'>) => {
+    const result = await listRecords(PATIENT, ctx.db, { livemode: false, ...params }, JSON_TEXT);
     return { ids: result.data.map((p) => p.id), hasMore: result.hasMore };
   };
   const newestFirst = () => [...ids].reverse();
@@ -56,7 +70,9 @@ await describeEachDatabase('cursor pagination', (dialect) => {
     const open = await page({ limit: 100, created: { gt: 1_800_000_022 } });
     expect(open.ids).toEqual([ids[24], ids[23]]);
     expect((await page({ limit: 100, created: { lte: 1_800_000_000 } })).ids).toEqual([ids[0]]);
-    expect((await listPatientsJson(ctx.db, { livemode: true })).data).toHaveLength(1);
+    expect((await listRecords(PATIENT, ctx.db, { livemode: true }, JSON_TEXT)).data).toHaveLength(
+      1,
+    );
   });
 
   it('defaults to 10 and clamps limits to 1..100', async () => {

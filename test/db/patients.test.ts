@@ -2,16 +2,21 @@ import { expect, it } from 'vitest';
 import { newId } from '../../server/ids.js';
 import { ConflictError } from '../../server/repos/errors.js';
 import {
-  getPatient,
-  insertPatient,
-  listPatientsJson,
-  modifyPatient,
-  type PatientDoc,
-  searchPatients,
-} from '../../server/repos/patients.js';
+  getRecord,
+  insertRecord,
+  JSON_TEXT,
+  listRecords,
+  modifyRecord,
+  type RecordQuery,
+} from '../../server/repos/records.js';
+import {
+  PATIENT,
+  type PatientCriterion,
+  type StoredPatient,
+} from '../../server/resources/patient.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
-function patient(overrides: Partial<PatientDoc> = {}): PatientDoc {
+function patient(overrides: Partial<StoredPatient> = {}): StoredPatient {
   return {
     id: newId('pat'),
     livemode: false,
@@ -23,7 +28,7 @@ function patient(overrides: Partial<PatientDoc> = {}): PatientDoc {
     phone: '+15555550100',
     identifiers: [{ type: 'MR', system: 'urn:mrn:clinic', value: '1001' }],
     ...overrides,
-  };
+  } as StoredPatient;
 }
 
 await describeEachDatabase('patients repository', (dialect) => {
@@ -31,28 +36,30 @@ await describeEachDatabase('patients repository', (dialect) => {
   const tx = <T>(fn: Parameters<typeof ctx.db.transaction<T>>[0]) => ctx.db.transaction(fn);
 
   it('stores and returns the whole object, per mode', async () => {
-    const p = patient({ metadata: { ward: '3' } } as Partial<PatientDoc>);
-    await tx((t) => insertPatient(t, p));
-    expect(await getPatient(ctx.db, p.id, false)).toEqual(p);
-    expect(await getPatient(ctx.db, p.id, true)).toBeUndefined();
+    const p = patient({ metadata: { ward: '3' } } as Partial<StoredPatient>);
+    await tx((t) => insertRecord(PATIENT, t, p as StoredPatient));
+    expect(await getRecord(PATIENT, ctx.db, p.id, false)).toEqual(p);
+    expect(await getRecord(PATIENT, ctx.db, p.id, true)).toBeUndefined();
   });
 
   it('rejects a duplicate MR identifier in the same mode as a conflict without PHI', async () => {
-    await tx((t) => insertPatient(t, patient()));
-    const err = await tx((t) => insertPatient(t, patient())).catch((e: unknown) => e);
+    await tx((t) => insertRecord(PATIENT, t, patient()));
+    const err = await tx((t) => insertRecord(PATIENT, t, patient())).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConflictError);
     expect((err as ConflictError).reason).toBe('mrn_duplicate');
     expect((err as Error).message).not.toContain('1001');
     // Other mode, other system, or another identifier type: no conflict.
-    await tx((t) => insertPatient(t, patient({ livemode: true })));
+    await tx((t) => insertRecord(PATIENT, t, patient({ livemode: true })));
     await tx((t) =>
-      insertPatient(
+      insertRecord(
+        PATIENT,
         t,
         patient({ identifiers: [{ type: 'MR', system: 'urn:other', value: '1001' }] }),
       ),
     );
     await tx((t) =>
-      insertPatient(
+      insertRecord(
+        PATIENT,
         t,
         patient({ identifiers: [{ type: 'MB', system: 'urn:mrn:clinic', value: '1001' }] }),
       ),
@@ -61,7 +68,7 @@ await describeEachDatabase('patients repository', (dialect) => {
 
   it('lets concurrent creates with one MRN produce exactly one patient', async () => {
     const results = await Promise.allSettled(
-      Array.from({ length: 6 }, () => tx((t) => insertPatient(t, patient()))),
+      Array.from({ length: 6 }, () => tx((t) => insertRecord(PATIENT, t, patient()))),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results) {
@@ -70,22 +77,25 @@ await describeEachDatabase('patients repository', (dialect) => {
   });
 
   it('treats the same MRN twice on one patient as one, and updates keep their own MRN', async () => {
-    const mrn = { type: 'MR', system: 'urn:mrn:clinic', value: '2002' };
+    const mrn = { type: 'MR' as const, system: 'urn:mrn:clinic', value: '2002' };
     const p = patient({ identifiers: [mrn, mrn] });
-    await tx((t) => insertPatient(t, p));
-    const kept = await modifyPatient(ctx.db, p.id, false, (stored) => ({
+    await tx((t) => insertRecord(PATIENT, t, p as StoredPatient));
+    const kept = await modifyRecord(PATIENT, ctx.db, p.id, false, (stored) => ({
       ...stored,
       active: false,
       updated: 1_800_000_100,
     }));
     expect(kept?.change?.active).toBe(false);
     const other = patient();
-    await tx((t) => insertPatient(t, other));
+    await tx((t) => insertRecord(PATIENT, t, other as StoredPatient));
     await expect(
-      modifyPatient(ctx.db, other.id, false, (stored) => ({ ...stored, identifiers: [mrn] })),
+      modifyRecord(PATIENT, ctx.db, other.id, false, (stored) => ({
+        ...stored,
+        identifiers: [mrn],
+      })),
     ).rejects.toBeInstanceOf(ConflictError);
     const missing = patient({ identifiers: [] });
-    expect(await modifyPatient(ctx.db, missing.id, false, () => missing)).toBeUndefined();
+    expect(await modifyRecord(PATIENT, ctx.db, missing.id, false, () => missing)).toBeUndefined();
   });
 
   it('searches PHI fields, AND-ed: name prefixes case-insensitive, exact others', async () => {
@@ -103,9 +113,11 @@ await describeEachDatabase('patients repository', (dialect) => {
       phone: '+15555550123',
       identifiers: [{ type: 'MR', system: 'urn:mrn:clinic', value: '4004' }],
     });
-    for (const p of [anna, bob, zoe]) await tx((t) => insertPatient(t, p));
-    const ids = async (params: Omit<Parameters<typeof searchPatients>[1], 'livemode'>) =>
-      (await searchPatients(ctx.db, { livemode: false, ...params })).data.map((p) => p.id).sort();
+    for (const p of [anna, bob, zoe]) await tx((t) => insertRecord(PATIENT, t, p as StoredPatient));
+    const ids = async (params: Omit<RecordQuery<PatientCriterion>, 'livemode'>) =>
+      (await listRecords(PATIENT, ctx.db, { livemode: false, ...params })).data
+        .map((p) => p.id)
+        .sort();
 
     expect(await ids({ familyName: 'SMI' })).toEqual([anna.id, bob.id].sort());
     expect(await ids({ familyName: 'smiths' })).toEqual([bob.id]);
@@ -123,19 +135,21 @@ await describeEachDatabase('patients repository', (dialect) => {
     expect(await ids({ identifier: { value: '3003' } })).toEqual([bob.id]);
     expect(await ids({ familyName: 'jones', email: 'bob@example.org' })).toEqual([]);
     expect(await ids({})).toHaveLength(3);
-    expect((await searchPatients(ctx.db, { livemode: true, familyName: 'smi' })).data).toEqual([]);
+    expect(
+      (await listRecords(PATIENT, ctx.db, { livemode: true, familyName: 'smi' })).data,
+    ).toEqual([]);
   });
 
   it('lists newest first with an active filter', async () => {
     const older = patient({ identifiers: [] });
     const newer = patient({ identifiers: [], active: false });
-    await tx((t) => insertPatient(t, older));
-    await tx((t) => insertPatient(t, newer));
-    const all = await listPatientsJson(ctx.db, { livemode: false });
+    await tx((t) => insertRecord(PATIENT, t, older as StoredPatient));
+    await tx((t) => insertRecord(PATIENT, t, newer as StoredPatient));
+    const all = await listRecords(PATIENT, ctx.db, { livemode: false }, JSON_TEXT);
     expect(all.data.map((p) => p.id)).toEqual([newer.id, older.id]);
     // The stored text is the object as written, ready to be spliced into a list reply.
     expect(all.data.map((p) => JSON.parse(p.json) as unknown)).toEqual([newer, older]);
-    const active = await listPatientsJson(ctx.db, { livemode: false, active: true });
+    const active = await listRecords(PATIENT, ctx.db, { livemode: false, active: true }, JSON_TEXT);
     expect(active.data.map((p) => p.id)).toEqual([older.id]);
   });
 });

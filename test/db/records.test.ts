@@ -1,20 +1,10 @@
 import { expect, it } from 'vitest';
 import { newId } from '../../server/ids.js';
-import {
-  getAppointment,
-  insertAppointment,
-  listAppointments,
-  modifyAppointment,
-} from '../../server/repos/appointments.js';
-import {
-  dueClaims,
-  getClaim,
-  insertClaim,
-  listClaims,
-  modifyClaim,
-} from '../../server/repos/claims.js';
-import { insertPatient } from '../../server/repos/patients.js';
+import { getRecord, insertRecord, listRecords, modifyRecord } from '../../server/repos/records.js';
 import { consumeToken, insertToken } from '../../server/repos/tokens.js';
+import { APPOINTMENT, type StoredAppointment } from '../../server/resources/appointment.js';
+import { CLAIM, type StoredClaim } from '../../server/resources/claim.js';
+import { PATIENT, type StoredPatient } from '../../server/resources/patient.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
 await describeEachDatabase('appointments, claims, tokens', (dialect) => {
@@ -23,7 +13,7 @@ await describeEachDatabase('appointments, claims, tokens', (dialect) => {
   async function newPatient(): Promise<string> {
     const id = newId('pat');
     await ctx.db.transaction((tx) =>
-      insertPatient(tx, { id, livemode: false, created: 1_800_000_000 }),
+      insertRecord(PATIENT, tx, { id, livemode: false, created: 1_800_000_000 } as StoredPatient),
     );
     return id;
   }
@@ -31,35 +21,38 @@ await describeEachDatabase('appointments, claims, tokens', (dialect) => {
   it('stores, updates and filters appointments', async () => {
     const p1 = await newPatient();
     const p2 = await newPatient();
-    const doc = (patient: string, status: string) => ({
-      id: newId('appt'),
-      object: 'appointment',
-      livemode: false,
-      created: 1_800_000_000,
-      patient,
-      status,
-    });
+    const doc = (patient: string, status: StoredAppointment['status']) =>
+      ({
+        id: newId('appt'),
+        object: 'appointment',
+        livemode: false,
+        created: 1_800_000_000,
+        patient,
+        status,
+      }) as StoredAppointment;
     const a = doc(p1, 'proposed');
     const b = doc(p2, 'booked');
     await ctx.db.transaction(async (tx) => {
-      await insertAppointment(tx, a);
-      await insertAppointment(tx, b);
+      await insertRecord(APPOINTMENT, tx, a);
+      await insertRecord(APPOINTMENT, tx, b);
     });
-    const done = await modifyAppointment(ctx.db, a.id, false, (stored) => ({
+    const done = await modifyRecord(APPOINTMENT, ctx.db, a.id, false, (stored) => ({
       ...stored,
-      status: 'cancelled',
+      status: 'cancelled' as const,
     }));
     expect(done?.change?.status).toBe('cancelled');
-    expect(await modifyAppointment(ctx.db, a.id, true, (stored) => stored)).toBeUndefined();
-    expect((await getAppointment(ctx.db, a.id, false))?.status).toBe('cancelled');
+    expect(await modifyRecord(APPOINTMENT, ctx.db, a.id, true, (stored) => stored)).toBeUndefined();
+    expect((await getRecord(APPOINTMENT, ctx.db, a.id, false))?.status).toBe('cancelled');
     const ids = async (params: object) =>
-      (await listAppointments(ctx.db, { livemode: false, ...params })).data.map((x) => x.id);
+      (await listRecords(APPOINTMENT, ctx.db, { livemode: false, ...params })).data.map(
+        (x) => x.id,
+      );
     expect(await ids({})).toEqual([b.id, a.id]);
     expect(await ids({ patient: p1 })).toEqual([a.id]);
     expect(await ids({ status: 'booked' })).toEqual([b.id]);
   });
 
-  it('moves a claim only from the expected status, and finds claims due', async () => {
+  it('moves a claim only from the expected status', async () => {
     const patient = await newPatient();
     const claim = {
       id: newId('clm'),
@@ -67,23 +60,19 @@ await describeEachDatabase('appointments, claims, tokens', (dialect) => {
       created: 1_800_000_000,
       patient,
       status: 'submitted',
-    };
-    await ctx.db.transaction((tx) => insertClaim(tx, claim, 5000));
-    expect((await dueClaims(ctx.db, 4999)).length).toBe(0);
-    expect((await dueClaims(ctx.db, 5000)).map((c) => c.id)).toEqual([claim.id]);
-    const move = async (from: string, to: string) =>
+    } as StoredClaim;
+    await ctx.db.transaction((tx) => insertRecord(CLAIM, tx, claim));
+    type Status = StoredClaim['status'];
+    const move = async (from: Status, to: Status) =>
       (
-        await modifyClaim(ctx.db, claim.id, false, (stored) =>
-          stored.status === from
-            ? { doc: { ...stored, status: to }, nextActionAt: null }
-            : undefined,
+        await modifyRecord(CLAIM, ctx.db, claim.id, false, (stored) =>
+          stored.status === from ? { ...stored, status: to } : undefined,
         )
       )?.change !== undefined;
     expect(await move('submitted', 'accepted')).toBe(true);
     expect(await move('submitted', 'rejected')).toBe(false);
-    expect((await getClaim(ctx.db, claim.id, false))?.status).toBe('accepted');
-    expect(await dueClaims(ctx.db, 10_000)).toEqual([]);
-    expect((await listClaims(ctx.db, { livemode: false, patient })).data).toHaveLength(1);
+    expect((await getRecord(CLAIM, ctx.db, claim.id, false))?.status).toBe('accepted');
+    expect((await listRecords(CLAIM, ctx.db, { livemode: false, patient })).data).toHaveLength(1);
   });
 
   it('uses a token once, refuses expired, used and unknown ones', async () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { searchset, searchsetText } from '../../server/fhir/bundle.js';
-import { patientToFhir, type StoredPatient } from '../../server/fhir/mapping/patient.js';
+import { toFhir } from '../../server/fhir/faces.js';
 import { RenderCache } from '../../server/fhir/render-cache.js';
 import { attachRequestInfo } from '../../server/fhir/request-info.js';
+import type { StoredPatient } from '../../server/resources/patient.js';
 import { storedPatient } from './fixtures.js';
 
 const second: StoredPatient = {
@@ -32,10 +33,12 @@ describe('searchset Bundles', () => {
       'Patient',
       query,
       { data: rows, hasMore: true, total: 5 },
-      patientToFhir,
+      (r: StoredPatient) => toFhir('Patient', r),
       new RenderCache(10),
     );
-    expect(text).toBe(JSON.stringify(searchset('Patient', query, page, patientToFhir)));
+    expect(text).toBe(
+      JSON.stringify(searchset('Patient', query, page, (r: StoredPatient) => toFhir('Patient', r))),
+    );
     const bundle = JSON.parse(text);
     expect(bundle.total).toBe(5);
     expect(bundle.link).toEqual([
@@ -56,7 +59,7 @@ describe('searchset Bundles', () => {
       'Patient',
       queryOf({}),
       { data: [], hasMore: false, total: 0 },
-      patientToFhir,
+      (r: StoredPatient) => toFhir('Patient', r),
       new RenderCache(10),
     );
     expect(JSON.parse(text)).toEqual({
@@ -72,8 +75,16 @@ describe('searchset Bundles', () => {
     const query = queryOf({ family: 'Riv' }, ['_elements', '_sort']);
     const page = { data: [storedPatient], hasMore: false, total: 1 };
     const one = { data: rows.slice(0, 1), hasMore: false, total: 1 };
-    const text = searchsetText('Patient', query, one, patientToFhir, new RenderCache(10));
-    expect(text).toBe(JSON.stringify(searchset('Patient', query, page, patientToFhir)));
+    const text = searchsetText(
+      'Patient',
+      query,
+      one,
+      (r: StoredPatient) => toFhir('Patient', r),
+      new RenderCache(10),
+    );
+    expect(text).toBe(
+      JSON.stringify(searchset('Patient', query, page, (r: StoredPatient) => toFhir('Patient', r))),
+    );
     const bundle = JSON.parse(text);
     expect(bundle.entry.map((e: { search: { mode: string } }) => e.search.mode)).toEqual([
       'match',
@@ -87,7 +98,7 @@ describe('searchset Bundles', () => {
       'Patient',
       queryOf({ _summary: 'count' }),
       { data: [], hasMore: false, total: 7 },
-      patientToFhir,
+      (r: StoredPatient) => toFhir('Patient', r),
       new RenderCache(10),
       true,
     );
@@ -102,9 +113,15 @@ describe('searchset Bundles', () => {
   it('a cached entry is served on another base with that base', () => {
     const cache = new RenderCache(10);
     const page = { data: rows, hasMore: false, total: 2 };
-    searchsetText('Patient', queryOf({}), page, patientToFhir, cache);
+    searchsetText('Patient', queryOf({}), page, (r: StoredPatient) => toFhir('Patient', r), cache);
     const other = 'http://127.0.0.1:5000/fhir/R4';
-    const text = searchsetText('Patient', queryOf({}, [], other), page, patientToFhir, cache);
+    const text = searchsetText(
+      'Patient',
+      queryOf({}, [], other),
+      page,
+      (r: StoredPatient) => toFhir('Patient', r),
+      cache,
+    );
     expect(JSON.parse(text).entry[0].fullUrl).toBe(
       `${other}/Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W`,
     );
@@ -115,7 +132,7 @@ describe('searchset Bundles', () => {
     let renders = 0;
     const counting = (p: StoredPatient) => {
       renders++;
-      return patientToFhir(p);
+      return toFhir('Patient', p);
     };
     const all = { data: rows, hasMore: false, total: 2 };
     searchsetText('Patient', queryOf({}), all, counting, cache);
@@ -145,7 +162,7 @@ describe('searchset Bundles', () => {
       'Patient',
       queryOf({ ...values, _cursor: 'pat-01JD7X5K8M9N2P3Q4R5S6T7V8W' }),
       { data: rows, hasMore: true, total: 3 },
-      patientToFhir,
+      (r: StoredPatient) => toFhir('Patient', r),
       new RenderCache(10),
     );
     const expected = new URLSearchParams();

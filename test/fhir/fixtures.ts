@@ -1,7 +1,7 @@
 /** Stored records as the repositories return them, for the FHIR mapping and validation tests. */
-import type { StoredAppointment } from '../../server/fhir/mapping/appointment.js';
-import type { StoredClaim } from '../../server/fhir/mapping/claim.js';
-import type { StoredPatient } from '../../server/fhir/mapping/patient.js';
+import type { StoredAppointment } from '../../server/resources/appointment.js';
+import type { StoredClaim } from '../../server/resources/claim.js';
+import type { StoredPatient } from '../../server/resources/patient.js';
 
 export const PATIENT_ID = 'pat_01JD7X5K8M9N2P3Q4R5S6T7V8W';
 export const APPOINTMENT_ID = 'appt_01JD8A2B3C4D5E6F7G8H9J0K1M';
@@ -9,6 +9,7 @@ export const CLAIM_ID = 'clm_01JD9C3D4E5F6G7H8J9K0M1N2P';
 
 export const storedPatient: StoredPatient = {
   id: PATIENT_ID,
+  object: 'patient',
   livemode: false,
   created: 1793577600,
   updated: 1793577660,
@@ -27,10 +28,12 @@ export const storedPatient: StoredPatient = {
     country: 'US',
   },
   active: true,
+  metadata: {},
 };
 
 export const storedAppointment: StoredAppointment = {
   id: APPOINTMENT_ID,
+  object: 'appointment',
   livemode: false,
   created: 1793577700,
   updated: 1793580000,
@@ -43,14 +46,18 @@ export const storedAppointment: StoredAppointment = {
   reason: 'Blood pressure review',
   location: 'Room 4',
   cancellation_reason: null,
+  cancelled_at: null,
+  metadata: {},
 };
 
 export const storedClaim: StoredClaim = {
   id: CLAIM_ID,
+  object: 'claim',
   livemode: false,
   created: 1793800000,
   updated: 1793800004,
   patient: PATIENT_ID,
+  appointment: null,
   billing_type: 'insurance',
   type: 'professional',
   billing_provider: { npi: '1234567893', tax_id: '12-3456789' },
@@ -75,5 +82,7 @@ export const storedClaim: StoredClaim = {
   patient_responsibility: 10000,
   status: 'partially_paid',
   denial_reason: null,
+  submitted_at: 1793800000,
   adjudicated_at: 1793800004,
+  metadata: {},
 };

@@ -271,3 +271,43 @@ describe('absolute URLs', () => {
     expect(metadata.body.implementation.url).toBe(`${PUBLIC}/fhir/R4`);
   });
 });
+
+describe('Appointment?_id', () => {
+  it('finds one appointment by its FHIR id, none for an unknown one, and is in the CapabilityStatement', async () => {
+    await start();
+    const [patient] = await patients(1, 'Id');
+    const booked: string[] = [];
+    // This key speaks 2026-11-01, where times are unix seconds.
+    for (const start of [1_800_000_000, 1_800_003_600]) {
+      const res = await t.request<Body>({
+        method: 'POST',
+        url: '/v1/appointments',
+        key: key.secret,
+        body: {
+          patient: patient?.replace('-', '_'),
+          practitioner: 'Dr. Lee',
+          start,
+          end: start + 1800,
+        },
+      });
+      expect([res.status, res.body.error?.message]).toEqual([200, undefined]);
+      booked.push(res.body.id.replace('_', '-'));
+    }
+    const found = await get(`/fhir/R4/Appointment?_id=${booked[0]}`);
+    expect(found.status).toBe(200);
+    expect(found.body.total).toBe(1);
+    expect(found.body.entry.map((e: Body) => e.resource.id)).toEqual([booked[0]]);
+    const byPost = await postSearch('/fhir/R4/Appointment/_search', `_id=${booked[1]}`);
+    expect(byPost.body.entry.map((e: Body) => e.resource.id)).toEqual([booked[1]]);
+    // Another type's id, or one we could not have made, matches nothing (never a 400).
+    for (const other of [patient, 'appt-nope']) {
+      const none = await get(`/fhir/R4/Appointment?_id=${other}`);
+      expect([none.status, none.body.total]).toEqual([200, 0]);
+    }
+    const metadata = await t.request<Body>({ method: 'GET', url: '/fhir/R4/metadata' });
+    const appointment = metadata.body.rest[0].resource.find((r: Body) => r.type === 'Appointment');
+    expect(appointment.searchParam).toContainEqual(
+      expect.objectContaining({ name: '_id', type: 'token' }),
+    );
+  });
+});

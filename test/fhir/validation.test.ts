@@ -10,10 +10,7 @@
  */
 import { Fhir } from 'fhir';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appointmentToFhir } from '../../server/fhir/mapping/appointment.js';
-import { claimToFhir } from '../../server/fhir/mapping/claim.js';
-import { claimResponseToFhir } from '../../server/fhir/mapping/claim-response.js';
-import { patientToFhir } from '../../server/fhir/mapping/patient.js';
+import { toFhir } from '../../server/fhir/faces.js';
 import { advanceClaim } from '../../server/webhooks/clearinghouse.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { makeKey } from '../support/keys.js';
@@ -65,10 +62,10 @@ const CLAIM_STATUSES = [
 ] as const;
 
 const mapped: [string, Resource][] = [
-  ['Patient, every field', patientToFhir(storedPatient)],
+  ['Patient, every field', toFhir('Patient', storedPatient)],
   [
     'Patient, only a family name',
-    patientToFhir({
+    toFhir('Patient', {
       ...storedPatient,
       identifiers: [],
       name: { family: 'Lee' },
@@ -82,11 +79,11 @@ const mapped: [string, Resource][] = [
   ],
   ...(['male', 'female', 'other', 'unknown'] as const).map((gender): [string, Resource] => [
     `Patient, gender ${gender}`,
-    patientToFhir({ ...storedPatient, gender }),
+    toFhir('Patient', { ...storedPatient, gender }),
   ]),
   ...STATUSES.map((status): [string, Resource] => [
     `Appointment, ${status}`,
-    appointmentToFhir({
+    toFhir('Appointment', {
       ...storedAppointment,
       status,
       ...(status === 'proposed' || status === 'cancelled' ? { start: null, end: null } : {}),
@@ -95,17 +92,17 @@ const mapped: [string, Resource][] = [
   ]),
   [
     'Appointment, no location or type',
-    appointmentToFhir({
+    toFhir('Appointment', {
       ...storedAppointment,
       location: null,
       appointment_type: null,
       reason: null,
     }),
   ],
-  ['Claim, insurance', claimToFhir(storedClaim)],
+  ['Claim, insurance', toFhir('Claim', storedClaim)],
   [
     'Claim, self-pay, HCPCS, JPY',
-    claimToFhir({
+    toFhir('Claim', {
       ...storedClaim,
       billing_type: 'self_pay',
       insurance: null,
@@ -115,7 +112,7 @@ const mapped: [string, Resource][] = [
   ],
   [
     'Claim, submitted',
-    claimToFhir({
+    toFhir('Claim', {
       ...storedClaim,
       status: 'submitted',
       amount_allowed: null,
@@ -126,7 +123,7 @@ const mapped: [string, Resource][] = [
   ],
   ...CLAIM_STATUSES.map((status): [string, Resource] => [
     `ClaimResponse, ${status}`,
-    claimResponseToFhir({
+    toFhir('ClaimResponse', {
       ...storedClaim,
       status,
       denial_reason: status === 'denied' || status === 'rejected' ? 'Not covered' : null,
@@ -134,7 +131,7 @@ const mapped: [string, Resource][] = [
   ]),
   [
     'ClaimResponse, self-pay',
-    claimResponseToFhir({ ...storedClaim, billing_type: 'self_pay', insurance: null }),
+    toFhir('ClaimResponse', { ...storedClaim, billing_type: 'self_pay', insurance: null }),
   ],
 ];
 
@@ -168,7 +165,7 @@ describe('the mapping emits valid R4 resources', () => {
 
 describe('the checks can fail', () => {
   it('a code outside a required value set is found', () => {
-    const bad = { ...patientToFhir(storedPatient), gender: 'woman' };
+    const bad = { ...toFhir('Patient', storedPatient), gender: 'woman' };
     expect(checkRequiredBindings(bad).problems).toEqual([
       {
         path: 'Patient.gender',
@@ -176,7 +173,7 @@ describe('the checks can fail', () => {
         valueSet: expect.stringContaining('administrative-gender'),
       },
     ]);
-    const outcome = { ...claimResponseToFhir(storedClaim), outcome: 'done' };
+    const outcome = { ...toFhir('ClaimResponse', storedClaim), outcome: 'done' };
     expect(checkRequiredBindings(outcome).problems.map((p) => p.path)).toEqual([
       'ClaimResponse.outcome',
     ]);
@@ -185,22 +182,24 @@ describe('the checks can fail', () => {
   it('the validator finds a missing required element and an unknown one', () => {
     const errors = (resource: unknown) =>
       validate(resource).filter((i) => i.severity === 'error' || i.severity === 'fatal');
-    const { use: _use, ...noUse } = claimToFhir(storedClaim);
+    const { use: _use, ...noUse } = toFhir('Claim', storedClaim);
     expect(errors(noUse).map((i) => i.expression?.[0])).toContain('Claim.use');
-    expect(errors({ ...patientToFhir(storedPatient), nickname: 'x' }).length).toBeGreaterThan(0);
+    expect(errors({ ...toFhir('Patient', storedPatient), nickname: 'x' }).length).toBeGreaterThan(
+      0,
+    );
     expect(
-      errors({ ...patientToFhir(storedPatient), birthDate: '12/04/1987' }).length,
+      errors({ ...toFhir('Patient', storedPatient), birthDate: '12/04/1987' }).length,
     ).toBeGreaterThan(0);
   });
 
   it('FHIR.js finds a code outside its value set and an unknown element', () => {
-    expect(fhirJsErrors({ ...patientToFhir(storedPatient), gender: 'woman' })).toEqual([
+    expect(fhirJsErrors({ ...toFhir('Patient', storedPatient), gender: 'woman' })).toEqual([
       expect.stringContaining('Patient.gender'),
     ]);
-    expect(fhirJsErrors({ ...patientToFhir(storedPatient), nickname: 'x' })).toEqual([
+    expect(fhirJsErrors({ ...toFhir('Patient', storedPatient), nickname: 'x' })).toEqual([
       expect.stringContaining('Patient.nickname'),
     ]);
-    expect(fhirJsErrors(patientToFhir(storedPatient))).toEqual([]);
+    expect(fhirJsErrors(toFhir('Patient', storedPatient))).toEqual([]);
   });
 });
 

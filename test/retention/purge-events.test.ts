@@ -11,6 +11,7 @@ import { newId } from '../../server/ids.js';
 import { createKey } from '../../server/keys/index.js';
 import { insertEvent } from '../../server/repos/events.js';
 import { insertWebhook } from '../../server/repos/webhooks.js';
+import type { StoredWebhook } from '../../server/resources/webhook.js';
 import { runPurgeRound } from '../../server/retention/purge-round.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
@@ -31,7 +32,7 @@ async function webhook(db: Db): Promise<string> {
         url: 'https://example.org/hook',
         status: 'enabled',
         enabled_events: ['*'],
-      },
+      } as StoredWebhook,
       'whsec_test_secret',
     ),
   );

@@ -1,9 +1,10 @@
 import { expect, it } from 'vitest';
 import { connect } from '../../server/db/open.js';
 import { newId } from '../../server/ids.js';
-import { getClaim, insertClaim } from '../../server/repos/claims.js';
 import { listEvents } from '../../server/repos/events.js';
-import { insertPatient } from '../../server/repos/patients.js';
+import { getRecord, insertRecord } from '../../server/repos/records.js';
+import { CLAIM, type StoredClaim } from '../../server/resources/claim.js';
+import { PATIENT, type StoredPatient } from '../../server/resources/patient.js';
 import { startClearinghouse } from '../../server/webhooks/clearinghouse.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
@@ -81,8 +82,8 @@ await describeEachDatabase('test clearinghouse', (dialect) => {
       metadata: {},
     };
     await ctx.db.transaction(async (tx) => {
-      await insertPatient(tx, patient);
-      await insertClaim(tx, claim);
+      await insertRecord(PATIENT, tx, patient as StoredPatient);
+      await insertRecord(CLAIM, tx, claim as StoredClaim);
     });
     return claim.id;
   }
@@ -102,7 +103,7 @@ await describeEachDatabase('test clearinghouse', (dialect) => {
       for (const [i, status] of path.entries()) {
         now = T0 + (i + 1) * (DELAY + 1000);
         expect(await sim.tick()).toBe(1);
-        expect((await getClaim<Claim>(ctx.db, id, false))?.status).toBe(status);
+        expect((await getRecord(CLAIM, ctx.db, id, false))?.status).toBe(status);
         expect(await sim.tick()).toBe(0); // each move waits its own delay
       }
       now += 10 * DELAY;
@@ -110,7 +111,7 @@ await describeEachDatabase('test clearinghouse', (dialect) => {
     } finally {
       await sim.stop();
     }
-    const claim = (await getClaim<Claim>(ctx.db, id, false))!;
+    const claim = (await getRecord(CLAIM, ctx.db, id, false))!;
     expect(claim).toMatchObject(amounts);
     expect(claim.adjudicated_at).toBe(Math.floor(now / 1000) - 10 * (DELAY / 1000));
     if (memberId === 'REJECT0000' || memberId === 'DENY00000')
@@ -138,7 +139,7 @@ await describeEachDatabase('test clearinghouse', (dialect) => {
     });
     expect(await sim.tick()).toBe(0);
     await sim.stop();
-    expect((await getClaim<Claim>(ctx.db, id, true))?.status).toBe('submitted');
+    expect((await getRecord(CLAIM, ctx.db, id, true))?.status).toBe('submitted');
   });
 
   it('moves each claim once when two simulators race', async () => {

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getEvent, listEvents } from '../../server/repos/events.js';
+import { getRecord } from '../../server/repos/records.js';
 import { deliveryAttempts } from '../../server/repos/webhook-deliveries.js';
 import { listWebhookDeliveries } from '../../server/repos/webhook-delivery-list.js';
-import { getWebhook } from '../../server/repos/webhooks.js';
+import { WEBHOOK } from '../../server/resources/webhook.js';
 import type { RetrySchedule } from '../../server/webhooks/schedule.js';
 import type { Resolver } from '../../server/webhooks/url-guard.js';
 import { type DeliveryWorker, startDeliveryWorker } from '../../server/webhooks/worker.js';
@@ -104,7 +105,7 @@ describe('delivery worker [sqlite]', () => {
     const attempts = await deliveryAttempts(ctx.db, first.id);
     expect(attempts.at(-1)).toMatchObject({ status_code: 200, succeeded: 1 });
     expect(attempts[0]).toMatchObject({ status_code: null, error: 'connection_refused' });
-    expect((await getWebhook(ctx.db, hook.id, false))?.status).toBe('enabled');
+    expect((await getRecord(WEBHOOK, ctx.db, hook.id, false))?.status).toBe('enabled');
   });
 
   it('backs off on non-2xx, then disables the endpoint and emits webhook.disabled', async () => {
@@ -130,7 +131,7 @@ describe('delivery worker [sqlite]', () => {
     expect(starts).toHaveLength(4);
     expect(JSON.stringify(page)).not.toContain(RESPONSE_BODY); // no response bodies kept
 
-    const stored = await getWebhook(ctx.db, failing.id, false);
+    const stored = await getRecord(WEBHOOK, ctx.db, failing.id, false);
     expect(stored?.status).toBe('disabled');
     const events = await listEvents(ctx.db, { livemode: false, type: 'webhook.disabled' });
     expect(events.data).toHaveLength(1);

@@ -8,8 +8,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../server/db/types.js';
 import { type EventObject, emitEvent } from '../../server/domain/events.js';
 import { newId } from '../../server/ids.js';
+import { getRecord } from '../../server/repos/records.js';
 import { deliveryAttempts } from '../../server/repos/webhook-deliveries.js';
-import { getWebhook } from '../../server/repos/webhooks.js';
+import { WEBHOOK } from '../../server/resources/webhook.js';
 import type { RetrySchedule } from '../../server/webhooks/schedule.js';
 import { type DeliveryWorker, startDeliveryWorker } from '../../server/webhooks/worker.js';
 import { availableDialects, useTestDb } from '../support/databases.js';
@@ -82,7 +83,7 @@ for (const { dialect, available } of await availableDialects()) {
       const latest = await addWebhook(ctx.db, receiver.url('/latest'));
       await ctx.db.run('UPDATE webhooks SET data = $1 WHERE id = $2', [
         JSON.stringify({
-          ...(await getWebhook(ctx.db, latest.id, false)),
+          ...(await getRecord(WEBHOOK, ctx.db, latest.id, false)),
           api_version: '2026-12-01',
         }),
         latest.id,
@@ -127,7 +128,7 @@ for (const { dialect, available } of await availableDialects()) {
       ]);
       expect(receiver.received).toEqual([]);
       // The receiver did nothing wrong: its endpoint stays enabled.
-      expect((await getWebhook(ctx.db, hook.id, false))?.status).toBe('enabled');
+      expect((await getRecord(WEBHOOK, ctx.db, hook.id, false))?.status).toBe('enabled');
       expect(errors).toContain('webhook event could not be rendered');
       expect(errors).not.toContain('webhook delivery could not be recorded');
     });

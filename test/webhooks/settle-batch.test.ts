@@ -5,13 +5,14 @@
  */
 import { expect, it } from 'vitest';
 import type { Db } from '../../server/db/types.js';
+import { getRecord } from '../../server/repos/records.js';
 import {
   type DeliveryAttempt,
   deliveryAttempts,
   leaseDueDeliveries,
   settleDeliveries,
 } from '../../server/repos/webhook-deliveries.js';
-import { getWebhook } from '../../server/repos/webhooks.js';
+import { WEBHOOK } from '../../server/resources/webhook.js';
 import { SettleQueue } from '../../server/webhooks/settle-queue.js';
 import type { SendResult } from '../../server/webhooks/transport.js';
 import { startDeliveryWorker } from '../../server/webhooks/worker.js';
@@ -227,7 +228,7 @@ await describeEachDatabase('settling a batch of deliveries', (dialect) => {
     });
     try {
       await waitFor(
-        async () => (await getWebhook(ctx.db, hook.id, false))?.status === 'disabled',
+        async () => (await getRecord(WEBHOOK, ctx.db, hook.id, false))?.status === 'disabled',
         10_000,
         'the endpoint disabled',
       );

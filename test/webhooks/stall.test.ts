@@ -5,8 +5,9 @@
  * 2 s bounds are the contract's ("the next event still arrives within 2 s"), not speed targets.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { getRecord } from '../../server/repos/records.js';
 import { deliveryAttempts } from '../../server/repos/webhook-deliveries.js';
-import { getWebhook } from '../../server/repos/webhooks.js';
+import { WEBHOOK } from '../../server/resources/webhook.js';
 import type { RetrySchedule } from '../../server/webhooks/schedule.js';
 import { createHttpTransport, type Transport } from '../../server/webhooks/transport.js';
 import { type DeliveryWorker, startDeliveryWorker } from '../../server/webhooks/worker.js';
@@ -65,7 +66,7 @@ await describeEachDatabase('a receiver that never ends its body', (dialect) => {
     const attempts = await deliveryAttempts(ctx.db, (await deliveriesOf(ctx.db, hook.id))[0]!.id);
     expect(attempts.map((a) => a.error)).toEqual(['timeout', 'timeout']);
     expect(h.hits.get('/hang')).toBe(2);
-    expect((await getWebhook(ctx.db, hook.id, false))?.status).toBe('disabled');
+    expect((await getRecord(WEBHOOK, ctx.db, hook.id, false))?.status).toBe('disabled');
     await waitFor(() => h.open === 0, 1_000, 'the second hung socket to close');
   });
 

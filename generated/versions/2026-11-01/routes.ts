@@ -3888,6 +3888,7 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: null,
   parameters: [
+    { name: '_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'date', in: 'query', required: false, style: 'form', explode: true },
     { name: 'status', in: 'query', required: false, style: 'form', explode: true },
@@ -3901,6 +3902,7 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
     querystring: {
       type: 'object',
       properties: {
+        _id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
         patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
         date: {
           type: 'array',
@@ -3960,6 +3962,7 @@ const searchFhirAppointmentsByPostRoute: RouteDefinition = {
   bodyMediaType: 'application/x-www-form-urlencoded',
   parameters: [
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'date', in: 'query', required: false, style: 'form', explode: true },
     { name: 'status', in: 'query', required: false, style: 'form', explode: true },
@@ -3973,6 +3976,7 @@ const searchFhirAppointmentsByPostRoute: RouteDefinition = {
     querystring: {
       type: 'object',
       properties: {
+        _id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
         patient: { type: 'string', pattern: '^(Patient/)?[A-Za-z0-9\\-.]{1,64}$' },
         date: {
           type: 'array',

@@ -7552,6 +7552,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description An appointment id (FHIR id).
+                 * @example appt-01JD8A2B3C4D5E6F7G8H9J0K1M
+                 */
+                _id?: string;
+                /**
                  * @description A patient reference, `Patient/{id}` or the id alone (FHIR ids, not `pat_…`).
                  * @example Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
                  */
@@ -7699,6 +7704,11 @@ export interface operations {
     searchFhirAppointmentsByPost: {
         parameters: {
             query?: {
+                /**
+                 * @description An appointment id (FHIR id).
+                 * @example appt-01JD8A2B3C4D5E6F7G8H9J0K1M
+                 */
+                _id?: string;
                 /**
                  * @description A patient reference, `Patient/{id}` or the id alone (FHIR ids, not `pat_…`).
                  * @example Patient/pat-01JD7X5K8M9N2P3Q4R5S6T7V8W

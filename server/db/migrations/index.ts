@@ -5,6 +5,7 @@ import { keyBindings } from './0004-key-bindings.js';
 import { accountApiVersion } from './0005-account-api-version.js';
 import { auditApiVersion } from './0006-audit-api-version.js';
 import { eventsCreated } from './0007-events-created.js';
+import { dropClaimSchedule } from './0008-drop-claim-schedule.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. Append new ones; never reorder or edit applied ones. */
@@ -16,4 +17,5 @@ export const migrations: readonly Migration[] = [
   accountApiVersion,
   auditApiVersion,
   eventsCreated,
+  dropClaimSchedule,
 ];

@@ -6,68 +6,20 @@
  * `livemode`, `cancelled_at` (FHIR Appointment has no such element).
  */
 import type { components } from '../../../generated/types.js';
-import { toFhirId } from '../ids.js';
 import {
-  coded,
-  codeOf,
-  type FieldMapping,
-  idFromReference,
-  instant,
-  mapFromFhir,
-  mapToFhir,
-  metaOf,
-  notStorable,
-  referenceTo,
-  secondsOf,
-} from './common.js';
+  fhirAppointmentStatus,
+  type StoredAppointment,
+  storedAppointmentStatus,
+} from '../../resources/appointment.js';
+import { coded, codeOf, idFromReference, notStorable, referenceTo } from './common.js';
+import { type FieldMapping, instantField } from './fields.js';
 
-type Schemas = components['schemas'];
-export type FhirAppointment = Schemas['FhirAppointment'];
-type AppointmentStatus = Schemas['AppointmentStatus'];
-type AppointmentType = 'routine' | 'walkin' | 'checkup' | 'followup' | 'emergency';
-
-/** An appointment as the repository stores it (times in unix seconds). */
-export interface StoredAppointment {
-  id: string;
-  livemode: boolean;
-  created: number;
-  updated: number;
-  patient: string;
-  practitioner: string;
-  status: AppointmentStatus;
-  start: number | null;
-  end: number | null;
-  appointment_type: AppointmentType | null;
-  reason: string | null;
-  location: string | null;
-  cancellation_reason: string | null;
-}
+export type FhirAppointment = components['schemas']['FhirAppointment'];
+type AppointmentType = NonNullable<StoredAppointment['appointment_type']>;
 
 /** HL7 v2 table 0276, appointment reason codes: `ROUTINE`, `WALKIN`, … */
 export const V2_APPOINTMENT_TYPES = 'http://terminology.hl7.org/CodeSystem/v2-0276';
 const TYPES: readonly string[] = ['routine', 'walkin', 'checkup', 'followup', 'emergency'];
-
-/** The FHIR status of ours: the same words, `-` for `_`. */
-export function fhirAppointmentStatus(status: AppointmentStatus): FhirAppointment['status'] {
-  return status.replaceAll('_', '-') as FhirAppointment['status'];
-}
-
-/** Our status of a FHIR one, or `undefined` (`waitlist` has none). */
-export function storedAppointmentStatus(status: string): AppointmentStatus | undefined {
-  const ours = status.replaceAll('-', '_');
-  const known: readonly string[] = [
-    'proposed',
-    'pending',
-    'booked',
-    'arrived',
-    'checked_in',
-    'fulfilled',
-    'cancelled',
-    'noshow',
-    'entered_in_error',
-  ];
-  return known.includes(ours) ? (ours as AppointmentStatus) : undefined;
-}
 
 type AppointmentElements = Omit<FhirAppointment, 'resourceType' | 'id' | 'meta'>;
 type Participant = FhirAppointment['participant'][number];
@@ -122,23 +74,9 @@ export const APPOINTMENT_FIELDS: readonly Field[] = [
     fromFhir: (r) =>
       r.reasonCode?.[0]?.text === undefined ? {} : { reason: r.reasonCode[0].text },
   },
-  {
-    field: 'start',
-    toFhir: (a) => (a.start === null ? {} : { start: instant(a.start) }),
-    fromFhir: (r) =>
-      r.start === undefined ? {} : { start: secondsOf(r.start, 'Appointment.start') },
-  },
-  {
-    field: 'end',
-    toFhir: (a) => (a.end === null ? {} : { end: instant(a.end) }),
-    fromFhir: (r) => (r.end === undefined ? {} : { end: secondsOf(r.end, 'Appointment.end') }),
-  },
-  {
-    field: 'created',
-    toFhir: (a) => ({ created: instant(a.created) }),
-    fromFhir: (r) =>
-      r.created === undefined ? {} : { created: secondsOf(r.created, 'Appointment.created') },
-  },
+  instantField('start', 'start', 'Appointment.start'),
+  instantField('end', 'end', 'Appointment.end'),
+  instantField('created', 'created', 'Appointment.created'),
   {
     field: 'patient, practitioner, location',
     toFhir: (a) => {
@@ -166,19 +104,3 @@ export const APPOINTMENT_FIELDS: readonly Field[] = [
     },
   },
 ];
-
-/** The FHIR Appointment of a stored appointment. */
-export function appointmentToFhir(stored: StoredAppointment): FhirAppointment {
-  return {
-    resourceType: 'Appointment',
-    id: toFhirId(stored.id),
-    meta: metaOf(stored),
-    ...mapToFhir(APPOINTMENT_FIELDS, stored),
-  } as FhirAppointment;
-}
-
-/** The stored fields a FHIR Appointment carries (no route creates appointments yet). */
-export function appointmentFromFhir(resource: FhirAppointment): Partial<StoredAppointment> {
-  const { resourceType: _type, id: _id, meta: _meta, ...elements } = resource;
-  return mapFromFhir(APPOINTMENT_FIELDS, elements);
-}

@@ -5,31 +5,11 @@
  * `disposition` keeps our status (and the denial reason) so the reverse mapping is exact.
  */
 import type { components } from '../../../generated/types.js';
+import { fhirClaimStatus, type StoredClaim } from '../../resources/claim.js';
 import { FhirError } from '../errors.js';
-import { toFhirId } from '../ids.js';
-import {
-  CLAIM_TYPES,
-  fhirClaimStatus,
-  PAYER_MEMBERS,
-  SELF_PAY,
-  type StoredClaim,
-} from './claim.js';
-import {
-  coded,
-  codeOf,
-  type FhirCodeableConcept,
-  type FieldMapping,
-  idFromReference,
-  instant,
-  mapFromFhir,
-  mapToFhir,
-  metaOf,
-  minorOf,
-  money,
-  notStorable,
-  referenceTo,
-  secondsOf,
-} from './common.js';
+import { CLAIM_TYPES, PAYER_MEMBERS, SELF_PAY } from './claim.js';
+import { coded, codeOf, type FhirCodeableConcept, minorOf, money, notStorable } from './common.js';
+import { type FieldMapping, instantField, referenceField } from './fields.js';
 
 type Schemas = components['schemas'];
 export type FhirClaimResponse = Schemas['FhirClaimResponse'];
@@ -38,11 +18,6 @@ type ClaimStatus = Schemas['ClaimStatus'];
 /** HL7's adjudication categories; patient responsibility has none, so it is a text category. */
 export const ADJUDICATION = 'http://terminology.hl7.org/CodeSystem/adjudication';
 export const PATIENT_RESPONSIBILITY = 'patient responsibility';
-
-/** Whether a claim has been answered, so a ClaimResponse exists for it. */
-export function hasClaimResponse(claim: Pick<StoredClaim, 'status'>): boolean {
-  return claim.status !== 'submitted';
-}
 
 const OUTCOMES: Readonly<Record<ClaimStatus, FhirClaimResponse['outcome']>> = {
   submitted: 'queued',
@@ -101,23 +76,14 @@ export const CLAIM_RESPONSE_FIELDS: readonly Field[] = [
       return code === undefined ? {} : { type: code as StoredClaim['type'] };
     },
   },
-  {
-    field: 'patient',
-    toFhir: (c) => ({ patient: referenceTo('Patient', c.patient) }),
-    fromFhir: (r) =>
-      r.patient === undefined
-        ? {}
-        : { patient: idFromReference('Patient', r.patient, 'ClaimResponse.patient') },
-  },
-  {
-    field: 'adjudicated_at',
-    // Before adjudication (accepted, or cancelled first) the answer dates from the last change.
-    toFhir: (c) => ({ created: instant(c.adjudicated_at ?? c.updated) }),
-    fromFhir: (r) =>
-      r.created === undefined
-        ? {}
-        : { adjudicated_at: secondsOf(r.created, 'ClaimResponse.created') },
-  },
+  referenceField('patient', 'patient', 'Patient', 'ClaimResponse.patient'),
+  // Before adjudication (accepted, or cancelled first) the answer dates from the last change.
+  instantField(
+    'adjudicated_at',
+    'created',
+    'ClaimResponse.created',
+    (c) => c.adjudicated_at ?? c.updated,
+  ),
   {
     field: 'insurance (payer)',
     toFhir: (c) => ({
@@ -135,14 +101,7 @@ export const CLAIM_RESPONSE_FIELDS: readonly Field[] = [
       return payer === undefined ? {} : { billing_type: 'insurance' };
     },
   },
-  {
-    field: 'id (request)',
-    toFhir: (c) => ({ request: referenceTo('Claim', c.id) }),
-    fromFhir: (r) =>
-      r.request === undefined
-        ? {}
-        : { id: idFromReference('Claim', r.request, 'ClaimResponse.request') },
-  },
+  referenceField('id', 'request', 'Claim', 'ClaimResponse.request'),
   {
     field: 'amounts',
     toFhir: (c) => ({
@@ -178,19 +137,3 @@ export const CLAIM_RESPONSE_FIELDS: readonly Field[] = [
     },
   },
 ];
-
-/** The FHIR ClaimResponse of a stored claim that `hasClaimResponse`. */
-export function claimResponseToFhir(stored: StoredClaim): FhirClaimResponse {
-  return {
-    resourceType: 'ClaimResponse',
-    id: toFhirId(stored.id),
-    meta: metaOf(stored),
-    ...mapToFhir(CLAIM_RESPONSE_FIELDS, stored),
-  } as FhirClaimResponse;
-}
-
-/** The stored fields a FHIR ClaimResponse carries. */
-export function claimResponseFromFhir(resource: FhirClaimResponse): Partial<StoredClaim> {
-  const { resourceType: _type, id: _id, meta: _meta, ...elements } = resource;
-  return mapFromFhir(CLAIM_RESPONSE_FIELDS, elements);
-}

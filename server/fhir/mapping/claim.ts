@@ -7,60 +7,13 @@
  * resources), `metadata`, `livemode`.
  */
 import type { components } from '../../../generated/types.js';
-import { toFhirId } from '../ids.js';
-import {
-  coded,
-  codeOf,
-  type FhirCodeableConcept,
-  type FieldMapping,
-  idFromReference,
-  instant,
-  mapFromFhir,
-  mapToFhir,
-  metaOf,
-  minorOf,
-  money,
-  notStorable,
-  referenceTo,
-  secondsOf,
-} from './common.js';
+import { fhirClaimStatus, type StoredClaim } from '../../resources/claim.js';
+import { coded, codeOf, type FhirCodeableConcept, minorOf, money, notStorable } from './common.js';
+import { type FieldMapping, instantField, referenceField } from './fields.js';
 
 type Schemas = components['schemas'];
 export type FhirClaim = Schemas['FhirClaim'];
-type ClaimStatus = Schemas['ClaimStatus'];
 type ClaimType = Schemas['ClaimType'];
-
-/** A claim as the repository stores it (amounts in the currency's minor unit). */
-export interface StoredClaim {
-  id: string;
-  livemode: boolean;
-  created: number;
-  updated: number;
-  patient: string;
-  billing_type: 'insurance' | 'self_pay';
-  type: ClaimType;
-  billing_provider: { npi: string; tax_id?: string };
-  insurance: { payer_id: string; member_id: string; group_number?: string | null } | null;
-  diagnoses: { sequence: number; system: 'icd10'; code: string }[];
-  line_items: {
-    sequence: number;
-    procedure_code: string;
-    modifiers: string[];
-    diagnosis_sequences: number[];
-    service_date: string;
-    quantity: number;
-    unit_amount: number;
-    amount: number;
-  }[];
-  currency: string;
-  amount_total: number;
-  amount_allowed: number | null;
-  amount_paid: number | null;
-  patient_responsibility: number | null;
-  status: ClaimStatus;
-  denial_reason: string | null;
-  adjudicated_at: number | null;
-}
 
 export const CLAIM_TYPES = 'http://terminology.hl7.org/CodeSystem/claim-type';
 export const ICD10_CM = 'http://hl7.org/fhir/sid/icd-10-cm';
@@ -72,11 +25,6 @@ const PRIORITIES = 'http://terminology.hl7.org/CodeSystem/processpriority';
 export const PAYER_MEMBERS = 'https://patientcare.example/fhir/payer-members';
 /** The coverage display of a `self_pay` claim. */
 export const SELF_PAY = 'Self-pay';
-
-/** FHIR Claim.status: every claim not cancelled is `active` (its progress is the response's). */
-export function fhirClaimStatus(status: ClaimStatus): FhirClaim['status'] {
-  return status === 'cancelled' ? 'cancelled' : 'active';
-}
 
 /** A procedure code with its system: HCPCS Level II starts with a letter, CPT with a digit. */
 function procedure(code: string): FhirCodeableConcept {
@@ -110,20 +58,8 @@ export const CLAIM_FIELDS: readonly Field[] = [
     toFhir: () => ({ use: 'claim', priority: coded(PRIORITIES, 'normal') }),
     fromFhir: () => ({}),
   },
-  {
-    field: 'patient',
-    toFhir: (c) => ({ patient: referenceTo('Patient', c.patient) }),
-    fromFhir: (r) =>
-      r.patient === undefined
-        ? {}
-        : { patient: idFromReference('Patient', r.patient, 'Claim.patient') },
-  },
-  {
-    field: 'created',
-    toFhir: (c) => ({ created: instant(c.created) }),
-    fromFhir: (r) =>
-      r.created === undefined ? {} : { created: secondsOf(r.created, 'Claim.created') },
-  },
+  referenceField('patient', 'patient', 'Patient', 'Claim.patient'),
+  instantField('created', 'created', 'Claim.created'),
   {
     field: 'billing_provider',
     toFhir: (c) => ({ provider: { identifier: { system: NPI, value: c.billing_provider.npi } } }),
@@ -240,19 +176,3 @@ export const CLAIM_FIELDS: readonly Field[] = [
     },
   },
 ];
-
-/** The FHIR Claim of a stored claim. */
-export function claimToFhir(stored: StoredClaim): FhirClaim {
-  return {
-    resourceType: 'Claim',
-    id: toFhirId(stored.id),
-    meta: metaOf(stored),
-    ...mapToFhir(CLAIM_FIELDS, stored),
-  } as FhirClaim;
-}
-
-/** The stored fields a FHIR Claim carries (no route submits claims through FHIR yet). */
-export function claimFromFhir(resource: FhirClaim): Partial<StoredClaim> {
-  const { resourceType: _type, id: _id, meta: _meta, ...elements } = resource;
-  return mapFromFhir(CLAIM_FIELDS, elements);
-}

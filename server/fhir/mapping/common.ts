@@ -1,7 +1,6 @@
 /**
- * Pieces every resource mapping shares: instants, `meta`, references, codings and money.
- * Each resource's own fields are mapped in its file (patient.ts, appointment.ts, claim.ts,
- * claim-response.ts), as field tables read in both directions.
+ * The FHIR data types every resource mapping shares: instants, `meta`, references, codings and
+ * money. The field tables that use them, and the resource envelope, are fields.ts.
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../../../generated/types.js';
@@ -14,39 +13,6 @@ export type FhirMeta = Schemas['FhirMeta'];
 export type FhirReference = Schemas['FhirReference'];
 export type FhirCodeableConcept = Schemas['FhirCodeableConcept'];
 export type FhirMoney = Schemas['FhirMoney'];
-
-/**
- * One field of a resource in both directions. `toFhir` reads the stored record and returns the
- * FHIR elements it fills (none when the field is unset); `fromFhir` reads those elements and
- * returns the stored fields, throwing `422` for what the stored record cannot hold, so nothing
- * sent is silently dropped.
- */
-export interface FieldMapping<Stored, Resource> {
-  /** The stored field(s), as named in `/v1`. */
-  readonly field: string;
-  readonly toFhir: (stored: Stored) => Partial<Resource>;
-  readonly fromFhir: (resource: Partial<Resource>) => Partial<Stored>;
-}
-
-/** Runs every field's `toFhir` and merges the results in table order. */
-export function mapToFhir<Stored, Resource>(
-  fields: readonly FieldMapping<Stored, Resource>[],
-  stored: Stored,
-): Partial<Resource> {
-  const out: Partial<Resource> = {};
-  for (const field of fields) Object.assign(out, field.toFhir(stored));
-  return out;
-}
-
-/** Runs every field's `fromFhir` and merges the results. */
-export function mapFromFhir<Stored, Resource>(
-  fields: readonly FieldMapping<Stored, Resource>[],
-  resource: Partial<Resource>,
-): Partial<Stored> {
-  const out: Partial<Stored> = {};
-  for (const field of fields) Object.assign(out, field.fromFhir(resource));
-  return out;
-}
 
 /**
  * A FHIR `instant` (`2026-11-01T00:00:00Z`) for stored unix seconds: the API's one conversion,

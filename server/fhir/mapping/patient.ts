@@ -5,45 +5,15 @@
  * `created` (FHIR Patient has no such element; `meta.lastUpdated` is `updated`).
  */
 import type { components } from '../../../generated/types.js';
-import { toFhirId } from '../ids.js';
-import {
-  coded,
-  codeOf,
-  type FieldMapping,
-  mapFromFhir,
-  mapToFhir,
-  metaOf,
-  notStorable,
-} from './common.js';
+import type { StoredPatient } from '../../resources/patient.js';
+import { coded, codeOf, notStorable } from './common.js';
+import type { FieldMapping } from './fields.js';
 
 type Schemas = components['schemas'];
 export type FhirPatient = Schemas['FhirPatient'];
 /** A Patient as a client sends it to `createFhirPatient`. */
 export type FhirPatientCreate = Schemas['FhirPatientCreate'];
 type IdentifierType = Schemas['PatientIdentifier']['type'];
-
-/** A patient as the repository stores it (the `/v1` object of that write). */
-export interface StoredPatient {
-  id: string;
-  livemode: boolean;
-  created: number;
-  updated: number;
-  identifiers: { type: IdentifierType; system: string; value: string }[];
-  name: { family: string; given?: string[]; prefix?: string[]; suffix?: string[] };
-  birth_date: string | null;
-  gender: 'male' | 'female' | 'other' | 'unknown' | null;
-  email: string | null;
-  phone: string | null;
-  address: {
-    line1?: string | null;
-    line2?: string | null;
-    city?: string | null;
-    state?: string | null;
-    postal_code?: string | null;
-    country?: string | null;
-  } | null;
-  active: boolean;
-}
 
 /** HL7 v2 table 0203, the identifier types `/v1` uses. */
 export const V2_IDENTIFIER_TYPES = 'http://terminology.hl7.org/CodeSystem/v2-0203';
@@ -178,22 +148,3 @@ export const PATIENT_FIELDS: readonly Field[] = [
     },
   },
 ];
-
-/** The FHIR Patient of a stored patient. */
-export function patientToFhir(stored: StoredPatient): FhirPatient {
-  return {
-    resourceType: 'Patient',
-    id: toFhirId(stored.id),
-    meta: metaOf(stored),
-    ...mapToFhir(PATIENT_FIELDS, stored),
-  } as FhirPatient;
-}
-
-/**
- * `createPatient`'s fields from a FHIR Patient: what `/v1` would have been sent. `id` and
- * `meta` are the server's and are ignored, as FHIR create does.
- */
-export function patientFromFhir(resource: FhirPatientCreate): Partial<StoredPatient> {
-  const { resourceType: _type, id: _id, meta: _meta, ...elements } = resource;
-  return mapFromFhir(PATIENT_FIELDS, elements as Partial<PatientElements>);
-}

@@ -1,18 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CLAIM_TYPES,
-  PAYER_MEMBERS,
-  SELF_PAY,
-  type StoredClaim,
-} from '../../../server/fhir/mapping/claim.js';
+import { fromFhir, toFhir } from '../../../server/fhir/faces.js';
+import { CLAIM_TYPES, PAYER_MEMBERS, SELF_PAY } from '../../../server/fhir/mapping/claim.js';
 import {
   ADJUDICATION,
   CLAIM_RESPONSE_FIELDS,
-  claimResponseFromFhir,
-  claimResponseToFhir,
-  hasClaimResponse,
   PATIENT_RESPONSIBILITY,
 } from '../../../server/fhir/mapping/claim-response.js';
+import { hasClaimResponse, type StoredClaim } from '../../../server/resources/claim.js';
 import { CLAIM_ID, PATIENT_ID, storedClaim } from '../fixtures.js';
 
 const usd = (value: number) => ({ value, currency: 'USD' });
@@ -76,7 +70,7 @@ const CASES: readonly Case[] = [
     { billing_type: 'self_pay' },
   ],
   [
-    'id (request)',
+    'id',
     { id: CLAIM_ID },
     { request: { reference: 'Claim/clm-01JD9C3D4E5F6G7H8J9K0M1N2P', type: 'Claim' } },
   ],
@@ -147,9 +141,9 @@ describe('ClaimResponse mapping, field by field', () => {
   });
 
   it('has its claim id and reads back to the adjudication', () => {
-    const response = claimResponseToFhir(storedClaim);
+    const response = toFhir('ClaimResponse', storedClaim);
     expect(response.id).toBe('clm-01JD9C3D4E5F6G7H8J9K0M1N2P');
-    expect(claimResponseFromFhir(response)).toMatchObject({
+    expect(fromFhir('ClaimResponse', response)).toMatchObject({
       status: 'partially_paid',
       amount_paid: 10000,
       amount_allowed: 20000,

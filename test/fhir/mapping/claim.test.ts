@@ -1,23 +1,23 @@
 import { describe, expect, it } from 'vitest';
+import { fromFhir, toFhir } from '../../../server/fhir/faces.js';
 import {
   CLAIM_FIELDS,
   CLAIM_TYPES,
   CPT,
-  claimFromFhir,
-  claimToFhir,
   HCPCS,
   ICD10_CM,
   NPI,
   PAYER_MEMBERS,
   SELF_PAY,
-  type StoredClaim,
 } from '../../../server/fhir/mapping/claim.js';
+import type { FromFhir } from '../../../server/fhir/mapping/fields.js';
+import type { StoredClaim } from '../../../server/resources/claim.js';
 import { PATIENT_ID, storedClaim } from '../fixtures.js';
 
 const line = storedClaim.line_items[0]!;
 
 /** Given stored fields, want FHIR elements; and back (third column; the second when left out). */
-type Case = [string, Partial<StoredClaim>, Record<string, unknown>, Partial<StoredClaim>?];
+type Case = [string, Partial<StoredClaim>, Record<string, unknown>, FromFhir<StoredClaim>?];
 const CASES: readonly Case[] = [
   ['status', { status: 'cancelled' }, { status: 'cancelled' }],
   // Every other status is FHIR's `active`; which one is the ClaimResponse's to say.
@@ -146,7 +146,7 @@ describe('Claim mapping, field by field', () => {
   });
 
   it('a whole claim reads back to its stored fields but the unmapped ones', () => {
-    const back = claimFromFhir(claimToFhir(storedClaim));
+    const back = fromFhir('Claim', toFhir('Claim', storedClaim));
     expect(back).toMatchObject({
       patient: storedClaim.patient,
       type: storedClaim.type,

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FhirError } from '../../../server/fhir/errors.js';
-import {
-  PATIENT_FIELDS,
-  patientFromFhir,
-  patientToFhir,
-  type StoredPatient,
-  V2_IDENTIFIER_TYPES,
-} from '../../../server/fhir/mapping/patient.js';
+import { fromFhir, toFhir } from '../../../server/fhir/faces.js';
+import { PATIENT_FIELDS, V2_IDENTIFIER_TYPES } from '../../../server/fhir/mapping/patient.js';
+import type { StoredPatient } from '../../../server/resources/patient.js';
 import { storedPatient } from '../fixtures.js';
 
 /**
@@ -101,9 +97,9 @@ describe('Patient mapping, field by field', () => {
   });
 });
 
-describe('patientToFhir', () => {
+describe('toFhir(Patient)', () => {
   it('maps the id reversibly and sets meta from the stored record', () => {
-    const patient = patientToFhir(storedPatient);
+    const patient = toFhir('Patient', storedPatient);
     expect(patient.resourceType).toBe('Patient');
     expect(patient.id).toBe('pat-01JD7X5K8M9N2P3Q4R5S6T7V8W');
     expect(patient.meta.lastUpdated).toBe('2026-11-02T00:01:00Z');
@@ -111,13 +107,15 @@ describe('patientToFhir', () => {
   });
 
   it('changes versionId when the stored record changes, and only then', () => {
-    const a = patientToFhir(storedPatient).meta.versionId;
-    expect(patientToFhir({ ...storedPatient }).meta.versionId).toBe(a);
-    expect(patientToFhir({ ...storedPatient, phone: '+14155550199' }).meta.versionId).not.toBe(a);
+    const a = toFhir('Patient', storedPatient).meta.versionId;
+    expect(toFhir('Patient', { ...storedPatient }).meta.versionId).toBe(a);
+    expect(toFhir('Patient', { ...storedPatient, phone: '+14155550199' }).meta.versionId).not.toBe(
+      a,
+    );
   });
 
-  it('reads back through patientFromFhir to the same fields', () => {
-    const back = patientFromFhir(patientToFhir(storedPatient));
+  it('reads back through fromFhir(Patient) to the same fields', () => {
+    const back = fromFhir('Patient', toFhir('Patient', storedPatient));
     expect(back).toEqual({
       identifiers: storedPatient.identifiers,
       active: true,
@@ -137,7 +135,7 @@ describe('patientToFhir', () => {
   });
 });
 
-describe('patientFromFhir refuses what it cannot keep (422), never drops it', () => {
+describe('fromFhir(Patient) refuses what it cannot keep (422), never drops it', () => {
   const base = { resourceType: 'Patient' as const, name: [{ family: 'Rivera' }] };
   it.each([
     ['two names', { name: [{ family: 'A' }, { family: 'B' }] }, 'Patient.name'],
@@ -178,7 +176,7 @@ describe('patientFromFhir refuses what it cannot keep (422), never drops it', ()
   ])('%s', (_label, patch, expression) => {
     let thrown: unknown;
     try {
-      patientFromFhir({ ...base, ...patch });
+      fromFhir('Patient', { ...base, ...patch });
     } catch (error) {
       thrown = error;
     }
@@ -188,7 +186,7 @@ describe('patientFromFhir refuses what it cannot keep (422), never drops it', ()
   });
 
   it('ignores id and meta, which the server assigns', () => {
-    expect(patientFromFhir({ ...base, id: 'x', meta: {} })).toEqual({
+    expect(fromFhir('Patient', { ...base, id: 'x', meta: {} })).toEqual({
       identifiers: [],
       name: { family: 'Rivera' },
     });

@@ -4,6 +4,7 @@ import type { Db } from '../../../server/db/types.js';
 import { type EventObject, type EventType, emitEvent } from '../../../server/domain/events.js';
 import { newId } from '../../../server/ids.js';
 import { insertWebhook } from '../../../server/repos/webhooks.js';
+import type { StoredWebhook } from '../../../server/resources/webhook.js';
 
 export function newSecret(): string {
   return `whsec_${randomBytes(24).toString('hex')}`;
@@ -30,7 +31,7 @@ export async function addWebhook(
     api_version: '2026-11-01',
     metadata: {},
   };
-  await db.transaction((tx) => insertWebhook(tx, doc, secret));
+  await db.transaction((tx) => insertWebhook(tx, doc as StoredWebhook, secret));
   return { id: doc.id, secret };
 }
 
