@@ -102,13 +102,12 @@ function createPatient(send: Send): Promise<Doc> {
   );
 }
 
-const patientRule = rule(
-  (doc, body) => applyPatientUpdate(doc as never, body as never, Date.now()) as unknown as Doc,
-);
-const appointmentRule = rule(
-  (doc, body) =>
-    planAppointmentUpdate(doc as never, body as never, nowSeconds()).appointment as unknown as Doc,
-);
+const patientRule = rule((doc, body) => ({
+  ...applyPatientUpdate(doc as never, body as never, Date.now()),
+}));
+const appointmentRule = rule((doc, body) => ({
+  ...planAppointmentUpdate(doc as never, body as never, nowSeconds()).appointment,
+}));
 const webhookRule = rule(
   (doc, body) =>
     applyWebhookUpdate(doc as Doc & { updated: number }, body as never, nowSeconds()) as Doc,

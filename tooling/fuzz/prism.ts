@@ -73,7 +73,7 @@ export function parsePrismLog(log: string): PrismRequest[] {
     }
     const match = VIOLATION.exec(msg);
     if (match === null) continue;
-    const [, where, message] = match as unknown as [string, string, string];
+    const [, where = '', message = ''] = match;
     if (PRISM_FALSE_POSITIVES.some((f) => f.message === `${where} ${message}`)) continue;
     const side = where.startsWith('request')
       ? 'request'
