@@ -4,6 +4,7 @@
  * changed. Pure, so the handler and the concurrency checks (tooling/concurrency/) apply the same
  * rule. The URL and event list arrive already checked by the handler.
  */
+import type { components, Readable } from '../../generated/types.js';
 import { mergeMetadata } from './serialize.js';
 
 /** The endpoint fields an update may change. */
@@ -15,14 +16,11 @@ export interface WebhookChanges {
   metadata?: Record<string, string> | null | undefined;
 }
 
-/** The stored fields the update reads. */
-interface StoredWebhook {
-  updated: number;
-  metadata?: Record<string, string>;
-}
+/** The stored fields the update reads (of the generated Webhook type). */
+type UpdateReads = Pick<Readable<components['schemas']['Webhook']>, 'updated' | 'metadata'>;
 
 /** The endpoint after `changes`, or `stored` itself when nothing changed. */
-export function applyWebhookUpdate<T extends StoredWebhook>(
+export function applyWebhookUpdate<T extends UpdateReads>(
   stored: T,
   changes: WebhookChanges,
   nowSeconds: number,

@@ -108,9 +108,12 @@ const patientRule = rule((doc, body) => ({
 const appointmentRule = rule((doc, body) => ({
   ...planAppointmentUpdate(doc as never, body as never, nowSeconds()).appointment,
 }));
-const webhookRule = rule(
-  (doc, body) =>
-    applyWebhookUpdate(doc as Doc & { updated: number }, body as never, nowSeconds()) as Doc,
+const webhookRule = rule((doc, body) =>
+  applyWebhookUpdate(
+    doc as Doc & { updated: number; metadata: Record<string, string> },
+    body as never,
+    nowSeconds(),
+  ),
 );
 
 /** Every field the body sets has that value at the end; metadata keys one by one. */
