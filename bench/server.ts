@@ -10,6 +10,10 @@
  * (c) `POST /v1/patients` with a fresh `Idempotency-Key` on every request;
  * (d) the service process's RSS, sampled from /proc every 100 ms under load (max).
  *
+ * For each service measurement it also says where the machine's cores went (/proc): the
+ * service's processes, PostgreSQL's, autocannon (this process), the rest, idle; with
+ * `--workers N` that is the account of what a second process could have used.
+ *
  * (a), (b) and (b′) alternate within each run, so both see the same machine load. Medians of the
  * runs go to `bench/results/server.md` (or `--out`); nothing is asserted.
  *
@@ -18,7 +22,7 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -173,6 +177,79 @@ function cpuMsOf(pid: number): number | undefined {
   }
 }
 
+/** The machine's CPU ticks since boot, busy and in all (the `cpu` line of /proc/stat, Linux). */
+function machineTicks(): { busy: number; total: number } | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = ticks.reduce((sum, t) => sum + t, 0);
+    // idle and iowait are the 4th and 5th fields.
+    return { busy: total - (ticks[3] ?? 0) - (ticks[4] ?? 0), total };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU ms used so far by every PostgreSQL server process on this machine (by command name). */
+function postgresCpuMs(): number {
+  let sum = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue;
+    }
+    sum += cpuMsOf(Number(entry)) ?? 0;
+  }
+  return sum;
+}
+
+/**
+ * Where the machine's cores went during one measurement, in cores (2 = both cores all the
+ * time): the service's processes, PostgreSQL's, this process (autocannon, the load
+ * generator), everything else, and idle.
+ */
+interface Cores {
+  service: number;
+  database: number;
+  loadGenerator: number;
+  other: number;
+  idle: number;
+}
+
+/** Starts counting; the returned function gives the cores used since. */
+function coresFrom(servicePid: number): () => Cores | undefined {
+  const started = performance.now();
+  const machine = machineTicks();
+  const service = summed(servicePid, cpuMsOf);
+  const database = postgresCpuMs();
+  const self = process.cpuUsage();
+  return () => {
+    const seconds = (performance.now() - started) / 1000;
+    const machineNow = machineTicks();
+    const serviceNow = summed(servicePid, cpuMsOf);
+    if (!machine || !machineNow || service === undefined || serviceNow === undefined) {
+      return undefined;
+    }
+    const total = machineNow.total - machine.total;
+    const cores = cpus().length;
+    const busyCores = total > 0 ? ((machineNow.busy - machine.busy) / total) * cores : 0;
+    const used = process.cpuUsage(self);
+    const of = (ms: number) => ms / 1000 / seconds;
+    const serviceCores = of(serviceNow - service);
+    const databaseCores = of(postgresCpuMs() - database);
+    const loadGenerator = (used.user + used.system) / 1e6 / seconds;
+    return {
+      service: serviceCores,
+      database: databaseCores,
+      loadGenerator,
+      other: Math.max(0, busyCores - serviceCores - databaseCores - loadGenerator),
+      idle: Math.max(0, cores - busyCores),
+    };
+  };
+}
+
 interface Figure {
   rps: number;
   p50: number;
@@ -183,6 +260,8 @@ interface Figure {
   rssMax?: number;
   /** Service CPU time (all its threads) per answered request, in µs; less noisy than req/s. */
   cpuUsPerRequest?: number;
+  /** Where the cores went (service measurements only). */
+  cores?: Cores;
 }
 
 async function runBench(): Promise<void> {
@@ -263,12 +342,14 @@ async function runBench(): Promise<void> {
           }, 100)
         : undefined;
       const cpuBefore = sampleRss ? summed(servicePid, cpuMsOf) : undefined;
+      const coresUsed = sampleRss ? coresFrom(servicePid) : undefined;
       const result = await autocannon({
         connections: CONNECTIONS,
         duration: SECONDS,
         ...options,
       } as autocannon.Options);
       if (timer) clearInterval(timer);
+      const cores = coresUsed?.();
       const cpuAfter = sampleRss ? summed(servicePid, cpuMsOf) : undefined;
       const answered = result.requests.total;
       const cpuUs =
@@ -284,9 +365,10 @@ async function runBench(): Promise<void> {
         load: oneMinuteLoad(),
         ...(sampleRss ? { rssMax } : {}),
         ...(cpuUs !== undefined ? { cpuUsPerRequest: cpuUs } : {}),
+        ...(cores !== undefined ? { cores } : {}),
       };
       process.stdout.write(
-        `${label}: ${Math.round(figure.rps)} req/s, p50 ${figure.p50} ms, p99 ${figure.p99} ms, non-2xx ${figure.non2xx}, errors ${figure.errors}, load ${figure.load.toFixed(2)}${sampleRss ? `, RSS max ${(rssMax / 2 ** 20).toFixed(0)} MB` : ''}${cpuUs !== undefined ? `, service CPU ${cpuUs.toFixed(0)} µs/req` : ''}\n`,
+        `${label}: ${Math.round(figure.rps)} req/s, p50 ${figure.p50} ms, p99 ${figure.p99} ms, non-2xx ${figure.non2xx}, errors ${figure.errors}, load ${figure.load.toFixed(2)}${sampleRss ? `, RSS max ${(rssMax / 2 ** 20).toFixed(0)} MB` : ''}${cpuUs !== undefined ? `, service CPU ${cpuUs.toFixed(0)} µs/req` : ''}${cores !== undefined ? `, cores ${coreText(cores)}` : ''}\n`,
       );
       return figure;
     };
@@ -371,6 +453,17 @@ async function runBench(): Promise<void> {
   }
 }
 
+/** `service 0.9 · PostgreSQL 0.5 · autocannon 0.4 · other 0.1 · idle 0.1`. */
+function coreText(cores: Cores): string {
+  return [
+    `service ${cores.service.toFixed(2)}`,
+    `PostgreSQL ${cores.database.toFixed(2)}`,
+    `autocannon ${cores.loadGenerator.toFixed(2)}`,
+    `other ${cores.other.toFixed(2)}`,
+    `idle ${cores.idle.toFixed(2)}`,
+  ].join(' · ');
+}
+
 /** Each run's GET req/s as a share of the same run's bare req/s, e.g. `35%, 35%, 30%`. */
 function pairRatios(bare: readonly Figure[], get: readonly Figure[]): string {
   return get
@@ -436,7 +529,7 @@ function writeReport(input: ReportInput): void {
     ...postRuns.map((f, i) => ['(c) POST', i, f] as const),
   ].map(
     ([name, i, f]) =>
-      `| ${name} | ${i + 1} | ${fmt(f.rps)} | ${f.p50} | ${f.p99} | ${f.non2xx} | ${f.errors} | ${f.rssMax === undefined ? '—' : mb(f.rssMax)} | ${f.cpuUsPerRequest === undefined ? '—' : Math.round(f.cpuUsPerRequest)} | ${f.load.toFixed(2)} |`,
+      `| ${name} | ${i + 1} | ${fmt(f.rps)} | ${f.p50} | ${f.p99} | ${f.non2xx} | ${f.errors} | ${f.rssMax === undefined ? '—' : mb(f.rssMax)} | ${f.cpuUsPerRequest === undefined ? '—' : Math.round(f.cpuUsPerRequest)} | ${f.cores === undefined ? '—' : coreText(f.cores)} | ${f.load.toFixed(2)} |`,
   );
   const args = [
     values.runs !== '3' ? `--runs ${RUNS}` : '',
@@ -470,8 +563,8 @@ ${rows.join('\n')}
 
 ## Every run
 
-| measurement | run | req/s | p50 ms | p99 ms | non-2xx | errors | RSS max | service CPU µs/req | 1-min load |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| measurement | run | req/s | p50 ms | p99 ms | non-2xx | errors | RSS max | service CPU µs/req | cores used | 1-min load |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|
 ${perRun.join('\n')}
 `;
   writeResults(OUT, report);
