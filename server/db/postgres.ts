@@ -109,6 +109,14 @@ export class PostgresDb implements Db {
   readonly dialect = 'postgres' as const;
   #closed = false;
   readonly #shared: PgSharedReads;
+  /**
+   * Shared reads asked inside transactions before their `BEGIN`. Sent on the small pool of
+   * one-statement sessions (`volatile`), never on the main pool: every main connection may be
+   * held by a transaction waiting for such a read, and none would come free for it. Not on
+   * the asking transaction's own connection either: a statement it runs meanwhile could send
+   * `BEGIN` first, and the read would then see its uncommitted rows for everyone sharing it.
+   */
+  readonly #txShared: PgSharedReads;
   #volatilePool: pg.Pool | undefined;
   constructor(
     readonly pool: pg.Pool,
@@ -116,6 +124,7 @@ export class PostgresDb implements Db {
     private readonly volatilePoolSize: number,
   ) {
     this.#shared = new PgSharedReads(async (sql, params) => (await query(pool, sql, params)).rows);
+    this.#txShared = new PgSharedReads(async (sql, params) => this.volatile(sql, params));
   }
 
   /** What read sharing has done so far (see `PgSharedReads`). */
@@ -148,7 +157,7 @@ export class PostgresDb implements Db {
     } catch (err) {
       throw toDbError(err);
     }
-    const tx = new PostgresTx(client, 1);
+    const tx = new PostgresTx(client, 1, undefined, this.#txShared);
     let broken: Error | undefined;
     try {
       if (options?.durable === false) {
@@ -228,11 +237,15 @@ export class PostgresTx implements Db {
   begun = false;
   #beginning: Promise<unknown> | undefined;
   #deferred: Deferred[] = [];
+  readonly #shared: PgSharedReads | undefined;
   constructor(
     readonly client: pg.PoolClient,
     readonly depth: number,
     readonly parent?: PostgresTx,
+    /** The pool's shared reads (outermost handle only), see `all`. */
+    shared?: PgSharedReads,
   ) {
+    this.#shared = shared;
     markTransaction(this);
   }
 
@@ -247,8 +260,15 @@ export class PostgresTx implements Db {
   async all<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
     this.#assertOpen();
     const plain = PgSharedReads.shareable(sql);
+    const root = this.#root();
     // A plain read of tables no held write touches reads the same before those writes.
-    if (!plain || this.#root().#touches(sql)) await this.#ready(!plain);
+    if (!plain || root.#touches(sql)) await this.#ready(!plain);
+    // Before `BEGIN` such a read is a statement of its own with its own snapshot, as on the
+    // pool, so identical ones of this turn share one query: a create's subscribed-endpoint
+    // lookup, asked by every concurrent create (see `PostgresDb`'s `#txShared`).
+    if (plain && !root.begun && root.#shared !== undefined) {
+      return (await root.#shared.all(sql, params)) as T[];
+    }
     return (await query<T>(this.client, sql, params)).rows as T[];
   }
 
