@@ -132,6 +132,11 @@ export class PostgresDb implements Db {
     return this.#shared.stats;
   }
 
+  /** The same for the reads transactions share before their `BEGIN` (see `#txShared`). */
+  get transactionReadStats(): Readonly<PgSharedReads['stats']> {
+    return this.#txShared.stats;
+  }
+
   async get<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined> {
     return (await this.all<T>(sql, params))[0];
   }

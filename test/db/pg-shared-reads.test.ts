@@ -1,11 +1,12 @@
 /**
  * Identical plain reads on the PostgreSQL pool asked in one event loop turn are sent once and
  * answer every caller with its own rows; reads with effects are never shared; a read asked
- * after a committed write sees it.
+ * after a committed write sees it. Transactions share their plain reads until they begin,
+ * on a pool of their own, and read their own writes once they have begun.
  */
 import { expect, it } from 'vitest';
 import { PgSharedReads } from '../../server/db/pg-shared-reads.js';
-import type { PostgresDb } from '../../server/db/postgres.js';
+import { openPostgres, type PostgresDb } from '../../server/db/postgres.js';
 import { openTestDb, postgresAvailable } from '../support/databases.js';
 
 it('tells plain SELECTs from reads with effects', () => {
@@ -48,6 +49,40 @@ it('sends identical reads of one turn once, each caller with its own rows', asyn
     expect(d.map((row) => row.id)).toEqual(['r3', 'r4']);
     expect(e).toEqual(d);
   } finally {
+    await test.dispose();
+  }
+});
+
+it('shares the reads transactions make before BEGIN, even when they hold every connection', async (ctx) => {
+  if (!(await postgresAvailable())) return ctx.skip();
+  const test = await openTestDb('postgres', { migrate: false });
+  // Two connections for twelve transactions: each holds one while it waits for the shared
+  // read, so that read must not need a third from the same pool.
+  const db = openPostgres(test.url, 2);
+  try {
+    await db.run('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
+    await db.run("INSERT INTO t VALUES ('r1', 1)");
+    const before = { ...db.transactionReadStats };
+    const seen = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        db.transaction(async (tx) => {
+          const rows = await tx.all<{ n: number }>('SELECT n FROM t WHERE id = $1', ['r1']);
+          await tx.run('INSERT INTO t VALUES ($1, $2)', [`w${i}`, i]);
+          // Begun: its own uncommitted row is visible to it, so this read is its own.
+          const own = await tx.all<{ id: string }>('SELECT id FROM t WHERE id = $1', [`w${i}`]);
+          return { first: rows[0]?.n, own: own.length };
+        }),
+      ),
+    );
+    expect(seen).toEqual(Array.from({ length: 12 }, () => ({ first: 1, own: 1 })));
+    const stats = db.transactionReadStats;
+    // The twelve first reads asked in one turn went as fewer statements; the reads after
+    // BEGIN were never shared (each names its own row, and none was counted here).
+    expect(stats.statements - before.statements).toBeLessThan(12);
+    expect(stats.statements - before.statements + (stats.coalesced - before.coalesced)).toBe(12);
+    expect(await db.get('SELECT COUNT(*) AS c FROM t')).toEqual({ c: 13 });
+  } finally {
+    await db.close();
     await test.dispose();
   }
 });
