@@ -11,8 +11,9 @@
  * (d) the service process's RSS, sampled from /proc every 100 ms under load (max).
  *
  * For each service measurement it also says where the machine's cores went (/proc): the
- * service's processes, PostgreSQL's, autocannon (this process), the rest, idle; with
- * `--workers N` that is the account of what a second process could have used.
+ * service's processes, PostgreSQL's, autocannon (this process), the rest, the host's steal
+ * (a virtual machine), idle; with `--workers N` that is the account of what a second process
+ * could have used.
  *
  * (a), (b) and (b′) alternate within each run, so both see the same machine load. Medians of the
  * runs go to `bench/results/server.md` (or `--out`); nothing is asserted.
@@ -178,13 +179,15 @@ function cpuMsOf(pid: number): number | undefined {
 }
 
 /** The machine's CPU ticks since boot, busy and in all (the `cpu` line of /proc/stat, Linux). */
-function machineTicks(): { busy: number; total: number } | undefined {
+function machineTicks(): { busy: number; stolen: number; total: number } | undefined {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
     const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
     const total = ticks.reduce((sum, t) => sum + t, 0);
-    // idle and iowait are the 4th and 5th fields.
-    return { busy: total - (ticks[3] ?? 0) - (ticks[4] ?? 0), total };
+    // idle and iowait are the 4th and 5th fields; steal (a virtual machine's cores taken by
+    // its host) the 8th.
+    const stolen = ticks[7] ?? 0;
+    return { busy: total - (ticks[3] ?? 0) - (ticks[4] ?? 0) - stolen, stolen, total };
   } catch {
     return undefined;
   }
@@ -208,13 +211,15 @@ function postgresCpuMs(): number {
 /**
  * Where the machine's cores went during one measurement, in cores (2 = both cores all the
  * time): the service's processes, PostgreSQL's, this process (autocannon, the load
- * generator), everything else, and idle.
+ * generator), everything else, the host's steal, and idle.
  */
 interface Cores {
   service: number;
   database: number;
   loadGenerator: number;
   other: number;
+  /** Taken by the virtual machine's host (steal). */
+  stolen: number;
   idle: number;
 }
 
@@ -234,7 +239,9 @@ function coresFrom(servicePid: number): () => Cores | undefined {
     }
     const total = machineNow.total - machine.total;
     const cores = cpus().length;
-    const busyCores = total > 0 ? ((machineNow.busy - machine.busy) / total) * cores : 0;
+    const share = (ticks: number) => (total > 0 ? (ticks / total) * cores : 0);
+    const busyCores = share(machineNow.busy - machine.busy);
+    const stolen = share(machineNow.stolen - machine.stolen);
     const used = process.cpuUsage(self);
     const of = (ms: number) => ms / 1000 / seconds;
     const serviceCores = of(serviceNow - service);
@@ -245,7 +252,8 @@ function coresFrom(servicePid: number): () => Cores | undefined {
       database: databaseCores,
       loadGenerator,
       other: Math.max(0, busyCores - serviceCores - databaseCores - loadGenerator),
-      idle: Math.max(0, cores - busyCores),
+      stolen,
+      idle: Math.max(0, cores - busyCores - stolen),
     };
   };
 }
@@ -460,6 +468,7 @@ function coreText(cores: Cores): string {
     `PostgreSQL ${cores.database.toFixed(2)}`,
     `autocannon ${cores.loadGenerator.toFixed(2)}`,
     `other ${cores.other.toFixed(2)}`,
+    `stolen ${cores.stolen.toFixed(2)}`,
     `idle ${cores.idle.toFixed(2)}`,
   ].join(' · ');
 }
