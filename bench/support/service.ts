@@ -33,10 +33,23 @@ export function buildService(): void {
   if (built.status !== 0) throw new Error('npm run build (the service bundle) failed');
 }
 
-/** The V8 flags `npm start` gives the service (package.json), so the bench runs what it runs. */
+/** `npm start`'s command line (package.json). */
+function startScript(): string {
+  return String(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start);
+}
+
+/** The V8 flags `npm start` gives the service, so the bench runs what it runs. */
 function startFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  return String(pkg.scripts.start).match(/--max-[a-z-]+=\d+/g) ?? [];
+  return startScript().match(/--max-[a-z-]+=\d+/g) ?? [];
+}
+
+/** The environment defaults `npm start` sets (`NAME=${NAME:-value}`), e.g. `MALLOC_ARENA_MAX`. */
+function startEnvironment(): Record<string, string> {
+  const defaults: Record<string, string> = {};
+  for (const [, name, value] of startScript().matchAll(/([A-Z_]+)=\$\{\1:-([^}]*)\}/g)) {
+    defaults[name as string] = process.env[name as string] ?? (value as string);
+  }
+  return defaults;
 }
 
 export interface ServiceOptions {
@@ -76,6 +89,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     cwd: options.tree ?? ROOT,
     env: {
       ...process.env,
+      ...(options.tree ? {} : startEnvironment()),
       DATABASE_URL: options.databaseUrl,
       HOST: '127.0.0.1',
       PORT: String(port),
