@@ -2,7 +2,8 @@
  * `npm start`: builds when `build/` is missing or older than the sources, then runs the built
  * service (`build/server/main.js`). Plain Node (type stripping, only `node:` imports), so it
  * needs no dev tool unless a build is due. A production install runs
- * `node --max-semi-space-size=16 build/server/main.js` directly (the flag: see README).
+ * `MALLOC_ARENA_MAX=2 node --max-semi-space-size=16 build/server/main.js` directly (the flag
+ * and the variable, which package.json's `start` sets before node starts: see README).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';

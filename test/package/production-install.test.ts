@@ -1,8 +1,9 @@
 /**
  * The service as an operator deploys it: `npm run build`, then only the built output with
  * package.json and package-lock.json in an empty folder, `npm ci --omit=dev` there, and
- * `node build/server/main.js`. Every route answers, the docs included: nothing the running
- * service imports may be a devDependency, and nothing a browser page loads may need one.
+ * `MALLOC_ARENA_MAX=2 node --max-semi-space-size=16 build/server/main.js`, as README says.
+ * Every route answers, the docs included: nothing the running service imports may be a
+ * devDependency, and nothing a browser page loads may need one.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -41,6 +42,7 @@ beforeAll(async () => {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      MALLOC_ARENA_MAX: '2',
       HOST: '127.0.0.1',
       PORT: String(port),
       // No DATABASE_URL: the default, ./data/patient-care.db, whose folder the first start
