@@ -247,7 +247,10 @@ export class PostgresTx implements Db {
     readonly client: pg.PoolClient,
     readonly depth: number,
     readonly parent?: PostgresTx,
-    /** The pool's shared reads (outermost handle only), see `all`. */
+    /**
+     * The reads transactions share before `BEGIN` (`PostgresDb`'s `#txShared`); the outermost
+     * handle only. See `all`.
+     */
     shared?: PgSharedReads,
   ) {
     this.#shared = shared;
