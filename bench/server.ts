@@ -223,8 +223,12 @@ interface Cores {
   idle: number;
 }
 
-/** Starts counting; the returned function gives the cores used since. */
-function coresFrom(servicePid: number): () => Cores | undefined {
+/**
+ * Starts counting; the returned function gives the cores used since, and the service's CPU
+ * ms in that time (its processes' CPU is read once at each end, for both figures). PostgreSQL
+ * backends that exit meanwhile take their CPU with them (the pool keeps its connections).
+ */
+function coresFrom(servicePid: number): () => { cores: Cores; serviceMs: number } | undefined {
   const started = performance.now();
   const machine = machineTicks();
   const service = summed(servicePid, cpuMsOf);
@@ -248,12 +252,15 @@ function coresFrom(servicePid: number): () => Cores | undefined {
     const databaseCores = of(postgresCpuMs() - database);
     const loadGenerator = (used.user + used.system) / 1e6 / seconds;
     return {
-      service: serviceCores,
-      database: databaseCores,
-      loadGenerator,
-      other: Math.max(0, busyCores - serviceCores - databaseCores - loadGenerator),
-      stolen,
-      idle: Math.max(0, cores - busyCores - stolen),
+      cores: {
+        service: serviceCores,
+        database: databaseCores,
+        loadGenerator,
+        other: Math.max(0, busyCores - serviceCores - databaseCores - loadGenerator),
+        stolen,
+        idle: Math.max(0, cores - busyCores - stolen),
+      },
+      serviceMs: serviceNow - service,
     };
   };
 }
@@ -349,7 +356,6 @@ async function runBench(): Promise<void> {
             rssMax = Math.max(rssMax, summed(servicePid, rssOf) ?? 0);
           }, 100)
         : undefined;
-      const cpuBefore = sampleRss ? summed(servicePid, cpuMsOf) : undefined;
       const coresUsed = sampleRss ? coresFrom(servicePid) : undefined;
       const result = await autocannon({
         connections: CONNECTIONS,
@@ -357,13 +363,11 @@ async function runBench(): Promise<void> {
         ...options,
       } as autocannon.Options);
       if (timer) clearInterval(timer);
-      const cores = coresUsed?.();
-      const cpuAfter = sampleRss ? summed(servicePid, cpuMsOf) : undefined;
+      const used = coresUsed?.();
+      const cores = used?.cores;
       const answered = result.requests.total;
       const cpuUs =
-        cpuBefore !== undefined && cpuAfter !== undefined && answered > 0
-          ? ((cpuAfter - cpuBefore) * 1000) / answered
-          : undefined;
+        used !== undefined && answered > 0 ? (used.serviceMs * 1000) / answered : undefined;
       const figure: Figure = {
         rps: result.requests.average,
         p50: result.latency.p50,

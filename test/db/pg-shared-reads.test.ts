@@ -53,6 +53,12 @@ it('sends identical reads of one turn once, each caller with its own rows', asyn
   }
 });
 
+/** Table `t` with one row, `r1` = 1. */
+async function oneRowTable(db: PostgresDb): Promise<void> {
+  await db.run('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
+  await db.run("INSERT INTO t VALUES ('r1', 1)");
+}
+
 /** Twelve transactions at once, each a plain read before BEGIN, a write, a read of it. */
 function twelveTransactions(db: PostgresDb) {
   return Promise.all(
@@ -73,8 +79,7 @@ it('shares the reads transactions make before BEGIN, and only those', async (ctx
   const test = await openTestDb('postgres', { migrate: false });
   const db = openPostgres(test.url, 12);
   try {
-    await db.run('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
-    await db.run("INSERT INTO t VALUES ('r1', 1)");
+    await oneRowTable(db);
     // Twelve open connections, so the twelve transactions start in one turn.
     await Promise.all(Array.from({ length: 12 }, () => db.run('SELECT pg_sleep(0.05)')));
     const before = { ...db.transactionReadStats };
@@ -101,8 +106,7 @@ it('never waits for a connection its transactions hold to share a read', async (
   // read, so that read must not need a third from the same pool (it would wait forever).
   const db = openPostgres(test.url, 2);
   try {
-    await db.run('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
-    await db.run("INSERT INTO t VALUES ('r1', 1)");
+    await oneRowTable(db);
     const before = { ...db.transactionReadStats };
     expect(await twelveTransactions(db)).toEqual(
       Array.from({ length: 12 }, () => ({ first: 1, own: 1 })),
