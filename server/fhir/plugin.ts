@@ -131,28 +131,33 @@ export async function fhirPlugin(app: FastifyInstance, options: FhirPluginOption
     }
     done();
   });
-  const known = knownParameters(options.routes);
-  app.addHook('preHandler', (request, _reply, done) => {
-    const { method, url } = request.routeOptions;
-    const names = url === undefined ? undefined : known.get(`${method} ${url}`);
-    let query = url?.endsWith('/_search')
-      ? mergeFormBody(request)
-      : (request.query as Record<string, unknown>);
-    let ignored: string[] = [];
-    if (names !== undefined && !prefersStrict(request.headers.prefer)) {
-      ({ query, ignored } = lenientQuery(query, names));
-    }
-    attachRequestInfo(query, {
-      base: fhirBaseUrl(options.publicUrl, request.socket),
-      ignored,
-    });
-    request.query = query;
-    done();
-  });
   // Routes are registered under the plugin's prefix, so their URLs drop it here.
   const routes = options.routes.map((route) => ({
     ...route,
     url: route.url.slice(FHIR_BASE.length),
   }));
-  registerRoutes(app, routes, options.handlers, deps);
+  registerRoutes(app, routes, options.handlers, { ...deps, prepare: preparing(options) });
+}
+
+/**
+ * Each FHIR route's first step, made once per route with what it needs (whether it reads a
+ * form, the parameters it defines): a form-encoded `POST [type]/_search` body becomes the
+ * query, lenient handling sets the parameters it ignores aside, and the base the reply's links
+ * are built on is worked out; all of it travels on the query object (`request-info.ts`).
+ */
+function preparing(options: FhirPluginOptions) {
+  const known = knownParameters(options.routes);
+  return (route: RouteDefinition) => {
+    const names = known.get(`${route.method} ${FHIR_BASE}${route.url}`);
+    const form = route.url.endsWith('/_search');
+    return (request: FastifyRequest): void => {
+      let query = form ? mergeFormBody(request) : (request.query as Record<string, unknown>);
+      let ignored: string[] = [];
+      if (names !== undefined && !prefersStrict(request.headers.prefer)) {
+        ({ query, ignored } = lenientQuery(query, names));
+      }
+      attachRequestInfo(query, { base: fhirBaseUrl(options.publicUrl, request.socket), ignored });
+      request.query = query;
+    };
+  };
 }

@@ -18,12 +18,17 @@ import { RenderCache } from '../fhir/render-cache.js';
 import type { CountedPage } from '../repos/pagination.js';
 import { getRecord, JSON_TEXT, type RecordQuery, searchRecords } from '../repos/records.js';
 import type { StoredJson } from '../repos/rows.js';
-import { auditIdsOf, auditIdsOfText } from '../resources/resource.js';
+import { auditIdsOf, auditIdsOfText, type SearchParameter } from '../resources/resource.js';
 import type { HandlerContext } from './types.js';
 
 type SearchQuery = Readonly<Record<string, unknown>> & { _count?: number; _cursor?: string };
 
 const NOTHING: CountedPage<StoredJson> = { data: [], hasMore: false, total: 0 };
+
+/** Each type's search parameters as `[name, parameter]` pairs, listed once, not per search. */
+const SEARCH_PARAMETERS = Object.fromEntries(
+  Object.entries(FHIR_TYPES).map(([type, { face }]) => [type, Object.entries(face.search)]),
+) as Record<FhirResourceType, [string, SearchParameter<string>][]>;
 
 /**
  * The stored query of a FHIR search: the page, the face's fixed criteria and each parameter's
@@ -36,7 +41,7 @@ function recordQuery(
 ): RecordQuery<string> | null {
   const { face } = FHIR_TYPES[type];
   const out: RecordQuery<string> = { livemode, ...pageParams(type, query), ...face.always };
-  for (const [name, parameter] of Object.entries(face.search)) {
+  for (const [name, parameter] of SEARCH_PARAMETERS[type]) {
     const text = query[name];
     if (text === undefined) continue;
     const value = parameter.parse(text);

@@ -175,7 +175,7 @@ describe('searchset Bundles', () => {
     expect(next.url).toBe(`${BASE}/Patient?${expected}&_cursor=pat-01JD7X5K8M9N2P3Q4R5S6T7V8X`);
   });
 
-  it('keeps at most its size, dropping the least recently used', () => {
+  it('keeps at most its size, dropping one not used since the last sweep', () => {
     const cache = new RenderCache(2);
     let renders = 0;
     const render = (key: string) =>
