@@ -15,10 +15,33 @@ const EFFECTS =
   /\bfor\s+(update|share|no\s+key|key\s+share)\b|\bpg_\w+\s*\(|\b(nextval|setval|set_config)\s*\(/i;
 
 /**
- * Identical plain reads on the PostgreSQL pool (same SQL, same parameters) asked during one
- * event loop turn are sent once, at the turn's end (`setImmediate`), and every caller gets
- * its own copy of the rows — the same rule as SQLite's `ReadBatcher` (read-batch.ts): each
- * read is sent after every caller sharing it asked, so its snapshot is at least as new as
+ * Distinct reads of one SQL text sent as one statement: at most this many in one, so a busy
+ * turn's reads still spread over several PostgreSQL backends (bench:server (b′): 25–26% of the
+ * bare route with 8, 23–25% with 32; one run each, inside the spread).
+ */
+export const MAX_COMBINED = 8;
+const PLACEHOLDER = /\$(\d+)/g;
+/** A `$` that is not a placeholder (a literal, dollar quoting): such text is never combined. */
+const OTHER_DOLLAR = /\$(?!\d)/;
+/** The columns a combined statement adds to each row: which read it answers, and its place. */
+const READ_COLUMN = 'pc_batch_read';
+const ORDER_COLUMN = 'pc_batch_order';
+
+/**
+ * Plain reads on the PostgreSQL pool asked during one event loop turn are sent together at
+ * the turn's end (`setImmediate`):
+ *
+ * - identical reads (same SQL, same parameters) are sent once, and every caller gets its own
+ *   copy of the rows — the same rule as SQLite's `ReadBatcher` (read-batch.ts);
+ * - distinct reads of the same SQL text (a list page with each client's own bound) go as one
+ *   statement, each read a branch of a `UNION ALL` with its own parameters, its rows tagged
+ *   with the branch and their place in it (`combinedText`). Each read sent on its own cost the
+ *   service a socket write to PostgreSQL (the `writev` of node-postgres: 60 µs of its 156 µs
+ *   CPU per request under bench:server's (b′), `--cpu-prof`) and PostgreSQL a round of
+ *   parse-bind-execute. Should the combined statement fail, each read is sent again on its
+ *   own, so one caller's bad value is that caller's error alone.
+ *
+ * Each read is sent after every caller sharing it asked, so its snapshot is at least as new as
  * each caller's request and a client still reads its own acknowledged writes. The cost: every
  * shareable read waits for the end of the turn it was asked in (microseconds at rest).
  *
@@ -27,7 +50,11 @@ const EFFECTS =
  */
 export class PgSharedReads {
   #groups: Map<string, Group> | undefined;
-  readonly stats = { statements: 0, coalesced: 0 };
+  /**
+   * Statements sent, distinct reads they answered (more than statements when reads were
+   * combined), and callers answered by another caller's identical read.
+   */
+  readonly stats = { statements: 0, reads: 0, coalesced: 0 };
 
   constructor(
     private readonly send: (sql: string, params: SqlParams | undefined) => Promise<unknown[]>,
@@ -38,9 +65,26 @@ export class PgSharedReads {
     return SHAREABLE.test(sql) && !EFFECTS.test(sql);
   }
 
+  /**
+   * The statement answering `count` reads of `sql` (each with `width` parameters, the reads'
+   * lists concatenated): branch `i` is `sql` with its placeholders moved up by `i * width`;
+   * rows come back tagged with their branch and their place in it, in that order.
+   */
+  static combinedText(sql: string, count: number, width: number): string {
+    const branches: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const text =
+        i === 0 ? sql : sql.replace(PLACEHOLDER, (_, n: string) => `$${Number(n) + i * width}`);
+      branches.push(
+        `SELECT ${i} AS ${READ_COLUMN}, pc_batch_rows.* FROM (SELECT row_number() OVER () AS ${ORDER_COLUMN}, pc_batch_one.* FROM (${text}) pc_batch_one) pc_batch_rows`,
+      );
+    }
+    return `${branches.join(' UNION ALL ')} ORDER BY ${READ_COLUMN}, ${ORDER_COLUMN}`;
+  }
+
   all(sql: string, params: SqlParams | undefined): Promise<unknown[]> {
     const key = readKey('all', sql, params);
-    if (key === undefined) return this.#count(this.send(sql, params));
+    if (key === undefined) return this.#sendOne(sql, params);
     let groups = this.#groups;
     if (groups === undefined) {
       groups = new Map();
@@ -56,27 +100,75 @@ export class PgSharedReads {
     return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
   }
 
-  #count<T>(sent: Promise<T>): Promise<T> {
+  #sendOne(sql: string, params: SqlParams | undefined): Promise<unknown[]> {
     this.stats.statements++;
-    return sent;
+    this.stats.reads++;
+    return this.send(sql, params);
   }
 
   #flush(): void {
     const groups = this.#groups;
     this.#groups = undefined;
     if (groups === undefined) return;
+    // Distinct reads by SQL text, in the order they were first asked.
+    const bySql = new Map<string, Group[]>();
     for (const group of groups.values()) {
       this.stats.coalesced += group.waiters.length - 1;
-      this.#count(this.send(group.sql, group.params)).then(
-        (rows) => {
-          const [first, ...others] = group.waiters;
-          first?.resolve(rows);
-          for (const waiter of others) waiter.resolve(rows.map(copyRow));
-        },
-        (error: unknown) => {
-          for (const waiter of group.waiters) waiter.reject(error);
-        },
-      );
+      const same = bySql.get(group.sql);
+      if (same === undefined) bySql.set(group.sql, [group]);
+      else same.push(group);
+    }
+    for (const [sql, same] of bySql) {
+      if (same.length === 1 || OTHER_DOLLAR.test(sql)) {
+        for (const group of same) this.#answerOne(group);
+        continue;
+      }
+      for (let start = 0; start < same.length; start += MAX_COMBINED) {
+        const part = same.slice(start, start + MAX_COMBINED);
+        if (part.length === 1) this.#answerOne(part[0] as Group);
+        else this.#answerCombined(sql, part);
+      }
     }
   }
+
+  #answerOne(group: Group): void {
+    this.#sendOne(group.sql, group.params).then(
+      (rows) => resolveGroup(group, rows),
+      (error: unknown) => {
+        for (const waiter of group.waiters) waiter.reject(error);
+      },
+    );
+  }
+
+  #answerCombined(sql: string, part: readonly Group[]): void {
+    const width = part[0]?.params?.length ?? 0;
+    if (part.some((group) => (group.params?.length ?? 0) !== width)) {
+      for (const group of part) this.#answerOne(group);
+      return;
+    }
+    const params = part.flatMap((group) => group.params ?? []);
+    this.stats.statements++;
+    this.stats.reads += part.length;
+    this.send(PgSharedReads.combinedText(sql, part.length, width), params).then(
+      (rows) => {
+        const answers: unknown[][] = part.map(() => []);
+        for (const row of rows as Record<string, unknown>[]) {
+          const { [READ_COLUMN]: read, [ORDER_COLUMN]: _order, ...own } = row;
+          answers[read as number]?.push(own);
+        }
+        for (const [i, group] of part.entries()) resolveGroup(group, answers[i] as unknown[]);
+      },
+      () => {
+        // One read's value may be what failed: each is asked again on its own.
+        this.stats.reads -= part.length;
+        for (const group of part) this.#answerOne(group);
+      },
+    );
+  }
+}
+
+function resolveGroup(group: Group, rows: unknown[]): void {
+  const [first, ...others] = group.waiters;
+  first?.resolve(rows);
+  for (const waiter of others) waiter.resolve(rows.map(copyRow));
 }

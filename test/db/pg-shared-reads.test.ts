@@ -5,7 +5,7 @@
  * on a pool of their own, and read their own writes once they have begun.
  */
 import { expect, it } from 'vitest';
-import { PgSharedReads } from '../../server/db/pg-shared-reads.js';
+import { MAX_COMBINED, PgSharedReads } from '../../server/db/pg-shared-reads.js';
 import { openPostgres, type PostgresDb } from '../../server/db/postgres.js';
 import { openTestDb, postgresAvailable } from '../support/databases.js';
 
@@ -40,7 +40,9 @@ it('sends identical reads of one turn once, each caller with its own rows', asyn
     expect(b).not.toBe(a);
     expect(b[0]).not.toBe(a[0]);
     expect(c).toEqual([{ id: 'r3', n: 3 }]);
-    expect(db.readStats.statements - before.statements).toBe(2);
+    // The two distinct reads went as one statement.
+    expect(db.readStats.statements - before.statements).toBe(1);
+    expect(db.readStats.reads - before.reads).toBe(2);
     expect(db.readStats.coalesced - before.coalesced).toBe(1);
 
     // A write acknowledged before a read is asked is in that read, shared or not.
@@ -51,6 +53,58 @@ it('sends identical reads of one turn once, each caller with its own rows', asyn
   } finally {
     await test.dispose();
   }
+});
+
+it('combines distinct reads of one SQL text: each caller its own rows, in its own order', async (ctx) => {
+  if (!(await postgresAvailable())) return ctx.skip();
+  const test = await openTestDb('postgres', { migrate: false });
+  const db = test.db as PostgresDb;
+  try {
+    await db.run('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL, doc TEXT)');
+    await db.run(
+      "INSERT INTO t SELECT 'r' || lpad(i::text, 3, '0'), i, 'd' || i FROM generate_series(1, 200) i",
+    );
+    const sql = 'SELECT id, n, doc FROM t WHERE n <= $1 AND n >= $2 ORDER BY id DESC LIMIT 5';
+    // 40 distinct reads (more than one statement holds), two asked twice, some empty.
+    const bounds = Array.from({ length: 40 }, (_, i) => [200 - i * 5, i % 7 === 0 ? 999 : 1]);
+    const asked = [...bounds, bounds[3] as number[], bounds[10] as number[]];
+    const before = { ...db.readStats };
+    const answers = await Promise.all(asked.map((b) => db.all(sql, b)));
+    for (const [i, rows] of answers.entries()) {
+      const [upper, lower] = asked[i] as [number, number];
+      const expected = Array.from({ length: 200 }, (_, k) => k + 1)
+        .filter((n) => n <= upper && n >= lower)
+        .map((n) => ({ id: `r${String(n).padStart(3, '0')}`, n, doc: `d${n}` }))
+        .sort((x, y) => (x.id < y.id ? 1 : -1))
+        .slice(0, 5);
+      expect(rows).toEqual(expected);
+    }
+    expect(answers[40]).not.toBe(answers[3]);
+    expect(db.readStats.reads - before.reads).toBe(40);
+    expect(db.readStats.statements - before.statements).toBe(Math.ceil(40 / MAX_COMBINED));
+    expect(db.readStats.coalesced - before.coalesced).toBe(2);
+
+    // One read's bad value fails that read alone: the others are answered.
+    const mixed = await Promise.allSettled([
+      db.all('SELECT id FROM t WHERE n = $1', [7]),
+      db.all('SELECT id FROM t WHERE n = $1', ['not a number']),
+      db.all('SELECT id FROM t WHERE n = $1', [9]),
+    ]);
+    expect(mixed.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((mixed[0] as PromiseFulfilledResult<unknown>).value).toEqual([{ id: 'r007' }]);
+    expect((mixed[2] as PromiseFulfilledResult<unknown>).value).toEqual([{ id: 'r009' }]);
+  } finally {
+    await test.dispose();
+  }
+});
+
+it('moves the placeholders of each branch up by the reads before it', () => {
+  expect(PgSharedReads.combinedText('SELECT a FROM t WHERE b = $1 AND c > $2', 2, 2)).toBe(
+    'SELECT 0 AS pc_batch_read, pc_batch_rows.* FROM (SELECT row_number() OVER () AS pc_batch_order, pc_batch_one.* FROM (SELECT a FROM t WHERE b = $1 AND c > $2) pc_batch_one) pc_batch_rows' +
+      ' UNION ALL ' +
+      'SELECT 1 AS pc_batch_read, pc_batch_rows.* FROM (SELECT row_number() OVER () AS pc_batch_order, pc_batch_one.* FROM (SELECT a FROM t WHERE b = $3 AND c > $4) pc_batch_one) pc_batch_rows' +
+      ' ORDER BY pc_batch_read, pc_batch_order',
+  );
 });
 
 /** Table `t` with one row, `r1` = 1. */
