@@ -41,12 +41,18 @@ export function lenientQuery(
 ): { query: Record<string, unknown>; ignored: string[] } {
   const dropped = (name: string): boolean =>
     !known.has(name) || (name === '_summary' && !summaryServed(query[name]));
-  const names = Object.keys(query);
   // The common case drops nothing: the query object itself is kept, no copy is made.
-  if (!names.some(dropped)) return { query: query as Record<string, unknown>, ignored: [] };
+  let drops = false;
+  for (const name in query) {
+    if (dropped(name)) {
+      drops = true;
+      break;
+    }
+  }
+  if (!drops) return { query: query as Record<string, unknown>, ignored: [] };
   const kept: Record<string, unknown> = Object.create(null);
   const ignored: string[] = [];
-  for (const name of names) {
+  for (const name of Object.keys(query)) {
     const value = query[name];
     if (dropped(name)) ignored.push(name);
     else kept[name] = value;
