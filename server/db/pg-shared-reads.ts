@@ -25,6 +25,15 @@ const PLACEHOLDER = /\$(\d+)/g;
 const OTHER_DOLLAR = /\$(?!\d)/;
 /** The columns a combined statement adds to each row: which read it answers, and its place. */
 const READ_COLUMN = 'pc_batch_read';
+/**
+ * Writes that may share a statement: an INSERT that skips conflicting rows and says which it
+ * inserted (an idempotency claim). Each branch is its own INSERT, so two claims of one key in
+ * one statement still end with exactly one inserted, and each caller learns its own outcome.
+ * Not `DO UPDATE`: two branches updating one row in a statement is not something PostgreSQL
+ * promises to do both of.
+ */
+const COMBINABLE_WRITE =
+  /^\s*insert\b[^;]*\bon\s+conflict\b[^;]*\bdo\s+nothing\b[^;]*\breturning\b[^;]*$/i;
 const ORDER_COLUMN = 'pc_batch_order';
 
 /**
@@ -41,6 +50,11 @@ const ORDER_COLUMN = 'pc_batch_order';
  *   parse-bind-execute. Should the combined statement fail, each read is sent again on its
  *   own, so one caller's bad value is that caller's error alone.
  *
+ * The same machinery combines idempotency claims (`writes`, `combinableWrite`): each is a
+ * `WITH` query of its own, none is shared with an identical one, and a combined statement is
+ * one implicit transaction on the one-statement pool, so when it fails nothing of it
+ * committed and each claim can be sent again alone.
+ *
  * Each read is sent after every caller sharing it asked, so its snapshot is at least as new as
  * each caller's request and a client still reads its own acknowledged writes. The cost: every
  * shareable read waits for the end of the turn it was asked in (microseconds at rest).
@@ -50,14 +64,21 @@ const ORDER_COLUMN = 'pc_batch_order';
  */
 export class PgSharedReads {
   #groups: Map<string, Group> | undefined;
+  /** Statements asked so far: each write's own key. */
+  #asked = 0;
   /**
    * Statements sent, distinct reads they answered (more than statements when reads were
    * combined), and callers answered by another caller's identical read.
    */
   readonly stats = { statements: 0, reads: 0, coalesced: 0 };
 
+  /**
+   * `send` runs one statement. `writes`: the statements are writes (`combinableWrite`), each
+   * of which must run, so identical ones are not shared; combining still applies.
+   */
   constructor(
     private readonly send: (sql: string, params: SqlParams | undefined) => Promise<unknown[]>,
+    private readonly writes = false,
   ) {}
 
   /** Whether `sql` may be answered from another caller's identical read. */
@@ -65,25 +86,33 @@ export class PgSharedReads {
     return SHAREABLE.test(sql) && !EFFECTS.test(sql);
   }
 
+  /** Whether `sql` may be combined with others of its text though it writes (see `writes`). */
+  static combinableWrite(sql: string): boolean {
+    return COMBINABLE_WRITE.test(sql);
+  }
+
   /**
-   * The statement answering `count` reads of `sql` (each with `width` parameters, the reads'
-   * lists concatenated): branch `i` is `sql` with its placeholders moved up by `i * width`;
-   * rows come back tagged with their branch and their place in it, in that order.
+   * The statement answering `count` statements of `sql` (each with `width` parameters, their
+   * lists concatenated): branch `i` is `sql` with its placeholders moved up by `i * width`, as a
+   * `WITH` query of its own (a data-modifying one too); rows come back tagged with their
+   * branch and their place in it, in that order.
    */
   static combinedText(sql: string, count: number, width: number): string {
-    const branches: string[] = [];
+    const queries: string[] = [];
+    const selects: string[] = [];
     for (let i = 0; i < count; i++) {
       const text =
         i === 0 ? sql : sql.replace(PLACEHOLDER, (_, n: string) => `$${Number(n) + i * width}`);
-      branches.push(
-        `SELECT ${i} AS ${READ_COLUMN}, pc_batch_rows.* FROM (SELECT row_number() OVER () AS ${ORDER_COLUMN}, pc_batch_one.* FROM (${text}) pc_batch_one) pc_batch_rows`,
+      queries.push(`pc_batch_${i} AS (${text})`);
+      selects.push(
+        `SELECT ${i} AS ${READ_COLUMN}, row_number() OVER () AS ${ORDER_COLUMN}, pc_batch_${i}.* FROM pc_batch_${i}`,
       );
     }
-    return `${branches.join(' UNION ALL ')} ORDER BY ${READ_COLUMN}, ${ORDER_COLUMN}`;
+    return `WITH ${queries.join(', ')} ${selects.join(' UNION ALL ')} ORDER BY ${READ_COLUMN}, ${ORDER_COLUMN}`;
   }
 
   all(sql: string, params: SqlParams | undefined): Promise<unknown[]> {
-    const key = readKey('all', sql, params);
+    const key = this.writes ? `\u0001${this.#asked++}` : readKey('all', sql, params);
     if (key === undefined) return this.#sendOne(sql, params);
     let groups = this.#groups;
     if (groups === undefined) {

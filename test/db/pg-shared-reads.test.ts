@@ -7,6 +7,7 @@
 import { expect, it } from 'vitest';
 import { MAX_COMBINED, PgSharedReads } from '../../server/db/pg-shared-reads.js';
 import { openPostgres, type PostgresDb } from '../../server/db/postgres.js';
+import { beginIdempotent } from '../../server/repos/idempotency.js';
 import { openTestDb, postgresAvailable } from '../support/databases.js';
 
 it('tells plain SELECTs from reads with effects', () => {
@@ -98,13 +99,59 @@ it('combines distinct reads of one SQL text: each caller its own rows, in its ow
   }
 });
 
-it('moves the placeholders of each branch up by the reads before it', () => {
+it('moves the placeholders of each branch up by the statements before it', () => {
   expect(PgSharedReads.combinedText('SELECT a FROM t WHERE b = $1 AND c > $2', 2, 2)).toBe(
-    'SELECT 0 AS pc_batch_read, pc_batch_rows.* FROM (SELECT row_number() OVER () AS pc_batch_order, pc_batch_one.* FROM (SELECT a FROM t WHERE b = $1 AND c > $2) pc_batch_one) pc_batch_rows' +
+    'WITH pc_batch_0 AS (SELECT a FROM t WHERE b = $1 AND c > $2), ' +
+      'pc_batch_1 AS (SELECT a FROM t WHERE b = $3 AND c > $4) ' +
+      'SELECT 0 AS pc_batch_read, row_number() OVER () AS pc_batch_order, pc_batch_0.* FROM pc_batch_0' +
       ' UNION ALL ' +
-      'SELECT 1 AS pc_batch_read, pc_batch_rows.* FROM (SELECT row_number() OVER () AS pc_batch_order, pc_batch_one.* FROM (SELECT a FROM t WHERE b = $3 AND c > $4) pc_batch_one) pc_batch_rows' +
+      'SELECT 1 AS pc_batch_read, row_number() OVER () AS pc_batch_order, pc_batch_1.* FROM pc_batch_1' +
       ' ORDER BY pc_batch_read, pc_batch_order',
   );
+});
+
+it('combines only writes that skip conflicts and return what they inserted', () => {
+  const claim =
+    'INSERT INTO k (id) VALUES ($1)\n ON CONFLICT (id) DO NOTHING RETURNING 1 AS claimed';
+  expect(PgSharedReads.combinableWrite(claim)).toBe(true);
+  expect(PgSharedReads.combinableWrite(claim.replace(' RETURNING 1 AS claimed', ''))).toBe(false);
+  expect(
+    PgSharedReads.combinableWrite(
+      'INSERT INTO k (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET n = k.n + 1 RETURNING n',
+    ),
+  ).toBe(false);
+  expect(PgSharedReads.combinableWrite('UPDATE k SET n = 1 RETURNING n')).toBe(false);
+  expect(PgSharedReads.combinableWrite(`${claim}; DELETE FROM k RETURNING id`)).toBe(false);
+});
+
+it('sends the idempotency claims of one turn together, each caller its own outcome', async (ctx) => {
+  if (!(await postgresAvailable())) return ctx.skip();
+  const test = await openTestDb('postgres');
+  const db = test.db as PostgresDb;
+  try {
+    const claim = (key: string) =>
+      beginIdempotent(db, {
+        namespace: 'account',
+        livemode: false,
+        idempotencyKey: key,
+        requestHash: 'h',
+        nowMs: 1_800_000_000_000,
+      });
+    const before = { ...db.claimStats };
+    // 20 keys, three of them asked twice in the same turn.
+    const keys = [...Array.from({ length: 20 }, (_, i) => `k${i}`), 'k3', 'k7', 'k19'];
+    const outcomes = await Promise.all(keys.map(claim));
+    const started = keys.filter((_, i) => outcomes[i]?.state === 'started');
+    expect(new Set(started).size).toBe(20);
+    expect(started).toHaveLength(20);
+    expect(outcomes.filter((o) => o.state === 'in_use')).toHaveLength(3);
+    expect(db.claimStats.reads - before.reads).toBe(23);
+    expect(db.claimStats.statements - before.statements).toBe(Math.ceil(23 / MAX_COMBINED));
+    const rows = await db.all('SELECT idempotency_key FROM idempotency_keys ORDER BY 1');
+    expect(rows).toHaveLength(20);
+  } finally {
+    await test.dispose();
+  }
 });
 
 /** Table `t` with one row, `r1` = 1. */
