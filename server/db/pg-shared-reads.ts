@@ -15,8 +15,9 @@ const EFFECTS =
   /\bfor\s+(update|share|no\s+key|key\s+share)\b|\bpg_\w+\s*\(|\b(nextval|setval|set_config)\s*\(/i;
 
 /**
- * Distinct reads of one SQL text sent as one statement: at most this many in one, so a busy
- * turn's reads still spread over several PostgreSQL backends (bench:server (b′): 25–26% of the
+ * Distinct reads of one SQL text sent as one statement (and claims, and one-statement
+ * transactions: `TurnCommits` in postgres.ts): at most this many in one, so a busy turn's
+ * statements still spread over several PostgreSQL backends (bench:server (b′): 25–26% of the
  * bare route with 8, 23–25% with 32; one run each, inside the spread).
  */
 export const MAX_COMBINED = 8;
@@ -25,6 +26,7 @@ const PLACEHOLDER = /\$(\d+)/g;
 const OTHER_DOLLAR = /\$(?!\d)/;
 /** The columns a combined statement adds to each row: which read it answers, and its place. */
 const READ_COLUMN = 'pc_batch_read';
+const ORDER_COLUMN = 'pc_batch_order';
 /**
  * Writes that may share a statement: an INSERT that skips conflicting rows and says which it
  * inserted (an idempotency claim). Each branch is its own INSERT, so two claims of one key in
@@ -34,7 +36,6 @@ const READ_COLUMN = 'pc_batch_read';
  */
 const COMBINABLE_WRITE =
   /^\s*insert\b[^;]*\bon\s+conflict\b[^;]*\bdo\s+nothing\b[^;]*\breturning\b[^;]*$/i;
-const ORDER_COLUMN = 'pc_batch_order';
 
 /**
  * Plain reads on the PostgreSQL pool asked during one event loop turn are sent together at
@@ -43,8 +44,8 @@ const ORDER_COLUMN = 'pc_batch_order';
  * - identical reads (same SQL, same parameters) are sent once, and every caller gets its own
  *   copy of the rows — the same rule as SQLite's `ReadBatcher` (read-batch.ts);
  * - distinct reads of the same SQL text (a list page with each client's own bound) go as one
- *   statement, each read a branch of a `UNION ALL` with its own parameters, its rows tagged
- *   with the branch and their place in it (`combinedText`). Each read sent on its own cost the
+ *   statement, each read a `WITH` query with its own parameters, its rows tagged with the read
+ *   and their place in it and gathered by `UNION ALL` (`combinedText`). Each read sent on its own cost the
  *   service a socket write to PostgreSQL (the `writev` of node-postgres: 60 µs of its 156 µs
  *   CPU per request under bench:server's (b′), `--cpu-prof`) and PostgreSQL a round of
  *   parse-bind-execute. Should the combined statement fail, each read is sent again on its

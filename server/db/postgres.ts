@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import pg from 'pg';
 import { DbError, type DbErrorCode } from './errors.js';
-import { PgSharedReads } from './pg-shared-reads.js';
+import { MAX_COMBINED, PgSharedReads } from './pg-shared-reads.js';
 import { markTransaction } from './transaction-handles.js';
 import type { Db, ExpectedChanges, RunResult, SqlParams, TransactionOptions } from './types.js';
 
@@ -119,6 +119,8 @@ export class PostgresDb implements Db {
   readonly #txShared: PgSharedReads;
   /** Idempotency claims of one turn, combined into one statement (`PgSharedReads` writes). */
   readonly #claims: PgSharedReads;
+  /** Transactions of one turn that are one statement each, committed as one (`TurnCommits`). */
+  readonly #commits = new TurnCommits();
   #volatilePool: pg.Pool | undefined;
   constructor(
     readonly pool: pg.Pool,
@@ -128,6 +130,11 @@ export class PostgresDb implements Db {
     this.#shared = new PgSharedReads(async (sql, params) => (await query(pool, sql, params)).rows);
     this.#txShared = new PgSharedReads(async (sql, params) => this.#volatileOne(sql, params));
     this.#claims = new PgSharedReads(async (sql, params) => this.#volatileOne(sql, params), true);
+  }
+
+  /** Transactions committed so far as one statement each (`reads`) and statements sent. */
+  get commitStats(): Readonly<TurnCommits['stats']> {
+    return this.#commits.stats;
   }
 
   /** The same for the idempotency claims combined per turn (see `volatile`). */
@@ -170,7 +177,7 @@ export class PostgresDb implements Db {
     } catch (err) {
       throw toDbError(err);
     }
-    const tx = new PostgresTx(client, 1, undefined, this.#txShared);
+    const tx = new PostgresTx(client, 1, undefined, this.#txShared, this.#commits);
     let broken: Error | undefined;
     try {
       if (options?.durable === false) {
@@ -259,6 +266,7 @@ export class PostgresTx implements Db {
   #beginning: Promise<unknown> | undefined;
   #deferred: Deferred[] = [];
   readonly #shared: PgSharedReads | undefined;
+  readonly #commits: TurnCommits | undefined;
   constructor(
     readonly client: pg.PoolClient,
     readonly depth: number,
@@ -268,8 +276,11 @@ export class PostgresTx implements Db {
      * handle only. See `all`.
      */
     shared?: PgSharedReads,
+    /** Where a transaction that is one statement commits with others of its turn; the outermost only. */
+    commits?: TurnCommits,
   ) {
     this.#shared = shared;
+    this.#commits = commits;
     markTransaction(this);
   }
 
@@ -341,26 +352,7 @@ export class PostgresTx implements Db {
     const batch = this.#deferred;
     if (batch.length === 0) return;
     this.#deferred = [];
-    const expecting = batch.filter((statement) => statement.expected !== undefined);
-    // One expected count is checked by the statement itself; several are checked below.
-    const inStatement = expecting.length === 1 ? expecting[0] : undefined;
-    const { sql, params } = combine(batch, inStatement);
-    let result: pg.QueryResult;
-    try {
-      result = await query(this.client, sql, params);
-    } catch (err) {
-      if (inStatement?.expected && err instanceof DbError && err.driverCode === CHECK_FAILED) {
-        throw inStatement.expected.otherwise();
-      }
-      throw err;
-    }
-    const counts =
-      batch.length === 1
-        ? [result.rowCount ?? 0]
-        : batch.map((_, i) => Number((result.rows[0] as Record<string, unknown>)[`c${i}`]));
-    for (const [i, { expected }] of batch.entries()) {
-      if (expected !== undefined && counts[i] !== expected.changes) throw expected.otherwise();
-    }
+    await sendDeferred(this.client, batch);
   }
 
   /** At the end of the outermost transaction: the deferred writes, then `COMMIT` if begun. */
@@ -369,6 +361,14 @@ export class PostgresTx implements Db {
     // itself (autocommit): BEGIN first. One is checked inside it (see `combine`).
     if (this.#deferred.filter((statement) => statement.expected !== undefined).length > 1) {
       await this.#ready(true);
+    }
+    // Never begun: the held writes are the whole transaction, one statement that commits by
+    // itself, so it may commit in one statement with others of this turn (`TurnCommits`).
+    if (!this.begun && this.#commits !== undefined && this.#deferred.length > 0) {
+      const batch = this.#deferred;
+      this.#deferred = [];
+      await this.#commits.commit(this.client, batch);
+      return;
     }
     await this.#flush();
     if (this.begun) await query(this.client, 'COMMIT');
@@ -441,6 +441,159 @@ function combine(
     );
   }
   return { sql: `WITH ${ctes.join(', ')} SELECT ${counts.join(', ')}`, params };
+}
+
+/** Which of a batch's expected counts its one statement checks itself (see `combine`). */
+function checkedInStatement(batch: readonly Deferred[]): Deferred | undefined {
+  const expecting = batch.filter((statement) => statement.expected !== undefined);
+  return expecting.length === 1 ? expecting[0] : undefined;
+}
+
+/** Sends a transaction's deferred statements on its connection, one round trip, and checks them. */
+async function sendDeferred(client: pg.PoolClient, batch: readonly Deferred[]): Promise<void> {
+  // One expected count is checked by the statement itself; several are checked below.
+  const inStatement = checkedInStatement(batch);
+  const { sql, params } = combine(batch, inStatement);
+  let result: pg.QueryResult;
+  try {
+    result = await query(client, sql, params);
+  } catch (err) {
+    if (inStatement?.expected && err instanceof DbError && err.driverCode === CHECK_FAILED) {
+      throw inStatement.expected.otherwise();
+    }
+    throw err;
+  }
+  const counts =
+    batch.length === 1
+      ? [result.rowCount ?? 0]
+      : batch.map((_, i) => Number((result.rows[0] as Record<string, unknown>)[`c${i}`]));
+  checkCounts(batch, counts);
+}
+
+function checkCounts(batch: readonly Deferred[], counts: readonly number[]): void {
+  for (const [i, { expected }] of batch.entries()) {
+    if (expected !== undefined && counts[i] !== expected.changes) throw expected.otherwise();
+  }
+}
+
+/** A transaction waiting to commit its one statement with others of the turn. */
+interface PendingCommit {
+  readonly client: pg.PoolClient;
+  readonly batch: readonly Deferred[];
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Transactions that are one statement each (never begun: their held writes, `combine`),
+ * committed at the end of the turn they finished in as one statement (at most
+ * `MAX_COMBINED`), sent on the first one's connection: one socket write and one WAL flush
+ * for several creates instead of one each. Each transaction's writes are `WITH` queries of
+ * their own and each keeps its own in-statement check (the division by zero), so any
+ * failure fails the whole statement, and nothing of it has committed. Then each transaction
+ * is sent again alone on its own connection, as it would have been, and gets its own answer:
+ * one transaction's refusal (a unique value, a completed idempotency key) is never another's.
+ * A lost connection is not retried: whether the statement committed is unknown, as it is for
+ * one transaction's statement, and every transaction of it gets that error.
+ *
+ * Held writes are plain INSERTs of new rows and each request's own idempotency record (see
+ * `runDeferred`), so two transactions of one statement never write the same row unseen: an
+ * idempotency record written twice fails its count check.
+ */
+export class TurnCommits {
+  #pending: PendingCommit[] | undefined;
+  /** Transactions committed (`reads`, as `PgSharedReads` counts) and statements sent for them. */
+  readonly stats = { statements: 0, reads: 0 };
+
+  commit(client: pg.PoolClient, batch: readonly Deferred[]): Promise<void> {
+    let pending = this.#pending;
+    if (pending === undefined) {
+      pending = [];
+      this.#pending = pending;
+      setImmediate(() => this.#flush());
+    }
+    const list = pending;
+    return new Promise((resolve, reject) => list.push({ client, batch, resolve, reject }));
+  }
+
+  #flush(): void {
+    const pending = this.#pending ?? [];
+    this.#pending = undefined;
+    for (let start = 0; start < pending.length; start += MAX_COMBINED) {
+      const part = pending.slice(start, start + MAX_COMBINED);
+      if (part.length === 1) this.#alone(part[0] as PendingCommit);
+      else {
+        this.#together(part).catch((error: unknown) => {
+          for (const commit of part) commit.reject(error);
+        });
+      }
+    }
+  }
+
+  #alone(commit: PendingCommit): void {
+    this.stats.statements++;
+    this.stats.reads++;
+    sendDeferred(commit.client, commit.batch).then(commit.resolve, commit.reject);
+  }
+
+  async #together(part: readonly PendingCommit[]): Promise<void> {
+    const { sql, params } = combineTransactions(part.map((commit) => commit.batch));
+    this.stats.statements++;
+    let rows: Record<string, unknown>[];
+    try {
+      rows = (await query(part[0]?.client as pg.PoolClient, sql, params)).rows;
+    } catch (err) {
+      if (err instanceof DbError && err.code === 'connection') {
+        for (const commit of part) commit.reject(err);
+        return;
+      }
+      for (const commit of part) this.#alone(commit);
+      return;
+    }
+    this.stats.reads += part.length;
+    for (const [i, commit] of part.entries()) {
+      const row = rows.find((r) => Number(r.pc_tx) === i);
+      try {
+        checkCounts(commit.batch, ((row?.counts as number[] | undefined) ?? []).map(Number));
+        commit.resolve();
+      } catch (error) {
+        commit.reject(error);
+      }
+    }
+  }
+}
+
+/**
+ * Several transactions' held writes as one statement: transaction `j`'s writes become the
+ * `WITH` queries `t{j}_d{i}` (as `combine` makes them, placeholders numbered on), and a row per
+ * transaction gives its counts and, for its one expected count, the same division by zero.
+ */
+function combineTransactions(batches: readonly (readonly Deferred[])[]): {
+  sql: string;
+  params: SqlParams;
+} {
+  const params: SqlParams[number][] = [];
+  const ctes: string[] = [];
+  const rows: string[] = [];
+  for (const [j, batch] of batches.entries()) {
+    const checked = checkedInStatement(batch);
+    const counts: string[] = [];
+    let check = '1';
+    for (const [i, statement] of batch.entries()) {
+      const offset = params.length;
+      params.push(...(statement.params ?? []));
+      const sql = statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+      const name = `t${j}_d${i}`;
+      ctes.push(`${name} AS (${sql} RETURNING 1)`);
+      counts.push(`CAST((SELECT COUNT(*) FROM ${name}) AS INTEGER)`);
+      if (statement === checked && checked.expected !== undefined) {
+        params.push(checked.expected.changes);
+        check = `1 / (CASE WHEN (SELECT COUNT(*) FROM ${name}) = CAST($${params.length} AS BIGINT) THEN 1 ELSE 0 END)`;
+      }
+    }
+    rows.push(`SELECT ${j} AS pc_tx, ARRAY[${counts.join(', ')}] AS counts, ${check} AS checked`);
+  }
+  return { sql: `WITH ${ctes.join(', ')} ${rows.join(' UNION ALL ')}`, params };
 }
 
 const PG_CODES: Record<string, DbErrorCode> = {

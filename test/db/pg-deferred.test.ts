@@ -8,6 +8,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { runDeferred } from '../../server/db/deferred.js';
+import { MAX_COMBINED } from '../../server/db/pg-shared-reads.js';
+import type { PostgresDb } from '../../server/db/postgres.js';
 import type { Db } from '../../server/db/types.js';
 import { openTestDb, postgresAvailable, type TestDb } from '../support/databases.js';
 
@@ -133,4 +135,66 @@ it('runs statements a caller starts at once in one transaction', async (ctx) => 
   ).rejects.toThrow('undo');
   expect(await ids('a')).not.toContain('a7');
   expect(await ids('a')).not.toContain('a8');
+});
+
+it('commits the one-statement transactions of a turn together, each refusal its own', async (ctx) => {
+  if (test === undefined) return ctx.skip();
+  const pgDb = db as PostgresDb;
+  const one = { changes: 1, otherwise: () => new Error('not one row') };
+  // Each transaction: a parent row, then a child row whose one inserted row is checked.
+  const create = (n: number, opts: { parent?: string; child?: string } = {}) =>
+    db.transaction(async (tx) => {
+      await runDeferred(tx, 'INSERT INTO a (id) VALUES ($1)', [opts.parent ?? `p${n}`]);
+      await runDeferred(
+        tx,
+        'INSERT INTO b (id, a_id) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
+        [opts.child ?? `c${n}`, opts.parent ?? `p${n}`],
+        one,
+      );
+      return n;
+    });
+
+  // Warm connections, so the transactions below all reach their commit in one turn.
+  await Promise.all(
+    Array.from({ length: MAX_COMBINED }, () => db.transaction((tx) => tx.run('SELECT 1'))),
+  );
+  let before = { ...pgDb.commitStats };
+  const all = await Promise.all(Array.from({ length: MAX_COMBINED }, (_, n) => create(n)));
+  expect(all).toEqual(Array.from({ length: MAX_COMBINED }, (_, n) => n));
+  expect(pgDb.commitStats.reads - before.reads).toBe(MAX_COMBINED);
+  expect(pgDb.commitStats.statements - before.statements).toBe(1);
+  for (let n = 0; n < MAX_COMBINED; n++) {
+    expect(await ids('a')).toContain(`p${n}`);
+    expect(await ids('b')).toContain(`c${n}`);
+  }
+
+  // Among eight more: one parent id already taken (a unique violation) and one child id
+  // already taken (its check fails). The statement they share fails whole; then each
+  // transaction alone: those two refused with their own errors, the other six committed.
+  before = { ...pgDb.commitStats };
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: MAX_COMBINED }, (_, k) => {
+      const n = 100 + k;
+      if (k === 3) return create(n, { parent: 'p0' });
+      if (k === 6) return create(n, { child: 'c1' });
+      return create(n);
+    }),
+  );
+  expect(outcomes.map((o) => o.status)).toEqual(
+    Array.from({ length: MAX_COMBINED }, (_, k) => (k === 3 || k === 6 ? 'rejected' : 'fulfilled')),
+  );
+  expect((outcomes[3] as PromiseRejectedResult).reason).toMatchObject({
+    code: 'unique_violation',
+  });
+  expect(((outcomes[6] as PromiseRejectedResult).reason as Error).message).toBe('not one row');
+  const parents = await ids('a');
+  const children = await ids('b');
+  for (let k = 0; k < MAX_COMBINED; k++) {
+    const committed = k !== 3 && k !== 6;
+    expect(parents.includes(`p${100 + k}`)).toBe(committed);
+    expect(children.includes(`c${100 + k}`)).toBe(committed);
+  }
+  // One shared statement that failed, then eight alone.
+  expect(pgDb.commitStats.statements - before.statements).toBe(1 + MAX_COMBINED);
+  expect(pgDb.commitStats.reads - before.reads).toBe(MAX_COMBINED);
 });
