@@ -1,3 +1,4 @@
+import { shiftPlaceholders } from './placeholders.js';
 import { copyRow, readKey } from './read-batch.js';
 import type { SqlParams } from './types.js';
 
@@ -21,7 +22,6 @@ const EFFECTS =
  * bare route with 8, 23–25% with 32; one run each, inside the spread).
  */
 export const MAX_COMBINED = 8;
-const PLACEHOLDER = /\$(\d+)/g;
 /** A `$` that is not a placeholder (a literal, dollar quoting): such text is never combined. */
 const OTHER_DOLLAR = /\$(?!\d)/;
 /** The columns a combined statement adds to each row: which read it answers, and its place. */
@@ -102,8 +102,7 @@ export class PgSharedReads {
     const queries: string[] = [];
     const selects: string[] = [];
     for (let i = 0; i < count; i++) {
-      const text =
-        i === 0 ? sql : sql.replace(PLACEHOLDER, (_, n: string) => `$${Number(n) + i * width}`);
+      const text = shiftPlaceholders(sql, i * width);
       queries.push(`pc_batch_${i} AS (${text})`);
       selects.push(
         `SELECT ${i} AS ${READ_COLUMN}, row_number() OVER () AS ${ORDER_COLUMN}, pc_batch_${i}.* FROM pc_batch_${i}`,

@@ -10,6 +10,17 @@ export function placeholderList(count: number, first = 1): string {
   return Array.from({ length: count }, (_, i) => `$${first + i}`).join(', ');
 }
 
+/**
+ * `sql` with every `$n` moved up by `offset`, so several statements' parameter lists can be
+ * concatenated into one statement's: how combined PostgreSQL statements number their
+ * parts. Every `$` followed by digits is taken for a placeholder, so text whose literals could
+ * hold one is not combined (callers check).
+ * @example shiftPlaceholders('a = $1 AND b = $2', 2) // 'a = $3 AND b = $4'
+ */
+export function shiftPlaceholders(sql: string, offset: number): string {
+  return offset === 0 ? sql : sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+}
+
 /** A `$n` statement rewritten for SQLite's anonymous `?` placeholders. */
 export interface TranslatedSql {
   /** The SQL with every `$n` outside quotes and comments replaced by `?`. */

@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import pg from 'pg';
 import { DbError, type DbErrorCode } from './errors.js';
 import { MAX_COMBINED, PgSharedReads } from './pg-shared-reads.js';
+import { shiftPlaceholders } from './placeholders.js';
 import { markTransaction } from './transaction-handles.js';
 import type { Db, ExpectedChanges, RunResult, SqlParams, TransactionOptions } from './types.js';
 
@@ -429,7 +430,7 @@ function combine(
   batch.forEach((statement, i) => {
     const offset = params.length;
     params.push(...(statement.params ?? []));
-    const sql = statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    const sql = shiftPlaceholders(statement.sql, offset);
     ctes.push(`d${i} AS (${sql} RETURNING 1)`);
     counts.push(`(SELECT COUNT(*) FROM d${i}) AS c${i}`);
   });
@@ -582,7 +583,7 @@ function combineTransactions(batches: readonly (readonly Deferred[])[]): {
     for (const [i, statement] of batch.entries()) {
       const offset = params.length;
       params.push(...(statement.params ?? []));
-      const sql = statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+      const sql = shiftPlaceholders(statement.sql, offset);
       const name = `t${j}_d${i}`;
       ctes.push(`${name} AS (${sql} RETURNING 1)`);
       counts.push(`CAST((SELECT COUNT(*) FROM ${name}) AS INTEGER)`);

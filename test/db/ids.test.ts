@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { placeholderList, translatePlaceholders } from '../../server/db/placeholders.js';
+import {
+  placeholderList,
+  shiftPlaceholders,
+  translatePlaceholders,
+} from '../../server/db/placeholders.js';
 import { idTime, isId, newId, ulid } from '../../server/ids.js';
 
 describe('ids', () => {
@@ -46,5 +50,13 @@ describe('placeholder translation for SQLite', () => {
     expect(placeholderList(3)).toBe('$1, $2, $3');
     expect(placeholderList(2, 4)).toBe('$4, $5');
     expect(() => placeholderList(0)).toThrow(RangeError);
+  });
+
+  it('moves every placeholder up by an offset, repeated and many-digit ones too', () => {
+    expect(shiftPlaceholders('a = $1 AND b = $2 AND c = $1', 2)).toBe(
+      'a = $3 AND b = $4 AND c = $3',
+    );
+    expect(shiftPlaceholders('VALUES ($9, $10)', 91)).toBe('VALUES ($100, $101)');
+    expect(shiftPlaceholders('a = $1', 0)).toBe('a = $1');
   });
 });
