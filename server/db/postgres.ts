@@ -87,11 +87,22 @@ function statementName(sql: string): string {
 // migrations) run unnamed so they never occupy a slot in a connection's statement cache.
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
-async function query<T>(on: Queryable, sql: string, params?: SqlParams): Promise<pg.QueryResult> {
+/**
+ * Runs `sql`. `prepare: false` sends it unnamed (parsed for this one run): for texts of which
+ * there is no bounded set, such as a turn's transactions combined, where naming each would
+ * grow every connection's prepared statements and `names` without end.
+ */
+async function query<T>(
+  on: Queryable,
+  sql: string,
+  params?: SqlParams,
+  prepare = true,
+): Promise<pg.QueryResult> {
   const values = (params ?? []).map(toPg);
-  const config: pg.QueryConfig = PREPARABLE.test(sql)
-    ? { name: statementName(sql), text: sql, values }
-    : { text: sql, values };
+  const config: pg.QueryConfig =
+    prepare && PREPARABLE.test(sql)
+      ? { name: statementName(sql), text: sql, values }
+      : { text: sql, values };
   try {
     return await on.query<T & pg.QueryResultRow>(config);
   } catch (err) {
@@ -542,7 +553,8 @@ export class TurnCommits {
     this.stats.statements++;
     let rows: Record<string, unknown>[];
     try {
-      rows = (await query(part[0]?.client as pg.PoolClient, sql, params)).rows;
+      // Unnamed: the combined texts are as many as the orders and shapes of transactions.
+      rows = (await query(part[0]?.client as pg.PoolClient, sql, params, false)).rows;
     } catch (err) {
       if (err instanceof DbError && err.code === 'connection') {
         for (const commit of part) commit.reject(err);

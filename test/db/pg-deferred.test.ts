@@ -159,7 +159,29 @@ it('commits the one-statement transactions of a turn together, each refusal its 
     Array.from({ length: MAX_COMBINED }, () => db.transaction((tx) => tx.run('SELECT 1'))),
   );
   let before = { ...pgDb.commitStats };
-  const all = await Promise.all(Array.from({ length: MAX_COMBINED }, (_, n) => create(n)));
+  // Combined texts are as many as the orders and shapes of transactions: sent unnamed, never
+  // kept as prepared statements.
+  const sent: { text: string; name?: string }[] = [];
+  const original = pg.Client.prototype.query;
+  const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
+    this: pg.Client,
+    ...args: Parameters<typeof original>
+  ) {
+    const [config] = args as unknown as [{ text: string; name?: string }];
+    if (typeof config === 'object') sent.push(config);
+    return (original as (...a: unknown[]) => unknown).apply(this, args) as ReturnType<
+      typeof original
+    >;
+  });
+  let all: number[];
+  try {
+    all = await Promise.all(Array.from({ length: MAX_COMBINED }, (_, n) => create(n)));
+  } finally {
+    spy.mockRestore();
+  }
+  expect(sent.filter((config) => config.text.startsWith('WITH t0_d0'))).toEqual([
+    expect.not.objectContaining({ name: expect.anything() }),
+  ]);
   expect(all).toEqual(Array.from({ length: MAX_COMBINED }, (_, n) => n));
   expect(pgDb.commitStats.reads - before.reads).toBe(MAX_COMBINED);
   expect(pgDb.commitStats.statements - before.statements).toBe(1);
