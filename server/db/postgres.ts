@@ -87,22 +87,11 @@ function statementName(sql: string): string {
 // migrations) run unnamed so they never occupy a slot in a connection's statement cache.
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
-/**
- * Runs `sql`. `prepare: false` sends it unnamed (parsed for this one run): for texts of which
- * there is no bounded set, such as a turn's transactions combined, where naming each would
- * grow every connection's prepared statements and `names` without end.
- */
-async function query<T>(
-  on: Queryable,
-  sql: string,
-  params?: SqlParams,
-  prepare = true,
-): Promise<pg.QueryResult> {
+async function query<T>(on: Queryable, sql: string, params?: SqlParams): Promise<pg.QueryResult> {
   const values = (params ?? []).map(toPg);
-  const config: pg.QueryConfig =
-    prepare && PREPARABLE.test(sql)
-      ? { name: statementName(sql), text: sql, values }
-      : { text: sql, values };
+  const config: pg.QueryConfig = PREPARABLE.test(sql)
+    ? { name: statementName(sql), text: sql, values }
+    : { text: sql, values };
   try {
     return await on.query<T & pg.QueryResultRow>(config);
   } catch (err) {
@@ -498,8 +487,8 @@ interface PendingCommit {
 
 /**
  * Transactions that are one statement each (never begun: their held writes, `combine`),
- * committed at the end of the turn they finished in as one statement (at most
- * `MAX_COMBINED`), sent on the first one's connection: one socket write and one WAL flush
+ * committed at the end of the turn they finished in as one statement with those of the same
+ * shape (at most `MAX_COMBINED`), sent on the first one's connection: one socket write and one WAL flush
  * for several creates instead of one each. Each transaction's writes are `WITH` queries of
  * their own and each keeps its own in-statement check (the division by zero), so any
  * failure fails the whole statement, and nothing of it has committed. Then each transaction
@@ -531,13 +520,30 @@ export class TurnCommits {
   #flush(): void {
     const pending = this.#pending ?? [];
     this.#pending = undefined;
-    for (let start = 0; start < pending.length; start += MAX_COMBINED) {
-      const part = pending.slice(start, start + MAX_COMBINED);
-      if (part.length === 1) this.#alone(part[0] as PendingCommit);
-      else {
-        this.#together(part).catch((error: unknown) => {
-          for (const commit of part) commit.reject(error);
-        });
+    // Only transactions of one shape (the same statements, the same one checked) share a
+    // statement, so its text is one of a bounded set (a shape, a count up to 8) and can be
+    // a prepared statement like any other. Unnamed, a text per order and mix of shapes, each
+    // parsed and planned afresh, cost PostgreSQL 0.06 of a core more and 9% of the POST
+    // throughput (three pairs on this machine).
+    const byShape = new Map<string, PendingCommit[]>();
+    for (const commit of pending) {
+      const checked = checkedInStatement(commit.batch);
+      const shape = commit.batch
+        .map((statement) => `${statement === checked ? '!' : ''}${statement.sql}`)
+        .join('\u0000');
+      const same = byShape.get(shape);
+      if (same === undefined) byShape.set(shape, [commit]);
+      else same.push(commit);
+    }
+    for (const same of byShape.values()) {
+      for (let start = 0; start < same.length; start += MAX_COMBINED) {
+        const part = same.slice(start, start + MAX_COMBINED);
+        if (part.length === 1) this.#alone(part[0] as PendingCommit);
+        else {
+          this.#together(part).catch((error: unknown) => {
+            for (const commit of part) commit.reject(error);
+          });
+        }
       }
     }
   }
@@ -553,8 +559,7 @@ export class TurnCommits {
     this.stats.statements++;
     let rows: Record<string, unknown>[];
     try {
-      // Unnamed: the combined texts are as many as the orders and shapes of transactions.
-      rows = (await query(part[0]?.client as pg.PoolClient, sql, params, false)).rows;
+      rows = (await query(part[0]?.client as pg.PoolClient, sql, params)).rows;
     } catch (err) {
       if (err instanceof DbError && err.code === 'connection') {
         for (const commit of part) commit.reject(err);
