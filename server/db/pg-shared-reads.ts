@@ -38,6 +38,28 @@ const COMBINABLE_WRITE =
   /^\s*insert\b[^;]*\bon\s+conflict\b[^;]*\bdo\s+nothing\b[^;]*\breturning\b[^;]*$/i;
 
 /**
+ * `items` as the statements a turn sends: those with the same `keyOf` (the same SQL text, the
+ * same shape) together, at most `MAX_COMBINED` to a part, in the order first asked. A part of
+ * one is sent as it is.
+ */
+export function combinedParts<T>(items: Iterable<T>, keyOf: (item: T) => string): T[][] {
+  const byKey = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const same = byKey.get(key);
+    if (same === undefined) byKey.set(key, [item]);
+    else same.push(item);
+  }
+  const parts: T[][] = [];
+  for (const same of byKey.values()) {
+    for (let start = 0; start < same.length; start += MAX_COMBINED) {
+      parts.push(same.slice(start, start + MAX_COMBINED));
+    }
+  }
+  return parts;
+}
+
+/**
  * Plain reads on the PostgreSQL pool asked during one event loop turn are sent together at
  * the turn's end (`setImmediate`):
  *
@@ -45,10 +67,10 @@ const COMBINABLE_WRITE =
  *   copy of the rows — the same rule as SQLite's `ReadBatcher` (read-batch.ts);
  * - distinct reads of the same SQL text (a list page with each client's own bound) go as one
  *   statement, each read a `WITH` query with its own parameters, its rows tagged with the read
- *   and their place in it and gathered by `UNION ALL` (`combinedText`). Each read sent on its own cost the
- *   service a socket write to PostgreSQL (the `writev` of node-postgres: 60 µs of its 156 µs
- *   CPU per request under bench:server's (b′), `--cpu-prof`) and PostgreSQL a round of
- *   parse-bind-execute. Should the combined statement fail, each read is sent again on its
+ *   and their place in it and gathered by `UNION ALL` (`combinedText`). Each read sent on its
+ *   own cost the service a socket write to PostgreSQL (the `writev` of node-postgres: 60 µs of
+ *   its 156 µs CPU per request under bench:server's (b′), `--cpu-prof`) and PostgreSQL a round
+ *   of parse-bind-execute. Should the combined statement fail, each read is sent again on its
  *   own, so one caller's bad value is that caller's error alone.
  *
  * The same machinery combines idempotency claims (`writes`, `combinableWrite`): each is a
@@ -73,14 +95,18 @@ export class PgSharedReads {
    */
   readonly stats = { statements: 0, reads: 0, coalesced: 0 };
 
+  readonly #writes: boolean;
+
   /**
    * `send` runs one statement. `writes`: the statements are writes (`combinableWrite`), each
    * of which must run, so identical ones are not shared; combining still applies.
    */
   constructor(
     private readonly send: (sql: string, params: SqlParams | undefined) => Promise<unknown[]>,
-    private readonly writes = false,
-  ) {}
+    options: { writes?: boolean } = {},
+  ) {
+    this.#writes = options.writes ?? false;
+  }
 
   /** Whether `sql` may be answered from another caller's identical read. */
   static shareable(sql: string): boolean {
@@ -112,7 +138,7 @@ export class PgSharedReads {
   }
 
   all(sql: string, params: SqlParams | undefined): Promise<unknown[]> {
-    const key = this.writes ? `\u0001${this.#asked++}` : readKey('all', sql, params);
+    const key = this.#writes ? `\u0001${this.#asked++}` : readKey('all', sql, params);
     if (key === undefined) return this.#sendOne(sql, params);
     let groups = this.#groups;
     if (groups === undefined) {
@@ -139,24 +165,13 @@ export class PgSharedReads {
     const groups = this.#groups;
     this.#groups = undefined;
     if (groups === undefined) return;
+    for (const group of groups.values()) this.stats.coalesced += group.waiters.length - 1;
     // Distinct reads by SQL text, in the order they were first asked.
-    const bySql = new Map<string, Group[]>();
-    for (const group of groups.values()) {
-      this.stats.coalesced += group.waiters.length - 1;
-      const same = bySql.get(group.sql);
-      if (same === undefined) bySql.set(group.sql, [group]);
-      else same.push(group);
-    }
-    for (const [sql, same] of bySql) {
-      if (same.length === 1 || OTHER_DOLLAR.test(sql)) {
-        for (const group of same) this.#answerOne(group);
-        continue;
-      }
-      for (let start = 0; start < same.length; start += MAX_COMBINED) {
-        const part = same.slice(start, start + MAX_COMBINED);
-        if (part.length === 1) this.#answerOne(part[0] as Group);
-        else this.#answerCombined(sql, part);
-      }
+    for (const part of combinedParts(groups.values(), (group) => group.sql)) {
+      const [first] = part;
+      if (part.length === 1 || first === undefined || OTHER_DOLLAR.test(first.sql)) {
+        for (const group of part) this.#answerOne(group);
+      } else this.#answerCombined(first.sql, part);
     }
   }
 
@@ -177,9 +192,9 @@ export class PgSharedReads {
     }
     const params = part.flatMap((group) => group.params ?? []);
     this.stats.statements++;
-    this.stats.reads += part.length;
     this.send(PgSharedReads.combinedText(sql, part.length, width), params).then(
       (rows) => {
+        this.stats.reads += part.length;
         const answers: unknown[][] = part.map(() => []);
         for (const row of rows as Record<string, unknown>[]) {
           const { [READ_COLUMN]: read, [ORDER_COLUMN]: _order, ...own } = row;
@@ -189,7 +204,6 @@ export class PgSharedReads {
       },
       () => {
         // One read's value may be what failed: each is asked again on its own.
-        this.stats.reads -= part.length;
         for (const group of part) this.#answerOne(group);
       },
     );

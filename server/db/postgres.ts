@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import pg from 'pg';
 import { DbError, type DbErrorCode } from './errors.js';
-import { MAX_COMBINED, PgSharedReads } from './pg-shared-reads.js';
+import { combinedParts, PgSharedReads } from './pg-shared-reads.js';
 import { shiftPlaceholders } from './placeholders.js';
 import { markTransaction } from './transaction-handles.js';
 import type { Db, ExpectedChanges, RunResult, SqlParams, TransactionOptions } from './types.js';
@@ -130,7 +130,9 @@ export class PostgresDb implements Db {
   ) {
     this.#shared = new PgSharedReads(async (sql, params) => (await query(pool, sql, params)).rows);
     this.#txShared = new PgSharedReads(async (sql, params) => this.#volatileOne(sql, params));
-    this.#claims = new PgSharedReads(async (sql, params) => this.#volatileOne(sql, params), true);
+    this.#claims = new PgSharedReads(async (sql, params) => this.#volatileOne(sql, params), {
+      writes: true,
+    });
   }
 
   /** Transactions committed so far as one statement each (`reads`) and statements sent. */
@@ -425,23 +427,39 @@ function combine(
     return { sql: only.sql, params: only.params ?? [] };
   }
   const params: SqlParams[number][] = [];
+  const { ctes, counts, check } = heldQueries(batch, checked, 'd', params);
+  const columns = counts.map((count, i) => `${count} AS c${i}`);
+  if (check !== undefined) columns.push(`${check} AS checked`);
+  return { sql: `WITH ${ctes.join(', ')} SELECT ${columns.join(', ')}`, params };
+}
+
+/**
+ * A transaction's held writes as `WITH` queries named `${prefix}${i}`, each returning a row
+ * per changed row, their placeholders numbered on after `params` (which this extends); each
+ * one's row count; and, for `checked`, the division by zero that fails the whole statement
+ * when its count is not the expected one.
+ */
+function heldQueries(
+  batch: readonly Deferred[],
+  checked: Deferred | undefined,
+  prefix: string,
+  params: SqlParams[number][],
+): { ctes: string[]; counts: string[]; check: string | undefined } {
   const ctes: string[] = [];
   const counts: string[] = [];
-  batch.forEach((statement, i) => {
+  for (const [i, statement] of batch.entries()) {
     const offset = params.length;
     params.push(...(statement.params ?? []));
-    const sql = shiftPlaceholders(statement.sql, offset);
-    ctes.push(`d${i} AS (${sql} RETURNING 1)`);
-    counts.push(`(SELECT COUNT(*) FROM d${i}) AS c${i}`);
-  });
+    ctes.push(`${prefix}${i} AS (${shiftPlaceholders(statement.sql, offset)} RETURNING 1)`);
+    counts.push(`CAST((SELECT COUNT(*) FROM ${prefix}${i}) AS INTEGER)`);
+  }
+  let check: string | undefined;
   if (checked?.expected !== undefined) {
     params.push(checked.expected.changes);
-    const count = `(SELECT COUNT(*) FROM d${batch.indexOf(checked)})`;
-    counts.push(
-      `1 / (CASE WHEN ${count} = CAST($${params.length} AS BIGINT) THEN 1 ELSE 0 END) AS checked`,
-    );
+    const count = `(SELECT COUNT(*) FROM ${prefix}${batch.indexOf(checked)})`;
+    check = `1 / (CASE WHEN ${count} = CAST($${params.length} AS BIGINT) THEN 1 ELSE 0 END)`;
   }
-  return { sql: `WITH ${ctes.join(', ')} SELECT ${counts.join(', ')}`, params };
+  return { ctes, counts, check };
 }
 
 /** Which of a batch's expected counts its one statement checks itself (see `combine`). */
@@ -481,6 +499,10 @@ function checkCounts(batch: readonly Deferred[], counts: readonly number[]): voi
 interface PendingCommit {
   readonly client: pg.PoolClient;
   readonly batch: readonly Deferred[];
+  /** The write its statement checks itself (`checkedInStatement`). */
+  readonly checked: Deferred | undefined;
+  /** Its statements' texts and which is checked: only commits of one shape share a statement. */
+  readonly shape: string;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -488,8 +510,8 @@ interface PendingCommit {
 /**
  * Transactions that are one statement each (never begun: their held writes, `combine`),
  * committed at the end of the turn they finished in as one statement with those of the same
- * shape (at most `MAX_COMBINED`), sent on the first one's connection: one socket write and one WAL flush
- * for several creates instead of one each. Each transaction's writes are `WITH` queries of
+ * shape (at most `MAX_COMBINED`, `combinedParts`), sent on the first one's connection: one
+ * socket write and one WAL flush for several creates instead of one each. Each transaction's writes are `WITH` queries of
  * their own and each keeps its own in-statement check (the division by zero), so any
  * failure fails the whole statement, and nothing of it has committed. Then each transaction
  * is sent again alone on its own connection, as it would have been, and gets its own answer:
@@ -514,7 +536,13 @@ export class TurnCommits {
       setImmediate(() => this.#flush());
     }
     const list = pending;
-    return new Promise((resolve, reject) => list.push({ client, batch, resolve, reject }));
+    const checked = checkedInStatement(batch);
+    const shape = batch
+      .map((statement) => `${statement === checked ? '!' : ''}${statement.sql}`)
+      .join('\u0000');
+    return new Promise((resolve, reject) =>
+      list.push({ client, batch, checked, shape, resolve, reject }),
+    );
   }
 
   #flush(): void {
@@ -525,25 +553,12 @@ export class TurnCommits {
     // a prepared statement like any other. Unnamed, a text per order and mix of shapes, each
     // parsed and planned afresh, cost PostgreSQL 0.06 of a core more and 9% of the POST
     // throughput (three pairs on this machine).
-    const byShape = new Map<string, PendingCommit[]>();
-    for (const commit of pending) {
-      const checked = checkedInStatement(commit.batch);
-      const shape = commit.batch
-        .map((statement) => `${statement === checked ? '!' : ''}${statement.sql}`)
-        .join('\u0000');
-      const same = byShape.get(shape);
-      if (same === undefined) byShape.set(shape, [commit]);
-      else same.push(commit);
-    }
-    for (const same of byShape.values()) {
-      for (let start = 0; start < same.length; start += MAX_COMBINED) {
-        const part = same.slice(start, start + MAX_COMBINED);
-        if (part.length === 1) this.#alone(part[0] as PendingCommit);
-        else {
-          this.#together(part).catch((error: unknown) => {
-            for (const commit of part) commit.reject(error);
-          });
-        }
+    for (const part of combinedParts(pending, (commit) => commit.shape)) {
+      if (part.length === 1) this.#alone(part[0] as PendingCommit);
+      else {
+        this.#together(part).catch((error: unknown) => {
+          for (const commit of part) commit.reject(error);
+        });
       }
     }
   }
@@ -555,7 +570,7 @@ export class TurnCommits {
   }
 
   async #together(part: readonly PendingCommit[]): Promise<void> {
-    const { sql, params } = combineTransactions(part.map((commit) => commit.batch));
+    const { sql, params } = combineTransactions(part);
     this.stats.statements++;
     let rows: Record<string, unknown>[];
     try {
@@ -583,33 +598,19 @@ export class TurnCommits {
 
 /**
  * Several transactions' held writes as one statement: transaction `j`'s writes become the
- * `WITH` queries `t{j}_d{i}` (as `combine` makes them, placeholders numbered on), and a row per
+ * `WITH` queries `t{j}_d{i}` (`heldQueries`, placeholders numbered on), and a row per
  * transaction gives its counts and, for its one expected count, the same division by zero.
  */
-function combineTransactions(batches: readonly (readonly Deferred[])[]): {
-  sql: string;
-  params: SqlParams;
-} {
+function combineTransactions(part: readonly PendingCommit[]): { sql: string; params: SqlParams } {
   const params: SqlParams[number][] = [];
   const ctes: string[] = [];
   const rows: string[] = [];
-  for (const [j, batch] of batches.entries()) {
-    const checked = checkedInStatement(batch);
-    const counts: string[] = [];
-    let check = '1';
-    for (const [i, statement] of batch.entries()) {
-      const offset = params.length;
-      params.push(...(statement.params ?? []));
-      const sql = shiftPlaceholders(statement.sql, offset);
-      const name = `t${j}_d${i}`;
-      ctes.push(`${name} AS (${sql} RETURNING 1)`);
-      counts.push(`CAST((SELECT COUNT(*) FROM ${name}) AS INTEGER)`);
-      if (statement === checked && checked.expected !== undefined) {
-        params.push(checked.expected.changes);
-        check = `1 / (CASE WHEN (SELECT COUNT(*) FROM ${name}) = CAST($${params.length} AS BIGINT) THEN 1 ELSE 0 END)`;
-      }
-    }
-    rows.push(`SELECT ${j} AS pc_tx, ARRAY[${counts.join(', ')}] AS counts, ${check} AS checked`);
+  for (const [j, commit] of part.entries()) {
+    const held = heldQueries(commit.batch, commit.checked, `t${j}_d`, params);
+    ctes.push(...held.ctes);
+    rows.push(
+      `SELECT ${j} AS pc_tx, ARRAY[${held.counts.join(', ')}] AS counts, ${held.check ?? '1'} AS checked`,
+    );
   }
   return { sql: `WITH ${ctes.join(', ')} ${rows.join(' UNION ALL ')}`, params };
 }
