@@ -56,15 +56,13 @@ export interface FhirPluginOptions {
   publicUrl?: string | undefined;
 }
 
-/** The query parameters each FHIR type search defines, by `METHOD url`. */
-function knownParameters(routes: readonly RouteDefinition[]): Map<string, ReadonlySet<string>> {
-  const known = new Map<string, ReadonlySet<string>>();
-  for (const route of routes) {
-    if (!isTypeSearch(route.method, route.url)) continue;
-    const names = route.parameters.filter((p) => p.in === 'query').map((p) => p.name);
-    known.set(`${route.method} ${route.url}`, new Set(names));
-  }
-  return known;
+/**
+ * The query parameters a FHIR type search defines (what lenient handling keeps); `undefined`
+ * for the other operations, which keep refusing unknown parameters. `url` is the full path.
+ */
+function searchParameters(route: RouteDefinition, url: string): ReadonlySet<string> | undefined {
+  if (!isTypeSearch(route.method, url)) return undefined;
+  return new Set(route.parameters.filter((p) => p.in === 'query').map((p) => p.name));
 }
 
 /**
@@ -146,9 +144,9 @@ export async function fhirPlugin(app: FastifyInstance, options: FhirPluginOption
  * are built on is worked out; all of it travels on the query object (`request-info.ts`).
  */
 function preparing(options: FhirPluginOptions) {
-  const known = knownParameters(options.routes);
+  // `route.url` is under the plugin's prefix here.
   return (route: RouteDefinition) => {
-    const names = known.get(`${route.method} ${FHIR_BASE}${route.url}`);
+    const names = searchParameters(route, `${FHIR_BASE}${route.url}`);
     const form = route.url.endsWith('/_search');
     return (request: FastifyRequest): void => {
       let query = form ? mergeFormBody(request) : (request.query as Record<string, unknown>);
