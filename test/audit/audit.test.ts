@@ -204,9 +204,9 @@ await describeEachDatabase('audit objects indexed per batch', (dialect) => {
     expect(legacy).toEqual([]);
   });
 
-  it('stores every entry of a batch larger than one multi-row INSERT, once each', async () => {
-    // 450 entries: PostgreSQL writes them 200 rows per statement, so this crosses two chunk
-    // boundaries; each entry reads its own patient plus one shared one.
+  it('stores every entry of a large batch, once each', async () => {
+    // 450 entries (on PostgreSQL one JSON parameter per table); each entry reads its own
+    // patient plus one shared one.
     const shared = newId('pat');
     const entries = Array.from({ length: 450 }, () => auditEntry(newId('pat')));
     for (const e of entries) e.objectIds = [e.objectIds[0]!, shared];
@@ -228,6 +228,45 @@ await describeEachDatabase('audit objects indexed per batch', (dialect) => {
     ]);
     expect(sharedRows).toHaveLength(1);
     expect((await accessHistory(ctx.db, shared, { limit: 500 })).length).toBe(450);
+  });
+
+  it('stores each field of a batched entry as given, absent ones as NULL', async () => {
+    const patient = newId('pat');
+    const full = auditEntry(patient, {
+      at: 1_700_000_000_123,
+      clientIp: '2001:db8::1',
+      apiVersion: '2024-06-01',
+      outcome: 'not_found',
+    });
+    const bare = auditEntry(patient, { keyId: null, requestId: null, clientIp: null });
+    const writer = new AuditWriter(ctx.db, { intervalMs: 10_000 });
+    writer.push(full);
+    writer.push(bare);
+    await writer.close();
+    const rows = await ctx.db.all<Record<string, unknown>>(
+      'SELECT at, key_id, operation_id, request_id, client_ip, outcome, object_ids, api_version, batch_id FROM audit_log WHERE object_ids = $1 ORDER BY id',
+      [JSON.stringify([patient])],
+    );
+    expect(rows).toHaveLength(2);
+    const [first, second] = rows as [Record<string, unknown>, Record<string, unknown>];
+    expect({ ...first, at: Number(first.at), batch_id: undefined }).toEqual({
+      at: 1_700_000_000_123,
+      key_id: full.keyId,
+      operation_id: full.operationId,
+      request_id: full.requestId,
+      client_ip: '2001:db8::1',
+      outcome: 'not_found',
+      object_ids: JSON.stringify([patient]),
+      api_version: '2024-06-01',
+      batch_id: undefined,
+    });
+    expect(second).toMatchObject({
+      key_id: null,
+      request_id: null,
+      client_ip: null,
+      api_version: null,
+    });
+    expect(second.batch_id).toBe(first.batch_id);
   });
 
   it('makes each write-path entry a batch of its own', async () => {
