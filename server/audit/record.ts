@@ -16,7 +16,7 @@ export async function recordAudit(tx: Db, entry: AuditEntry): Promise<string> {
 }
 
 /** The `audit_log` values of one entry, its batch id aside. */
-export interface AuditLogValues {
+interface AuditLogValues {
   id: string;
   at: number;
   keyId: string | null;
@@ -30,10 +30,10 @@ export interface AuditLogValues {
 
 /**
  * An already checked entry as the row it is stored as (a new `aud_` id, the time defaulted to
- * now), with its distinct object ids for the batch's object index. Both writers use it: this
- * file's `insertAuditBatch` and the thread writer, which sends such rows to its thread.
+ * now), with its distinct object ids for the batch's object index. The thread writer
+ * (thread-writer.ts) builds the same rows in its thread.
  */
-export function auditRow(entry: AuditEntry): { row: AuditLogValues; objectIds: string[] } {
+function auditRow(entry: AuditEntry): { row: AuditLogValues; objectIds: string[] } {
   const at = entry.at ?? Date.now();
   const objectIds = [...new Set(entry.objectIds)];
   return {
