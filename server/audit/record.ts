@@ -105,13 +105,13 @@ const LOG_COLUMNS =
 
 /**
  * PostgreSQL: the batch's rows as one JSON parameter per table, unpacked by `json_to_recordset`
- * and `json_array_elements_text`. The statement texts are the same for every batch size, so they
- * are prepared once, and the rows cost one native `JSON.stringify` instead of a bound parameter
- * each: with a multi-row `VALUES` list (ten parameters a row, its placeholders renumbered when
- * the transaction's held writes were combined), a batch of list reads cost the service 7.5 µs of
- * CPU per request under `bench:server` (b), now 1-2 µs (docs/design.md, "Audit batches on
- * PostgreSQL"). Nothing reads the rows back in the transaction: they go with its other held
- * writes, in one round trip.
+ * and `json_array_elements_text`. The texts are the same for every batch size, so they are
+ * prepared once, and the rows cost one native `JSON.stringify` instead of ten bound parameters
+ * a row in a multi-row `VALUES` list, whose placeholders were renumbered each time the batch
+ * joined the transaction's other held writes. Service CPU per request under `bench:server`,
+ * three alternating pairs: (b) 53.4-53.8 -> 48.6-51.1 µs, (b′) 77.4-83.2 -> 75.1-80.5 µs.
+ * Nothing reads the rows back in the transaction: they go with its other held writes, in one
+ * round trip.
  */
 async function insertBatchAsJson(
   tx: Db,
