@@ -11,7 +11,7 @@ import { initial } from '../../server/db/migrations/0001-initial.js';
 import { migrations } from '../../server/db/migrations/index.js';
 import type { Db } from '../../server/db/types.js';
 import { newId } from '../../server/ids.js';
-import { auditEntry } from '../support/audit-entries.js';
+import { auditEntry, expectFieldEntriesStored, fieldEntries } from '../support/audit-entries.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
 const PHI = ['Anna', 'Smith', '1980-02-03', 'anna@example.org', '+15555550100', 'MRN-1001'];
@@ -232,41 +232,12 @@ await describeEachDatabase('audit objects indexed per batch', (dialect) => {
 
   it('stores each field of a batched entry as given, absent ones as NULL', async () => {
     const patient = newId('pat');
-    const full = auditEntry(patient, {
-      at: 1_700_000_000_123,
-      clientIp: '2001:db8::1',
-      apiVersion: '2024-06-01',
-      outcome: 'not_found',
-    });
-    const bare = auditEntry(patient, { keyId: null, requestId: null, clientIp: null });
+    const entries = fieldEntries(patient);
     const writer = new AuditWriter(ctx.db, { intervalMs: 10_000 });
-    writer.push(full);
-    writer.push(bare);
+    writer.push(entries.full);
+    writer.push(entries.bare);
     await writer.close();
-    const rows = await ctx.db.all<Record<string, unknown>>(
-      'SELECT at, key_id, operation_id, request_id, client_ip, outcome, object_ids, api_version, batch_id FROM audit_log WHERE object_ids = $1 ORDER BY id',
-      [JSON.stringify([patient])],
-    );
-    expect(rows).toHaveLength(2);
-    const [first, second] = rows as [Record<string, unknown>, Record<string, unknown>];
-    expect({ ...first, at: Number(first.at), batch_id: undefined }).toEqual({
-      at: 1_700_000_000_123,
-      key_id: full.keyId,
-      operation_id: full.operationId,
-      request_id: full.requestId,
-      client_ip: '2001:db8::1',
-      outcome: 'not_found',
-      object_ids: JSON.stringify([patient]),
-      api_version: '2024-06-01',
-      batch_id: undefined,
-    });
-    expect(second).toMatchObject({
-      key_id: null,
-      request_id: null,
-      client_ip: null,
-      api_version: null,
-    });
-    expect(second.batch_id).toBe(first.batch_id);
+    await expectFieldEntriesStored(ctx.db, patient, entries);
   });
 
   it('makes each write-path entry a batch of its own', async () => {

@@ -10,7 +10,7 @@ import { accessHistory, openAuditWriter, ThreadAuditWriter } from '../../server/
 import { openDb } from '../../server/db/open.js';
 import type { Db } from '../../server/db/types.js';
 import { newId } from '../../server/ids.js';
-import { auditEntry } from '../support/audit-entries.js';
+import { auditEntry, expectFieldEntriesStored, fieldEntries } from '../support/audit-entries.js';
 
 describe('ThreadAuditWriter (SQLite file)', () => {
   let dir: string;
@@ -47,42 +47,13 @@ describe('ThreadAuditWriter (SQLite file)', () => {
   it('stores each field as given, absent ones as NULL, the object ids as they were when pushed', async () => {
     const writer = openAuditWriter(db, { intervalMs: 10_000 });
     const patient = newId('pat');
-    const full = auditEntry(patient, {
-      at: 1_700_000_000_123,
-      clientIp: '2001:db8::1',
-      apiVersion: '2024-06-01',
-      outcome: 'not_found',
-      objectIds: [patient, patient],
-    });
-    const bare = auditEntry(patient, { keyId: null, requestId: null, clientIp: null });
-    writer.push(full);
-    writer.push(bare);
+    const entries = fieldEntries(patient);
+    writer.push(entries.full);
+    writer.push(entries.bare);
     // The caller's array changing later changes nothing already pushed.
-    (full.objectIds as string[]).push(newId('pat'));
+    (entries.full.objectIds as string[]).push(newId('pat'));
     await writer.close();
-    const rows = await db.all<Record<string, unknown>>(
-      'SELECT at, key_id, operation_id, request_id, client_ip, outcome, object_ids, api_version, batch_id FROM audit_log ORDER BY id',
-    );
-    expect(rows).toHaveLength(2);
-    const [first, second] = rows as [Record<string, unknown>, Record<string, unknown>];
-    expect(first).toEqual({
-      at: 1_700_000_000_123,
-      key_id: full.keyId,
-      operation_id: full.operationId,
-      request_id: full.requestId,
-      client_ip: '2001:db8::1',
-      outcome: 'not_found',
-      object_ids: JSON.stringify([patient]),
-      api_version: '2024-06-01',
-      batch_id: second.batch_id,
-    });
-    expect(second).toMatchObject({
-      key_id: null,
-      request_id: null,
-      client_ip: null,
-      api_version: null,
-      object_ids: JSON.stringify([patient]),
-    });
+    await expectFieldEntriesStored(db, patient, entries);
   });
 
   it('indexes each object once per batch, and finds each entry under its own objects only', async () => {
