@@ -4,9 +4,10 @@ import { insertAuditBatch } from './record.js';
 
 export interface AuditWriterOptions {
   /**
-   * How long an entry may wait before its batch commits. Default 5 ms; stretched to four times
-   * the last commit's duration when the disk is slow, so audit fsyncs (which block the event
-   * loop on SQLite) never take more than about a fifth of the process's time.
+   * How long an entry may wait before its batch commits. Default 5 ms. On SQLite, whose
+   * commits stop the event loop, stretched to four times the last commit's duration when the
+   * disk is slow, so audit fsyncs never take more than about a fifth of the process's time.
+   * A batch waits for the one before it to commit, on every database.
    */
   intervalMs?: number;
   /** Entries per transaction; a full batch commits at once. Default 500. */
@@ -108,6 +109,11 @@ export class AuditWriter {
   }
 
   #delayMs(): number {
+    // PostgreSQL commits beside the event loop: stretching its interval only made batches
+    // larger, and each batch's JSON text (server/audit/record.ts) a large object to V8, freed
+    // by full collections alone. Under bench:server (b′) the process peaked at 193-202 MB
+    // with the stretch and 174-177 MB without (bench/results/server-session12.md).
+    if (this.#db.dialect === 'postgres') return this.#intervalMs;
     return Math.max(this.#intervalMs, 4 * this.#lastCommitMs);
   }
 

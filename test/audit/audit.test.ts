@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type AuditEntry,
   AuditWriter,
@@ -54,6 +54,48 @@ describe('audit entry checks', () => {
       }
       expect(message).toMatch(/^audit entry field \w+ is not in its expected form$/);
     }
+  });
+});
+
+describe('AuditWriter pacing after a slow commit', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /**
+   * A database whose transactions take 40 ms (fake time) and count themselves. Returns how
+   * many transactions had started 10 ms after an entry pushed once a first slow batch is done.
+   */
+  async function startedSoonAfter(dialect: 'sqlite' | 'postgres'): Promise<number> {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    let started = 0;
+    const tx = { dialect, run: async () => ({ changes: 1 }) } as unknown as Db;
+    const slow = {
+      dialect,
+      transaction: async <T>(fn: (tx: Db) => Promise<T>): Promise<T> => {
+        started++;
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        return fn(tx);
+      },
+    } as unknown as Db;
+    const writer = new AuditWriter(slow, { intervalMs: 5 });
+    writer.push(auditEntry(newId('pat')));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(started).toBe(1);
+    writer.push(auditEntry(newId('pat')));
+    await vi.advanceTimersByTimeAsync(10);
+    const soon = started;
+    await vi.advanceTimersByTimeAsync(500);
+    expect(started).toBe(2);
+    return soon;
+  }
+
+  it('on PostgreSQL, commits beside the event loop: the next batch waits only its interval', async () => {
+    expect(await startedSoonAfter('postgres')).toBe(2);
+  });
+
+  it('on SQLite, whose commits stop the loop, waits four times the last commit', async () => {
+    expect(await startedSoonAfter('sqlite')).toBe(1);
   });
 });
 
