@@ -2,6 +2,13 @@ import type { Db } from '../db/types.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
 import { insertAuditBatch } from './record.js';
 
+/**
+ * After a failed batch, how long the next attempt waits: a database that is down refuses a
+ * connection in about a millisecond, and without a pause the writer retried (and logged) every
+ * 5 ms, or at once whenever a full batch was queued, for the length of the outage.
+ */
+const RETRY_AFTER_FAILURE_MS = 100;
+
 export interface AuditWriterOptions {
   /**
    * How long an entry may wait before its batch commits. Default 5 ms. On SQLite, whose
@@ -14,7 +21,7 @@ export interface AuditWriterOptions {
   maxBatch?: number;
   /** Entries held at most; beyond it `push` refuses. Default 20,000. */
   maxQueue?: number;
-  /** Told when a batch fails to commit (the batch is retried on the next tick). */
+  /** Told when a batch fails to commit (the batch is retried 100 ms later). */
   onError?: (err: unknown) => void;
 }
 
@@ -35,6 +42,8 @@ export class AuditWriter {
   #running: Promise<void> | undefined;
   #closed = false;
   #lastCommitMs = 0;
+  /** The last batch failed: the next waits `RETRY_AFTER_FAILURE_MS`, full or not. */
+  #failing = false;
   /** Entries refused because the queue was full. */
   dropped = 0;
 
@@ -63,7 +72,7 @@ export class AuditWriter {
       return false;
     }
     this.#queue.push(entry.at === undefined ? { ...entry, at: Date.now() } : entry);
-    if (this.#queue.length >= this.#maxBatch) this.#schedule(0);
+    if (this.#queue.length >= this.#maxBatch && !this.#failing) this.#schedule(0);
     else this.#schedule(this.#delayMs());
     return true;
   }
@@ -109,6 +118,7 @@ export class AuditWriter {
   }
 
   #delayMs(): number {
+    if (this.#failing) return Math.max(this.#intervalMs, RETRY_AFTER_FAILURE_MS);
     // PostgreSQL commits beside the event loop: stretching its interval only made batches
     // larger, and each batch's JSON text (server/audit/record.ts) a large object to V8, freed
     // by full collections alone. Under bench:server (b′) the process peaked at 193-202 MB
@@ -127,7 +137,11 @@ export class AuditWriter {
       .transaction(async (tx) => {
         await insertAuditBatch(tx, batch);
       })
+      .then(() => {
+        this.#failing = false;
+      })
       .catch((err: unknown) => {
+        this.#failing = true;
         this.#queue = [...batch, ...this.#queue].slice(0, this.#maxQueue);
         this.#onError(err);
       })

@@ -90,6 +90,36 @@ describe('AuditWriter pacing after a slow commit', () => {
     return soon;
   }
 
+  it('after a failed batch, waits 100 ms before the next attempt, even with a full batch queued', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    let attempts = 0;
+    const down = {
+      dialect: 'postgres',
+      transaction: async () => {
+        attempts++;
+        throw new Error('connection refused');
+      },
+    } as unknown as Db;
+    const errors: unknown[] = [];
+    const writer = new AuditWriter(down, {
+      intervalMs: 5,
+      maxBatch: 2,
+      onError: (err) => errors.push(err),
+    });
+    writer.push(auditEntry(newId('pat')));
+    await vi.advanceTimersByTimeAsync(6);
+    expect(attempts).toBe(1);
+    // A full batch queued while failing does not bring the retry forward.
+    writer.push(auditEntry(newId('pat')));
+    writer.push(auditEntry(newId('pat')));
+    await vi.advanceTimersByTimeAsync(90);
+    expect(attempts).toBe(1);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(attempts).toBe(2);
+    expect(errors).toHaveLength(2);
+    expect(writer.pending).toBe(3);
+  });
+
   it('on PostgreSQL, commits beside the event loop: the next batch waits only its interval', async () => {
     expect(await startedSoonAfter('postgres')).toBe(2);
   });
