@@ -4,11 +4,26 @@
  * after a committed write sees it. Transactions share their plain reads until they begin,
  * on a pool of their own, and read their own writes once they have begun.
  */
-import { expect, it } from 'vitest';
+import { expect, it, type TestContext } from 'vitest';
 import { MAX_COMBINED, PgSharedReads } from '../../server/db/pg-shared-reads.js';
 import { openPostgres, type PostgresDb } from '../../server/db/postgres.js';
 import { beginIdempotent } from '../../server/repos/idempotency.js';
-import { openTestDb, postgresAvailable } from '../support/databases.js';
+import { openTestDb, postgresAvailable, type TestDb } from '../support/databases.js';
+
+/** Runs `fn` on a fresh schema of the test PostgreSQL (the test skips without one), then drops it. */
+async function onFreshPostgres(
+  ctx: TestContext,
+  options: { migrate?: boolean },
+  fn: (test: TestDb) => Promise<void>,
+): Promise<void> {
+  if (!(await postgresAvailable())) return ctx.skip();
+  const test = await openTestDb('postgres', options);
+  try {
+    await fn(test);
+  } finally {
+    await test.dispose();
+  }
+}
 
 it('tells plain SELECTs from reads with effects', () => {
   expect(PgSharedReads.shareable('SELECT id FROM t WHERE n = $1')).toBe(true);
@@ -24,10 +39,8 @@ it('tells plain SELECTs from reads with effects', () => {
 });
 
 it('sends identical reads of one turn once, each caller with its own rows', async (ctx) => {
-  if (!(await postgresAvailable())) return ctx.skip();
-  const test = await openTestDb('postgres', { migrate: false });
-  const db = test.db as PostgresDb;
-  try {
+  await onFreshPostgres(ctx, { migrate: false }, async (test) => {
+    const db = test.db as PostgresDb;
     await db.run('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
     await db.run("INSERT INTO t VALUES ('r1', 1), ('r2', 2), ('r3', 3)");
     const sql = 'SELECT id, n FROM t WHERE n >= $1 ORDER BY id';
@@ -51,16 +64,12 @@ it('sends identical reads of one turn once, each caller with its own rows', asyn
     const [d, e] = await Promise.all([db.all(sql, [3]), db.all(sql, [3])]);
     expect(d.map((row) => row.id)).toEqual(['r3', 'r4']);
     expect(e).toEqual(d);
-  } finally {
-    await test.dispose();
-  }
+  });
 });
 
 it('combines distinct reads of one SQL text: each caller its own rows, in its own order', async (ctx) => {
-  if (!(await postgresAvailable())) return ctx.skip();
-  const test = await openTestDb('postgres', { migrate: false });
-  const db = test.db as PostgresDb;
-  try {
+  await onFreshPostgres(ctx, { migrate: false }, async (test) => {
+    const db = test.db as PostgresDb;
     await db.run('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL, doc TEXT)');
     await db.run(
       "INSERT INTO t SELECT 'r' || lpad(i::text, 3, '0'), i, 'd' || i FROM generate_series(1, 200) i",
@@ -94,9 +103,7 @@ it('combines distinct reads of one SQL text: each caller its own rows, in its ow
     expect(mixed.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((mixed[0] as PromiseFulfilledResult<unknown>).value).toEqual([{ id: 'r007' }]);
     expect((mixed[2] as PromiseFulfilledResult<unknown>).value).toEqual([{ id: 'r009' }]);
-  } finally {
-    await test.dispose();
-  }
+  });
 });
 
 it('moves the placeholders of each branch up by the statements before it', () => {
@@ -125,10 +132,8 @@ it('combines only writes that skip conflicts and return what they inserted', () 
 });
 
 it('sends the idempotency claims of one turn together, each caller its own outcome', async (ctx) => {
-  if (!(await postgresAvailable())) return ctx.skip();
-  const test = await openTestDb('postgres');
-  const db = test.db as PostgresDb;
-  try {
+  await onFreshPostgres(ctx, {}, async (test) => {
+    const db = test.db as PostgresDb;
     const claim = (key: string) =>
       beginIdempotent(db, {
         namespace: 'account',
@@ -149,9 +154,7 @@ it('sends the idempotency claims of one turn together, each caller its own outco
     expect(db.claimStats.statements - before.statements).toBe(Math.ceil(23 / MAX_COMBINED));
     const rows = await db.all('SELECT idempotency_key FROM idempotency_keys ORDER BY 1');
     expect(rows).toHaveLength(20);
-  } finally {
-    await test.dispose();
-  }
+  });
 });
 
 /** Table `t` with one row, `r1` = 1. */
@@ -176,46 +179,44 @@ function twelveTransactions(db: PostgresDb) {
 }
 
 it('shares the reads transactions make before BEGIN, and only those', async (ctx) => {
-  if (!(await postgresAvailable())) return ctx.skip();
-  const test = await openTestDb('postgres', { migrate: false });
-  const db = openPostgres(test.url, 12);
-  try {
-    await oneRowTable(db);
-    // Twelve open connections, so the twelve transactions start in one turn.
-    await Promise.all(Array.from({ length: 12 }, () => db.run('SELECT pg_sleep(0.05)')));
-    const before = { ...db.transactionReadStats };
-    expect(await twelveTransactions(db)).toEqual(
-      Array.from({ length: 12 }, () => ({ first: 1, own: 1 })),
-    );
-    const statements = db.transactionReadStats.statements - before.statements;
-    const coalesced = db.transactionReadStats.coalesced - before.coalesced;
-    // The twelve first reads went as one or two statements; the reads after BEGIN (each of
-    // its own row) were never shared, so they are not counted here.
-    expect(statements).toBeLessThanOrEqual(2);
-    expect(statements + coalesced).toBe(12);
-    expect(await db.get('SELECT COUNT(*) AS c FROM t')).toEqual({ c: 13 });
-  } finally {
-    await db.close();
-    await test.dispose();
-  }
+  await onFreshPostgres(ctx, { migrate: false }, async (test) => {
+    const db = openPostgres(test.url, 12);
+    try {
+      await oneRowTable(db);
+      // Twelve open connections, so the twelve transactions start in one turn.
+      await Promise.all(Array.from({ length: 12 }, () => db.run('SELECT pg_sleep(0.05)')));
+      const before = { ...db.transactionReadStats };
+      expect(await twelveTransactions(db)).toEqual(
+        Array.from({ length: 12 }, () => ({ first: 1, own: 1 })),
+      );
+      const statements = db.transactionReadStats.statements - before.statements;
+      const coalesced = db.transactionReadStats.coalesced - before.coalesced;
+      // The twelve first reads went as one or two statements; the reads after BEGIN (each of
+      // its own row) were never shared, so they are not counted here.
+      expect(statements).toBeLessThanOrEqual(2);
+      expect(statements + coalesced).toBe(12);
+      expect(await db.get('SELECT COUNT(*) AS c FROM t')).toEqual({ c: 13 });
+    } finally {
+      await db.close();
+    }
+  });
 });
 
 it('never waits for a connection its transactions hold to share a read', async (ctx) => {
-  if (!(await postgresAvailable())) return ctx.skip();
-  const test = await openTestDb('postgres', { migrate: false });
-  // Two connections for twelve transactions: each holds one while it waits for a shared
-  // read, so that read must not need a third from the same pool (it would wait forever).
-  const db = openPostgres(test.url, 2);
-  try {
-    await oneRowTable(db);
-    const before = { ...db.transactionReadStats };
-    expect(await twelveTransactions(db)).toEqual(
-      Array.from({ length: 12 }, () => ({ first: 1, own: 1 })),
-    );
-    const stats = db.transactionReadStats;
-    expect(stats.statements - before.statements + (stats.coalesced - before.coalesced)).toBe(12);
-  } finally {
-    await db.close();
-    await test.dispose();
-  }
+  await onFreshPostgres(ctx, { migrate: false }, async (test) => {
+    // Two connections for twelve transactions: each holds one while it waits for a shared
+    // read, so that read must not need a third from the same pool (it would wait forever).
+    const db = openPostgres(test.url, 2);
+    try {
+      await oneRowTable(db);
+      const before = { ...db.transactionReadStats };
+      expect(await twelveTransactions(db)).toEqual(
+        Array.from({ length: 12 }, () => ({ first: 1, own: 1 })),
+      );
+      const stats = db.transactionReadStats;
+      expect(stats.statements - before.statements + (stats.coalesced - before.coalesced)).toBe(12);
+    } finally {
+      await db.close();
+    }
+  });
 });
