@@ -4,8 +4,9 @@ import { insertAuditBatch } from './record.js';
 
 /**
  * After a failed batch, how long the next attempt waits: a database that is down refuses a
- * connection in about a millisecond, and without a pause the writer retried (and logged) every
- * 5 ms, or at once whenever a full batch was queued, for the length of the outage.
+ * connection at once (node-postgres to a closed port here: 0.19 ms median of 20), and without
+ * a pause the writer retried (and logged) every 5 ms, or at once whenever a full batch was
+ * queued, for the length of the outage.
  */
 const RETRY_AFTER_FAILURE_MS = 100;
 
