@@ -34,7 +34,12 @@ function codesOf(error: unknown): string[] {
 
 export function explainOpenError(error: unknown, url: string): string | undefined {
   const codes = codesOf(error);
-  if (codes.includes('POOL_SIZE') && error instanceof Error) return error.message;
+  if (
+    (codes.includes('POOL_SIZE') || codes.includes('DATABASE_PREPARE')) &&
+    error instanceof Error
+  ) {
+    return error.message;
+  }
   const path = sqlitePathOf(url);
   if (path !== undefined) {
     const reason = codes.map((code) => FILE_REASONS[code]).find((text) => text !== undefined);

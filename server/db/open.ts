@@ -67,12 +67,26 @@ export function poolSizeOf(env: Readonly<Record<string, string | undefined>>): n
   return Number(raw);
 }
 
+/**
+ * Whether PostgreSQL statements are prepared by name (`DATABASE_PREPARE`, default `on`). `off`
+ * for a pooler in transaction mode without protocol-level prepared statements (PgBouncer
+ * before 1.21): a name prepared on one server connection does not exist on the next.
+ */
+export function preparedStatementsOf(env: Readonly<Record<string, string | undefined>>): boolean {
+  const raw = env.DATABASE_PREPARE?.trim().toLowerCase() ?? '';
+  if (raw === '' || raw === 'on' || raw === 'true' || raw === '1') return true;
+  if (raw === 'off' || raw === 'false' || raw === '0') return false;
+  throw Object.assign(new Error('DATABASE_PREPARE must be on or off (also true/false, 1/0)'), {
+    code: 'DATABASE_PREPARE',
+  });
+}
+
 /** Opens without migrating (tests and tools that manage the schema themselves). */
 export function connect(url: string): Db {
   const path = sqlitePathOf(url);
   if (path !== undefined) return openSqlite(path);
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return openPostgres(url, poolSizeOf(process.env));
+    return openPostgres(url, poolSizeOf(process.env), preparedStatementsOf(process.env));
   }
   // The URL may hold a password, so only its scheme is named.
   throw new Error(

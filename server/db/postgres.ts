@@ -22,14 +22,34 @@ const DEFAULT_POOL_SIZE = 10;
 /**
  * Opens a PostgreSQL pool from a `postgres://` URL (pass `?options=-c search_path=s` to work
  * in one schema). Statements run as named prepared statements, named by a hash of their text,
- * so each connection parses a statement once and reuses the plan afterwards.
+ * so each connection parses a statement once and reuses the plan afterwards. With `prepare`
+ * false (`DATABASE_PREPARE=off`, for a pooler in transaction mode) every statement is unnamed
+ * and nothing is set per session: see `unnamed`.
  */
-export function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): PostgresDb {
-  return new PostgresDb(openPool(url, poolSize), url, Math.max(2, Math.ceil(poolSize / 4)));
+export function openPostgres(
+  url: string,
+  poolSize = DEFAULT_POOL_SIZE,
+  prepare = true,
+): PostgresDb {
+  return new PostgresDb(
+    openPool(url, poolSize, prepare),
+    url,
+    Math.max(2, Math.ceil(poolSize / 4)),
+    prepare,
+  );
 }
 
+/**
+ * Pools, and the clients they connect, whose statements go unnamed. Behind a pooler in
+ * transaction mode (PgBouncer 1.18) consecutive transactions of one client may run on
+ * different server connections, so a statement prepared by name on one is missing on the next
+ * (`prepared statement "pc_…" does not exist`), and no session setting outlives its
+ * transaction.
+ */
+const unnamed = new WeakSet<Queryable>();
+
 /** A pool; `setting` (`name=value`) is given to every session it opens. */
-function openPool(url: string, max: number, setting?: string): pg.Pool {
+function openPool(url: string, max: number, prepare: boolean, setting?: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString: withSessionSetting(withDefaultUser(url), setting),
     max,
@@ -39,6 +59,10 @@ function openPool(url: string, max: number, setting?: string): pg.Pool {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  if (!prepare) {
+    unnamed.add(pool);
+    pool.on('connect', (client) => unnamed.add(client));
+  }
   return pool;
 }
 
@@ -89,9 +113,10 @@ const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
 async function query<T>(on: Queryable, sql: string, params?: SqlParams): Promise<pg.QueryResult> {
   const values = (params ?? []).map(toPg);
-  const config: pg.QueryConfig = PREPARABLE.test(sql)
-    ? { name: statementName(sql), text: sql, values }
-    : { text: sql, values };
+  const config: pg.QueryConfig =
+    PREPARABLE.test(sql) && !unnamed.has(on)
+      ? { name: statementName(sql), text: sql, values }
+      : { text: sql, values };
   try {
     return await on.query<T & pg.QueryResultRow>(config);
   } catch (err) {
@@ -127,6 +152,7 @@ export class PostgresDb implements Db {
     readonly pool: pg.Pool,
     private readonly url: string,
     private readonly volatilePoolSize: number,
+    private readonly prepare = true,
   ) {
     this.#shared = new PgSharedReads(async (sql, params) => (await query(pool, sql, params)).rows);
     this.#txShared = new PgSharedReads(async (sql, params) => this.#volatileOne(sql, params));
@@ -222,7 +248,12 @@ export class PostgresDb implements Db {
   }
 
   async #volatileOne<T>(sql: string, params?: SqlParams): Promise<T[]> {
-    this.#volatilePool ??= openPool(this.url, this.volatilePoolSize, 'synchronous_commit=off');
+    // Unprepared (a transaction pooler): no session setting, which PgBouncer refuses as a
+    // startup option and which would outlive its transaction on a shared server connection;
+    // these statements then commit durably, still one round trip each.
+    this.#volatilePool ??= this.prepare
+      ? openPool(this.url, this.volatilePoolSize, true, 'synchronous_commit=off')
+      : openPool(this.url, this.volatilePoolSize, false);
     return (await query<T>(this.#volatilePool, sql, params)).rows as T[];
   }
 
