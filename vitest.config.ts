@@ -40,6 +40,9 @@ export const INTEGRATION_TESTS = [
   // npm run on the machine's own (older) Node, and .ci/use-node.sh fetching Node 24 from npm
   // into an empty cache, three shells at once
   'test/cli/node-runtime.test.ts',
+  // the deployment in deploy/ as real processes: nginx, the production build with WORKERS=2,
+  // PgBouncer, each killed or restarted under write load
+  'test/deploy/**/*.test.ts',
   // earlier releases installed (npm ci, cached) and run as processes, then today's build on
   // their databases (`npm run test:upgrade`)
   'test/upgrade/releases.test.ts',

@@ -11,29 +11,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../tooling/node/ports.js';
+import { newcomerPath, walkBlocks } from '../support/readme.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'pc-readme-walk-'));
 const DATABASE_URL = `sqlite:${join(dir, 'walk.db')}`;
-
-/** The walk's shell blocks, in order. */
-function walkBlocks(readme: string): string[] {
-  const start = readme.indexOf('## Five minutes with curl');
-  const end = readme.indexOf('## Where to go next');
-  if (start < 0 || end < start) throw new Error('README: the walk section is missing');
-  return [...readme.slice(start, end).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map(
-    (match) => match[1] ?? '',
-  );
-}
-
-/** PATH with the machine's own `node` first (node_modules/.bin folders taken out). */
-const machinePath = (process.env.PATH ?? '')
-  .split(delimiter)
-  .filter((entry) => !entry.includes('node_modules') && !entry.includes('patient-care'))
-  .join(delimiter);
 
 function collect(child: ChildProcess): () => string {
   let out = '';
@@ -88,7 +73,7 @@ describe('the README walk', () => {
   it('creates a patient, an appointment and a claim, receives a verified webhook, pages', {
     timeout: 180_000,
   }, async () => {
-    const blocks = walkBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+    const blocks = walkBlocks();
     expect(blocks.length).toBe(6);
     const receiverPort = await freePort();
     const script = blocks.join('\n');
@@ -98,23 +83,11 @@ describe('the README walk', () => {
       .replaceAll('127.0.0.1:4010', `127.0.0.1:${port}`)
       .replace(/\b8000\b/g, String(receiverPort));
 
-    const hasMachineNode = machinePath.split(delimiter).some(
-      (folder) =>
-        folder !== '' &&
-        (() => {
-          try {
-            readFileSync(join(folder, 'node'));
-            return true;
-          } catch {
-            return false;
-          }
-        })(),
-    );
     const bash = spawn('bash', ['-c', `set -euo pipefail\nset -m\n${run}`], {
       cwd: ROOT,
       env: {
         ...process.env,
-        PATH: hasMachineNode ? machinePath : (process.env.PATH ?? ''),
+        PATH: newcomerPath(),
         DATABASE_URL,
         FORCE_COLOR: '0',
       },

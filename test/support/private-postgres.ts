@@ -35,7 +35,7 @@ export function postgresBin(): string | undefined {
 }
 
 /** The `postgres` user's uid and gid from /etc/passwd, or undefined without one. */
-function postgresUser(): { uid: number; gid: number } | undefined {
+export function postgresUser(): { uid: number; gid: number } | undefined {
   const passwd = existsSync('/etc/passwd') ? readFileSync('/etc/passwd', 'utf8') : '';
   const fields = /^postgres:[^:]*:(\d+):(\d+):/m.exec(passwd);
   return fields === null ? undefined : { uid: Number(fields[1]), gid: Number(fields[2]) };
