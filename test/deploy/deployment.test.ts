@@ -506,7 +506,7 @@ describe.skipIf(why !== undefined)(
       expect(statuses.get(503) ?? 0).toBeGreaterThan(0);
       expect(restoredMs).toBeLessThan(10_000);
       const log = readFileSync(join(dir, 'pgbouncer', 'pgbouncer.log'), 'utf8');
-      expect(log).toContain('pgbouncer'); // the log PgBouncer writes, so the check below can fail
+      expect(log).toContain('PgBouncer'); // the log PgBouncer writes, so the check below can fail
       expect(pgbouncerOut() + log + serviceOut()).not.toMatch(/prepared statement/i);
     });
 
