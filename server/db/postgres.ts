@@ -95,6 +95,8 @@ function withDefaultUser(url: string): string {
 
 type Queryable = pg.Pool | pg.PoolClient;
 
+function ignoreDroppedConnection(): void {}
+
 const names = new Map<string, string>();
 
 /** A stable statement name per SQL text (PostgreSQL limits names to 63 bytes). */
@@ -206,6 +208,10 @@ export class PostgresDb implements Db {
     } catch (err) {
       throw toDbError(err);
     }
+    // A connection that drops while checked out (a pooler or server restarting between two
+    // statements) emits 'error' on the client, which the pool only handles for idle ones:
+    // unheard, it would end the process. The next statement fails with it instead (a 503).
+    client.on('error', ignoreDroppedConnection);
     const tx = new PostgresTx(client, 1, undefined, this.#txShared, this.#commits);
     let broken: Error | undefined;
     try {
@@ -229,6 +235,7 @@ export class PostgresDb implements Db {
       throw err;
     } finally {
       tx.end();
+      client.off('error', ignoreDroppedConnection);
       client.release(broken);
     }
   }
