@@ -4,8 +4,8 @@
  * idempotency key and retries (auth, version and actor travel as default headers).
  */
 import createClient from 'openapi-fetch';
-import { ACTOR_HEADER, isActor } from '../contract/actor.js';
 import type { MediaType } from 'openapi-typescript-helpers';
+import { ACTOR_HEADER, isActor } from '../contract/actor.js';
 import { ensureIdempotencyKey } from './idempotency.js';
 import { paginate } from './paginate.js';
 import { checkRetryOptions, createRetryingFetch, type RetryOptions } from './retry.js';

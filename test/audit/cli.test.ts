@@ -63,7 +63,7 @@ describe('npm run audit (scripts/audit.ts via tsx)', () => {
     expect(limited.stdout.trim().split('\n')).toHaveLength(1);
   });
 
-  it('lists one actor\'s requests with --actor, and shows the actor on each line', async () => {
+  it("lists one actor's requests with --actor, and shows the actor on each line", async () => {
     const { stdout } = await audit('--actor', 'clinician:4711');
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
