@@ -1,10 +1,11 @@
 /**
  * Builds a client from a generated operation table: one typed method per operation on top of
  * openapi-fetch, and the raw path-typed client, all sharing one `fetch` pipeline that adds the
- * idempotency key and retries (auth and version travel as default headers).
+ * idempotency key and retries (auth, version and actor travel as default headers).
  */
 import createClient from 'openapi-fetch';
 import type { MediaType } from 'openapi-typescript-helpers';
+import { ACTOR_HEADER, isActor } from '../contract/actor.js';
 import { ensureIdempotencyKey } from './idempotency.js';
 import { paginate } from './paginate.js';
 import { checkRetryOptions, createRetryingFetch, type RetryOptions } from './retry.js';
@@ -23,6 +24,12 @@ export interface ClientOptions extends RetryOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** The API version to request (in the document's version header, `PatientCare-Version` for ours); defaults to the version the client was generated from, `null` sends none. */
   version?: string | null;
+  /**
+   * The person or system acting, sent as `PatientCare-Actor` on every request and recorded on
+   * its audit rows: an opaque id you assign (1–64 characters of `A-Z a-z 0-9 . _ : @ -`),
+   * never PHI. One call can name another with `params: { header: { 'PatientCare-Actor': … } }`.
+   */
+  actor?: string;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
   /** Makes `Idempotency-Key`s for POSTs that have none (default `crypto.randomUUID`). */
@@ -76,6 +83,7 @@ export function createOperationClient<
       ...options.headers,
       Authorization: `Bearer ${options.apiKey}`,
       ...(version && versionHeader ? { [versionHeader]: version } : {}),
+      ...(options.actor === undefined ? {} : { [ACTOR_HEADER]: options.actor }),
     },
     fetch: (request: Request) => {
       ensureIdempotencyKey(request, options.generateIdempotencyKey);
@@ -114,6 +122,11 @@ function checkClientOptions(options: ClientOptions): void {
   if (/\s/.test(options.apiKey)) throw new TypeError('apiKey must not contain whitespace');
   if (options.baseUrl !== undefined && typeof options.baseUrl !== 'string') {
     throw new TypeError('baseUrl must be a string');
+  }
+  // Checked here, where the mistake is made, rather than as a 400 on every request; the
+  // message leaves the value out, as it could be PHI sent by mistake.
+  if (options.actor !== undefined && !isActor(options.actor)) {
+    throw new TypeError('actor must be 1-64 characters of A-Z a-z 0-9 . _ : @ - (never PHI)');
   }
   if (options.fetch !== undefined && typeof options.fetch !== 'function') {
     throw new TypeError('fetch must be a function');

@@ -2604,6 +2604,7 @@ const listPatientsRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
     { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
@@ -2624,7 +2625,15 @@ const listPatientsRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:PatientList' },
@@ -2653,6 +2662,7 @@ const createPatientRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -2660,6 +2670,12 @@ const createPatientRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2704,6 +2720,7 @@ const searchPatientsRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -2711,6 +2728,12 @@ const searchPatientsRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2751,6 +2774,7 @@ const retrievePatientRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
     params: {
@@ -2760,7 +2784,15 @@ const retrievePatientRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Patient' },
@@ -2790,6 +2822,7 @@ const updatePatientRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -2802,6 +2835,12 @@ const updatePatientRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2841,6 +2880,7 @@ const listAppointmentsRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
     { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
@@ -2863,7 +2903,15 @@ const listAppointmentsRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:AppointmentList' },
@@ -2892,6 +2940,7 @@ const createAppointmentRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -2899,6 +2948,12 @@ const createAppointmentRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2939,6 +2994,7 @@ const retrieveAppointmentRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
     params: {
@@ -2948,7 +3004,15 @@ const retrieveAppointmentRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Appointment' },
@@ -2978,6 +3042,7 @@ const updateAppointmentRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -2990,6 +3055,12 @@ const updateAppointmentRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3029,6 +3100,7 @@ const listClaimsRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
     { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
@@ -3051,7 +3123,15 @@ const listClaimsRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:ClaimList' },
@@ -3080,6 +3160,7 @@ const submitClaimRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -3087,6 +3168,12 @@ const submitClaimRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3127,6 +3214,7 @@ const retrieveClaimRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
     params: {
@@ -3136,7 +3224,15 @@ const retrieveClaimRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Claim' },
@@ -3165,6 +3261,7 @@ const listWebhooksRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
     { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
@@ -3183,7 +3280,15 @@ const listWebhooksRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:WebhookList' },
@@ -3212,6 +3317,7 @@ const createWebhookRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -3219,6 +3325,12 @@ const createWebhookRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3259,6 +3371,7 @@ const retrieveWebhookRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
     params: {
@@ -3268,7 +3381,15 @@ const retrieveWebhookRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Webhook' },
@@ -3298,6 +3419,7 @@ const updateWebhookRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -3310,6 +3432,12 @@ const updateWebhookRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3350,6 +3478,7 @@ const deleteWebhookRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
     params: {
@@ -3359,7 +3488,15 @@ const deleteWebhookRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:DeletedWebhook' },
@@ -3389,6 +3526,7 @@ const listWebhookDeliveriesRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
     { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
@@ -3410,7 +3548,15 @@ const listWebhookDeliveriesRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:schema:WebhookDeliveryList' },
@@ -3439,6 +3585,7 @@ const listEventsRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
     { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
@@ -3459,7 +3606,15 @@ const listEventsRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:EventList' },
@@ -3489,6 +3644,7 @@ const retrieveEventRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
     params: {
@@ -3498,7 +3654,15 @@ const retrieveEventRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Event' },
@@ -3527,6 +3691,7 @@ const createTokenRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -3534,6 +3699,12 @@ const createTokenRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3573,6 +3744,7 @@ const createEphemeralKeyRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -3580,6 +3752,12 @@ const createEphemeralKeyRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3698,6 +3876,7 @@ const searchFhirPatientsRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: null,
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'identifier', in: 'query', required: false, style: 'form', explode: true },
     { name: 'family', in: 'query', required: false, style: 'form', explode: true },
@@ -3731,7 +3910,18 @@ const searchFhirPatientsRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirPatientBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -3758,6 +3948,7 @@ const createFhirPatientRoute: RouteDefinition = {
   bodyRequired: true,
   bodyMediaType: 'application/fhir+json',
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
@@ -3772,6 +3963,12 @@ const createFhirPatientRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3811,6 +4008,7 @@ const searchFhirPatientsByPostRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: 'application/x-www-form-urlencoded',
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'identifier', in: 'query', required: false, style: 'form', explode: true },
@@ -3848,6 +4046,12 @@ const searchFhirPatientsByPostRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3888,6 +4092,7 @@ const readFhirPatientRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
@@ -3904,7 +4109,18 @@ const readFhirPatientRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { 'if-none-match': { type: 'string', maxLength: 100 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        'if-none-match': { type: 'string', maxLength: 100 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirPatient' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -3932,6 +4148,7 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: null,
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'date', in: 'query', required: false, style: 'form', explode: true },
@@ -3978,7 +4195,18 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirAppointmentBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -4005,6 +4233,7 @@ const searchFhirAppointmentsByPostRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: 'application/x-www-form-urlencoded',
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
@@ -4055,6 +4284,12 @@ const searchFhirAppointmentsByPostRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -4095,6 +4330,7 @@ const readFhirAppointmentRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
@@ -4111,7 +4347,18 @@ const readFhirAppointmentRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { 'if-none-match': { type: 'string', maxLength: 100 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        'if-none-match': { type: 'string', maxLength: 100 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirAppointment' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -4139,6 +4386,7 @@ const searchFhirClaimsRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: null,
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'status', in: 'query', required: false, style: 'form', explode: true },
     { name: 'created', in: 'query', required: false, style: 'form', explode: true },
@@ -4169,7 +4417,18 @@ const searchFhirClaimsRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirClaimBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -4196,6 +4455,7 @@ const searchFhirClaimsByPostRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: 'application/x-www-form-urlencoded',
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'status', in: 'query', required: false, style: 'form', explode: true },
@@ -4230,6 +4490,12 @@ const searchFhirClaimsByPostRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -4270,6 +4536,7 @@ const readFhirClaimRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
@@ -4286,7 +4553,18 @@ const readFhirClaimRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { 'if-none-match': { type: 'string', maxLength: 100 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        'if-none-match': { type: 'string', maxLength: 100 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirClaim' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -4314,6 +4592,7 @@ const searchFhirClaimResponsesRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: null,
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'request', in: 'query', required: false, style: 'form', explode: true },
     { name: '_count', in: 'query', required: false, style: 'form', explode: true },
@@ -4335,7 +4614,18 @@ const searchFhirClaimResponsesRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirClaimResponseBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -4362,6 +4652,7 @@ const searchFhirClaimResponsesByPostRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: 'application/x-www-form-urlencoded',
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'request', in: 'query', required: false, style: 'form', explode: true },
@@ -4387,6 +4678,12 @@ const searchFhirClaimResponsesByPostRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -4427,6 +4724,7 @@ const readFhirClaimResponseRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
@@ -4443,7 +4741,18 @@ const readFhirClaimResponseRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { 'if-none-match': { type: 'string', maxLength: 100 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        'if-none-match': { type: 'string', maxLength: 100 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirClaimResponse' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -4507,6 +4816,7 @@ export type OperationTypes = {
     query: NonNullable<paths['/v1/patients']['get']['parameters']['query']>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/patients']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/patients']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4525,6 +4835,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/patients']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/patients']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/patients']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/patients']['post']['requestBody']>['content']['application/json']>;
@@ -4547,6 +4858,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/patients/search']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/patients/search']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/patients/search']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/patients/search']['post']['requestBody']>['content']['application/json']>;
@@ -4569,6 +4881,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/patients/{id}']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/patients/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4587,6 +4900,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/patients/{id}']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/patients/{id}']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/patients/{id}']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/patients/{id}']['post']['requestBody']>['content']['application/json']>;
@@ -4609,6 +4923,7 @@ export type OperationTypes = {
     query: NonNullable<paths['/v1/appointments']['get']['parameters']['query']>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/appointments']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/appointments']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4627,6 +4942,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/appointments']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/appointments']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/appointments']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/appointments']['post']['requestBody']>['content']['application/json']>;
@@ -4649,6 +4965,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/appointments/{id}']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/appointments/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4667,6 +4984,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/appointments/{id}']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/appointments/{id}']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/appointments/{id}']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/appointments/{id}']['post']['requestBody']>['content']['application/json']>;
@@ -4689,6 +5007,7 @@ export type OperationTypes = {
     query: NonNullable<paths['/v1/claims']['get']['parameters']['query']>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/claims']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/claims']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4707,6 +5026,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/claims']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/claims']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/claims']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/claims']['post']['requestBody']>['content']['application/json']>;
@@ -4729,6 +5049,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/claims/{id}']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/claims/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4747,6 +5068,7 @@ export type OperationTypes = {
     query: NonNullable<paths['/v1/webhooks']['get']['parameters']['query']>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/webhooks']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/webhooks']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4765,6 +5087,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/webhooks']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/webhooks']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/webhooks']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/webhooks']['post']['requestBody']>['content']['application/json']>;
@@ -4787,6 +5110,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/webhooks/{id}']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/webhooks/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4805,6 +5129,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/webhooks/{id}']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/webhooks/{id}']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/webhooks/{id}']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/webhooks/{id}']['post']['requestBody']>['content']['application/json']>;
@@ -4827,6 +5152,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/webhooks/{id}']['delete']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/webhooks/{id}']['delete']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4845,6 +5171,7 @@ export type OperationTypes = {
     query: NonNullable<paths['/v1/webhooks/{id}/deliveries']['get']['parameters']['query']>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/webhooks/{id}/deliveries']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/webhooks/{id}/deliveries']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4863,6 +5190,7 @@ export type OperationTypes = {
     query: NonNullable<paths['/v1/events']['get']['parameters']['query']>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/events']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/events']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4881,6 +5209,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/events/{id}']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/events/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4899,6 +5228,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/tokens']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/tokens']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/tokens']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/tokens']['post']['requestBody']>['content']['application/json']>;
@@ -4921,6 +5251,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/ephemeral_keys']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/ephemeral_keys']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/ephemeral_keys']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/ephemeral_keys']['post']['requestBody']>['content']['application/json']>;
@@ -4979,6 +5310,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Patient']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Patient']['get']['parameters']['header']>['PatientCare-Actor'];
       prefer?: NonNullable<paths['/fhir/R4/Patient']['get']['parameters']['header']>['Prefer'];
     };
     body: undefined;
@@ -4997,6 +5329,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Patient']['post']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Patient']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/fhir/R4/Patient']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/fhir/R4/Patient']['post']['requestBody']>['content']['application/fhir+json']>;
@@ -5019,6 +5352,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['header']>['Idempotency-Key'];
       prefer?: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['header']>['Prefer'];
     };
@@ -5041,6 +5375,7 @@ export type OperationTypes = {
     params: NonNullable<paths['/fhir/R4/Patient/{id}']['get']['parameters']['path']>;
     query: NonNullable<paths['/fhir/R4/Patient/{id}']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Patient/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
       'if-none-match'?: NonNullable<paths['/fhir/R4/Patient/{id}']['get']['parameters']['header']>['If-None-Match'];
     };
     body: undefined;
@@ -5061,6 +5396,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Appointment']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Appointment']['get']['parameters']['header']>['PatientCare-Actor'];
       prefer?: NonNullable<paths['/fhir/R4/Appointment']['get']['parameters']['header']>['Prefer'];
     };
     body: undefined;
@@ -5079,6 +5415,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['header']>['Idempotency-Key'];
       prefer?: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['header']>['Prefer'];
     };
@@ -5101,6 +5438,7 @@ export type OperationTypes = {
     params: NonNullable<paths['/fhir/R4/Appointment/{id}']['get']['parameters']['path']>;
     query: NonNullable<paths['/fhir/R4/Appointment/{id}']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Appointment/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
       'if-none-match'?: NonNullable<paths['/fhir/R4/Appointment/{id}']['get']['parameters']['header']>['If-None-Match'];
     };
     body: undefined;
@@ -5121,6 +5459,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Claim']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Claim']['get']['parameters']['header']>['PatientCare-Actor'];
       prefer?: NonNullable<paths['/fhir/R4/Claim']['get']['parameters']['header']>['Prefer'];
     };
     body: undefined;
@@ -5139,6 +5478,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['header']>['Idempotency-Key'];
       prefer?: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['header']>['Prefer'];
     };
@@ -5161,6 +5501,7 @@ export type OperationTypes = {
     params: NonNullable<paths['/fhir/R4/Claim/{id}']['get']['parameters']['path']>;
     query: NonNullable<paths['/fhir/R4/Claim/{id}']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Claim/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
       'if-none-match'?: NonNullable<paths['/fhir/R4/Claim/{id}']['get']['parameters']['header']>['If-None-Match'];
     };
     body: undefined;
@@ -5181,6 +5522,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/ClaimResponse']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/ClaimResponse']['get']['parameters']['header']>['PatientCare-Actor'];
       prefer?: NonNullable<paths['/fhir/R4/ClaimResponse']['get']['parameters']['header']>['Prefer'];
     };
     body: undefined;
@@ -5199,6 +5541,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['header']>['Idempotency-Key'];
       prefer?: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['header']>['Prefer'];
     };
@@ -5221,6 +5564,7 @@ export type OperationTypes = {
     params: NonNullable<paths['/fhir/R4/ClaimResponse/{id}']['get']['parameters']['path']>;
     query: NonNullable<paths['/fhir/R4/ClaimResponse/{id}']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/ClaimResponse/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
       'if-none-match'?: NonNullable<paths['/fhir/R4/ClaimResponse/{id}']['get']['parameters']['header']>['If-None-Match'];
     };
     body: undefined;

@@ -4769,6 +4769,17 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
+         * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+         *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+         *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+         *     medical record number or anything else that identifies a patient. Malformed is
+         *     `400 parameter_invalid`; missing where the key requires it is
+         *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+         *     created for is `400 parameter_invalid`.
+         * @example clinician:4711
+         */
+        PatientCareActor: string;
+        /**
          * @description How many objects to return, 1 to 100.
          * @example 25
          */
@@ -5037,6 +5048,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path?: never;
             cookie?: never;
@@ -5118,6 +5140,17 @@ export interface operations {
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
                  *     same body. The same key with another body is `400 idempotency_key_reused`; while the
@@ -5159,6 +5192,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -5257,6 +5301,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -5343,6 +5398,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -5435,6 +5501,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path?: never;
             cookie?: never;
@@ -5505,6 +5582,17 @@ export interface operations {
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
                  *     same body. The same key with another body is `400 idempotency_key_reused`; while the
@@ -5558,6 +5646,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -5626,6 +5725,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -5709,6 +5819,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path?: never;
             cookie?: never;
@@ -5759,6 +5880,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -5868,6 +6000,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -5941,6 +6084,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path?: never;
             cookie?: never;
@@ -6008,6 +6162,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -6096,6 +6261,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -6161,6 +6337,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -6251,6 +6438,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -6322,6 +6520,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -6440,6 +6649,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path?: never;
             cookie?: never;
@@ -6521,6 +6741,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -6569,6 +6800,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -6654,6 +6896,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -6987,6 +7240,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
                  * @example handling=strict
                  */
@@ -7108,6 +7372,17 @@ export interface operations {
                 _format?: components["parameters"]["FhirFormat"];
             };
             header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -7290,6 +7565,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
                  *     same body. The same key with another body is `400 idempotency_key_reused`; while the
@@ -7432,6 +7718,17 @@ export interface operations {
                 _format?: components["parameters"]["FhirFormat"];
             };
             header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
                  * @example W/"3f1c2a9b7d4e6f80"
@@ -7587,6 +7884,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
                  * @example handling=strict
                  */
@@ -7740,6 +8048,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
                  *     same body. The same key with another body is `400 idempotency_key_reused`; while the
@@ -7876,6 +8195,17 @@ export interface operations {
                 _format?: components["parameters"]["FhirFormat"];
             };
             header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
                  * @example W/"3f1c2a9b7d4e6f80"
@@ -8019,6 +8349,17 @@ export interface operations {
                 _format?: components["parameters"]["FhirFormat"];
             };
             header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
                  * @example handling=strict
@@ -8211,6 +8552,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
                  *     same body. The same key with another body is `400 idempotency_key_reused`; while the
@@ -8391,6 +8743,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
                  * @example W/"3f1c2a9b7d4e6f80"
                  */
@@ -8570,6 +8933,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
                  * @example handling=strict
                  */
@@ -8739,6 +9113,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
                  *     same body. The same key with another body is `400 idempotency_key_reused`; while the
@@ -8903,6 +9288,17 @@ export interface operations {
                 _format?: components["parameters"]["FhirFormat"];
             };
             header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
                  * @example W/"3f1c2a9b7d4e6f80"

@@ -1,8 +1,9 @@
 /**
- * `npm run audit -- --patient pat_… [--limit N] [--json]`: a patient's access history.
+ * `npm run audit -- --patient pat_… | --actor ID [--limit N] [--json]`: a patient's access
+ * history, an actor's, or both together (a patient's history by one actor).
  * `npm run audit -- versions [--since DAYS] [--json]`: requests per key and API version.
  */
-import { auditCli, versionsCli } from '../server/audit/cli.js';
+import { AuditOptionsError, auditCli, parseAuditTarget, versionsCli } from '../server/audit/cli.js';
 import { openDb } from '../server/db/open.js';
 import { sunsetDates } from '../server/http/deprecation.js';
 import { versions } from '../server/versioning/index.js';
@@ -15,12 +16,18 @@ await runCommand(
     name: 'npm run audit --',
     prefix: 'audit',
     summary:
-      "Prints a patient's access history from the audit trail (database of DATABASE_URL), newest first; with `versions`, the requests per key and API version (who still uses a version before it is retired).",
+      "Prints a patient's (or an actor's) access history from the audit trail (database of DATABASE_URL), newest first; with `versions`, the requests per key and API version (who still uses a version before it is retired).",
     options: {
       patient: {
         type: 'string',
         value: 'pat_…',
-        description: 'The patient (required without versions).',
+        description: 'The patient (this or --actor is required without versions).',
+      },
+      actor: {
+        type: 'string',
+        value: 'ID',
+        description:
+          'Only requests made by this actor (their PatientCare-Actor header); alone, everything the actor did.',
       },
       limit: { type: 'string', value: 'N', default: '100', description: 'Most rows to print.' },
       since: {
@@ -37,7 +44,8 @@ await runCommand(
     if (extra.length > 0 || (command !== undefined && command !== 'versions'))
       throw new UsageError(`unknown command ${positionals.join(' ')}; the only one is versions`);
     if (command === 'versions') {
-      if (values.patient !== undefined) throw new UsageError('versions takes no --patient');
+      if (values.patient !== undefined || values.actor !== undefined)
+        throw new UsageError('versions takes no --patient or --actor');
       const sinceDays =
         values.since === undefined
           ? undefined
@@ -59,12 +67,18 @@ await runCommand(
       }
     }
     if (values.since !== undefined) throw new UsageError('--since goes with versions');
-    if (!values.patient?.startsWith('pat_')) throw new UsageError('--patient pat_… is required');
+    let target: ReturnType<typeof parseAuditTarget>;
+    try {
+      target = parseAuditTarget(values);
+    } catch (err) {
+      if (err instanceof AuditOptionsError) throw new UsageError(err.message);
+      throw err;
+    }
     const limit = integerOption('limit', values.limit, { min: 1, max: 100_000 });
     // Parsed first: a mistyped command opens (and creates) no database.
     const db = await openDb();
     try {
-      return await auditCli(db, { patient: values.patient, limit, json: values.json }, io);
+      return await auditCli(db, { ...target, limit, json: values.json }, io);
     } finally {
       await db.close();
     }

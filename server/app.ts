@@ -197,6 +197,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('apiKey', null);
   app.decorateRequest('apiVersion', null);
   app.decorateRequest('pinnedVersion', null);
+  app.decorateRequest('actor', null);
   app.addHook('onRequest', authenticationHook(deps));
   // Hooks that never wait are written with `done`: an async hook costs a promise and a
   // microtask turn per request, which shows at thousands of requests a second.

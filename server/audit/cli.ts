@@ -1,5 +1,6 @@
+import { isActor } from '../../contract/actor.js';
 import type { Db } from '../db/types.js';
-import { accessHistory } from './history.js';
+import { accessHistory, actorHistory } from './history.js';
 import { versionUsage } from './versions.js';
 
 /** Where the command writes; injected so tests can read it. */
@@ -8,26 +9,68 @@ export interface CliIo {
   err: (line: string) => void;
 }
 
-/** The parsed `audit` command line. */
+/** Options of the `audit` command it cannot accept; the message says which (a usage error). */
+export class AuditOptionsError extends Error {
+  override readonly name = 'AuditOptionsError';
+}
+
+/**
+ * The parsed `audit` command line: a patient's history, an actor's, or a patient's history
+ * narrowed to one actor. At least one of the two is set (`parseAuditTarget`).
+ */
 export interface AuditArgs {
-  readonly patient: string;
+  readonly patient?: string;
+  readonly actor?: string;
   readonly limit: number;
   readonly json: boolean;
 }
 
 /**
- * Prints a patient's access history, newest first: time, operation, outcome, key, request,
- * client IP and the objects touched. Exit code 0.
+ * Checks `--patient` and `--actor` as typed: at least one, each in its form. Throws
+ * `AuditOptionsError` before any database is opened.
+ */
+export function parseAuditTarget(values: {
+  patient?: string | undefined;
+  actor?: string | undefined;
+}): { patient?: string; actor?: string } {
+  const { patient, actor } = values;
+  if (patient === undefined && actor === undefined) {
+    throw new AuditOptionsError('--patient pat_… or --actor ID is required');
+  }
+  if (patient !== undefined && !patient.startsWith('pat_')) {
+    throw new AuditOptionsError('--patient takes a patient id (pat_…)');
+  }
+  if (actor !== undefined && !isActor(actor)) {
+    throw new AuditOptionsError('--actor takes 1-64 characters of A-Z a-z 0-9 . _ : @ -');
+  }
+  return {
+    ...(patient === undefined ? {} : { patient }),
+    ...(actor === undefined ? {} : { actor }),
+  };
+}
+
+/**
+ * Prints an access history, newest first: a patient's (`patient`), an actor's (`actor`), or
+ * a patient's by one actor (both): time, operation, outcome, key, actor, request, client IP
+ * and the objects touched. Exit code 0.
  */
 export async function auditCli(db: Db, values: AuditArgs, io: CliIo): Promise<number> {
-  const limit = values.limit;
-  const rows = await accessHistory(db, values.patient, { limit });
+  const { limit, patient, actor } = values;
+  const rows =
+    patient !== undefined
+      ? await accessHistory(db, patient, { limit, ...(actor === undefined ? {} : { actor }) })
+      : actor !== undefined
+        ? await actorHistory(db, actor, { limit })
+        : [];
   if (values.json) {
     for (const row of rows) io.out(JSON.stringify(row));
     return 0;
   }
   if (rows.length === 0) {
-    io.out(`no recorded access to ${values.patient}`);
+    const by = actor === undefined ? '' : ` by actor ${actor}`;
+    io.out(
+      patient === undefined ? `no recorded access${by}` : `no recorded access to ${patient}${by}`,
+    );
     return 0;
   }
   for (const row of rows) {
@@ -37,6 +80,7 @@ export async function auditCli(db: Db, values: AuditArgs, io: CliIo): Promise<nu
         row.operationId.padEnd(20),
         row.outcome.padEnd(9),
         `key=${row.keyId ?? '-'}`,
+        `actor=${row.actor ?? '-'}`,
         `request=${row.requestId ?? '-'}`,
         `ip=${row.clientIp ?? '-'}`,
         `objects=${row.objectIds.join(',')}`,

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { isActor } from '../../contract/actor.js';
 
 /** What happened to the request that touched PHI. */
 export type AuditOutcome = 'success' | 'denied' | 'error' | 'not_found';
@@ -21,6 +22,11 @@ export interface AuditEntry {
   at?: number;
   /** The dated API version the request was served in (`YYYY-MM-DD`); null or absent: unknown. */
   apiVersion?: string | null;
+  /**
+   * The person or system acting (the request's `PatientCare-Actor`, or the actor an ephemeral
+   * key was minted for): an opaque id, never PHI. Null or absent: none was named.
+   */
+  actor?: string | null;
 }
 
 const OBJECT_ID = /^[a-z]{1,12}_[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -42,6 +48,7 @@ export function checkAuditEntry(entry: AuditEntry): void {
   if (!OUTCOMES.includes(entry.outcome)) fail('outcome');
   if (entry.at !== undefined && !Number.isSafeInteger(entry.at)) fail('at');
   if (entry.apiVersion != null && !API_VERSION.test(entry.apiVersion)) fail('apiVersion');
+  if (entry.actor != null && !isActor(entry.actor)) fail('actor');
 }
 
 function fail(field: string): never {

@@ -12,7 +12,12 @@ export interface AuditRow {
   requestId: string | null;
   clientIp: string | null;
   outcome: AuditOutcome;
+  /** The person or system acting (`PatientCare-Actor`); null when none was named. */
+  actor: string | null;
 }
+
+const COLUMNS = `a.id, a.at, a.key_id, a.operation_id, a.request_id, a.client_ip, a.outcome,
+  a.object_ids, a.actor`;
 
 /**
  * Every access recorded against an object (e.g. a patient), newest first, by index on both
@@ -26,27 +31,47 @@ export interface AuditRow {
 export async function accessHistory(
   db: Db,
   objectId: string,
-  options: { limit?: number } = {},
+  options: { limit?: number; actor?: string } = {},
 ): Promise<AuditRow[]> {
   // The one part SQL cannot share: whether a row's object_ids (JSON text) contain $1.
   const names =
     db.dialect === 'postgres'
       ? 'a.object_ids::jsonb ? $1'
       : 'EXISTS (SELECT 1 FROM json_each(a.object_ids) WHERE value = $1)';
+  const byActor = options.actor === undefined ? '' : ' AND a.actor = $2';
   const rows = await db.all<Record<string, unknown>>(
-    `SELECT a.id, a.at, a.key_id, a.operation_id, a.request_id, a.client_ip, a.outcome,
-        a.object_ids
+    `SELECT ${COLUMNS}
       FROM audit_objects o JOIN audit_log a ON a.id = o.audit_id
-      WHERE o.object_id = $1
+      WHERE o.object_id = $1${byActor}
      UNION
-     SELECT a.id, a.at, a.key_id, a.operation_id, a.request_id, a.client_ip, a.outcome,
-        a.object_ids
+     SELECT ${COLUMNS}
       FROM audit_batch_objects b JOIN audit_log a ON a.batch_id = b.batch_id
-      WHERE b.object_id = $1 AND ${names}
+      WHERE b.object_id = $1 AND ${names}${byActor}
      ORDER BY id DESC LIMIT ${sqlLimit(options.limit ?? 100)}`,
-    [objectId],
+    options.actor === undefined ? [objectId] : [objectId, options.actor],
   );
-  return rows.map((row) => ({
+  return rows.map(toAuditRow);
+}
+
+/**
+ * Every request one actor made (`PatientCare-Actor`), newest first, whatever it touched: by
+ * the partial index `audit_log_actor` (migration 0009), so the cost is the rows returned.
+ */
+export async function actorHistory(
+  db: Db,
+  actor: string,
+  options: { limit?: number } = {},
+): Promise<AuditRow[]> {
+  const rows = await db.all<Record<string, unknown>>(
+    `SELECT ${COLUMNS} FROM audit_log a WHERE a.actor = $1
+     ORDER BY a.id DESC LIMIT ${sqlLimit(options.limit ?? 100)}`,
+    [actor],
+  );
+  return rows.map(toAuditRow);
+}
+
+function toAuditRow(row: Record<string, unknown>): AuditRow {
+  return {
     id: String(row.id),
     at: Number(row.at),
     keyId: row.key_id === null ? null : String(row.key_id),
@@ -55,5 +80,6 @@ export async function accessHistory(
     requestId: row.request_id === null ? null : String(row.request_id),
     clientIp: row.client_ip === null ? null : String(row.client_ip),
     outcome: String(row.outcome) as AuditOutcome,
-  }));
+    actor: row.actor === null || row.actor === undefined ? null : String(row.actor),
+  };
 }

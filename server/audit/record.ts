@@ -26,6 +26,7 @@ interface AuditLogValues {
   outcome: string;
   objectIdsJson: string;
   apiVersion: string | null;
+  actor: string | null;
 }
 
 /**
@@ -47,6 +48,7 @@ function auditRow(entry: AuditEntry): { row: AuditLogValues; objectIds: string[]
       outcome: entry.outcome,
       objectIdsJson: JSON.stringify(objectIds),
       apiVersion: entry.apiVersion ?? null,
+      actor: entry.actor ?? null,
     },
     objectIds,
   };
@@ -75,7 +77,7 @@ export async function insertAuditBatch(tx: Db, entries: readonly AuditEntry[]): 
     // compiling a statement for each batch size.
     for (const row of rows) {
       await tx.run(
-        `INSERT INTO audit_log (${LOG_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        `INSERT INTO audit_log (${LOG_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
         [
           row.id,
           row.at,
@@ -87,6 +89,7 @@ export async function insertAuditBatch(tx: Db, entries: readonly AuditEntry[]): 
           row.objectIdsJson,
           batchId,
           row.apiVersion,
+          row.actor,
         ],
       );
     }
@@ -101,7 +104,7 @@ export async function insertAuditBatch(tx: Db, entries: readonly AuditEntry[]): 
 }
 
 const LOG_COLUMNS =
-  'id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version';
+  'id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version, actor';
 
 /**
  * PostgreSQL: the batch's rows as one JSON parameter per table, unpacked by `json_to_recordset`
@@ -123,9 +126,10 @@ async function insertBatchAsJson(
     tx,
     `INSERT INTO audit_log (${LOG_COLUMNS})
      SELECT r.id, r.at, r.key_id, r.operation_id, r.request_id, r.client_ip, r.outcome,
-       r.object_ids, $2, r.api_version
+       r.object_ids, $2, r.api_version, r.actor
      FROM json_to_recordset($1::json) AS r(id TEXT, at BIGINT, key_id TEXT, operation_id TEXT,
-       request_id TEXT, client_ip TEXT, outcome TEXT, object_ids TEXT, api_version TEXT)`,
+       request_id TEXT, client_ip TEXT, outcome TEXT, object_ids TEXT, api_version TEXT,
+       actor TEXT)`,
     [JSON.stringify(rows.map(asRecord)), batchId],
   );
   if (objectIds.length === 0) return;
@@ -149,5 +153,6 @@ function asRecord(row: AuditLogValues): Record<string, string | number | null> {
     outcome: row.outcome,
     object_ids: row.objectIdsJson,
     api_version: row.apiVersion,
+    actor: row.actor,
   };
 }

@@ -6,7 +6,7 @@ import type { AuditWriterOptions } from './writer.js';
 
 /**
  * A queued entry as the thread is sent it: `[id, at, keyId, operationId, requestId, clientIp,
- * outcome, objectIds, apiVersion]`. The main thread only checks the entry and gives it its id
+ * outcome, objectIds, apiVersion, actor]`. The main thread only checks the entry and gives it its id
  * and time; the thread de-duplicates the object ids and stores them (as `auditRow` does,
  * server/audit/record.ts). A batch crosses as one JSON text: under `bench:server` (b) on SQLite,
  * building rows here and structured-cloning them cost the event loop about 4 µs per read.
@@ -20,6 +20,7 @@ type Queued = [
   string | null,
   string,
   readonly string[],
+  string | null,
   string | null,
 ];
 
@@ -36,14 +37,14 @@ const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs, fi
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.pragma('foreign_keys = ON');
-const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
 const insertObject = db.prepare('INSERT INTO audit_batch_objects (object_id, batch_id) VALUES (?, ?)');
 const store = db.transaction((batchId, rows) => {
   const objects = new Set();
-  for (const [id, at, keyId, operationId, requestId, clientIp, outcome, objectIds, apiVersion] of rows) {
+  for (const [id, at, keyId, operationId, requestId, clientIp, outcome, objectIds, apiVersion, actor] of rows) {
     const distinct = [...new Set(objectIds)];
     for (const objectId of distinct) objects.add(objectId);
-    insertLog.run(id, at, keyId, operationId, requestId, clientIp, outcome, JSON.stringify(distinct), batchId, apiVersion);
+    insertLog.run(id, at, keyId, operationId, requestId, clientIp, outcome, JSON.stringify(distinct), batchId, apiVersion, actor);
   }
   for (const objectId of objects) insertObject.run(objectId, batchId);
 });
@@ -145,6 +146,7 @@ export class ThreadAuditWriter {
       entry.outcome,
       entry.objectIds.slice(),
       entry.apiVersion ?? null,
+      entry.actor ?? null,
     ]);
     this.#schedule();
     return true;

@@ -13,6 +13,8 @@ export const createEphemeralKey: AppHandler<'createEphemeralKey'> = async (reque
       patientId: patient,
       scopes,
       nowMs: ctx.now(),
+      // The browser holding the key acts for the person its server named when minting it.
+      actor: ctx.actor,
     });
     ctx.audit([patient, key.id]);
     return {

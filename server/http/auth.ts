@@ -26,6 +26,10 @@ export interface AuthenticatedKey {
   readonly allowedIps: readonly string[];
   /** Browser origins a publishable or ephemeral key may be used from; empty = any. */
   readonly allowedOrigins: readonly string[];
+  /** The key's requests must name their actor (`PatientCare-Actor`). */
+  readonly requireActor: boolean;
+  /** The actor an ephemeral key was minted for; null for other kinds (and unnamed mints). */
+  readonly actor: string | null;
 }
 
 /** Kinds allowed when the spec does not say: normal operations. */
@@ -68,6 +72,8 @@ export async function identifyKey(
     rateLimit: stored.rateLimit ?? null,
     allowedIps: stored.allowedIps,
     allowedOrigins: stored.allowedOrigins ?? [],
+    requireActor: stored.requireActor ?? false,
+    actor: stored.actor ?? null,
   };
 }
 

@@ -46,6 +46,11 @@ export interface HandlerContext {
    * is; it only decides defaults that name a version (a new webhook endpoint's `api_version`).
    */
   readonly apiVersion: string;
+  /**
+   * The person or system acting (`PatientCare-Actor`, or the actor an ephemeral key was
+   * minted for), stored on every audit row of the request; null when none was named.
+   */
+  readonly actor: string | null;
   /** The current time in epoch milliseconds (a fixed clock in tests). */
   now(): number;
   /**
@@ -95,6 +100,8 @@ export interface ContextInit {
   allowPrivateWebhookTargets: boolean;
   /** Default: the latest version. */
   apiVersion?: string;
+  /** Default: none named. */
+  actor?: string | null;
 }
 
 /** Builds the context of one request. */
@@ -111,6 +118,7 @@ export function createContext(init: ContextInit): HandlerContext {
     outcome,
     at: init.clock(),
     apiVersion: init.apiVersion ?? CURRENT_API_VERSION,
+    actor: init.actor ?? null,
   });
 
   return {
@@ -124,6 +132,7 @@ export function createContext(init: ContextInit): HandlerContext {
     log: init.log,
     allowPrivateWebhookTargets: init.allowPrivateWebhookTargets,
     apiVersion: init.apiVersion ?? CURRENT_API_VERSION,
+    actor: init.actor ?? null,
     now: init.clock,
 
     async write<R extends ReplyLike>(fn: (tx: Db) => Promise<R>): Promise<R> {
@@ -219,6 +228,8 @@ export function publicContext(init: {
     allowPrivateWebhookTargets: false,
     // Public operations are outside `/v1` and its versions.
     apiVersion: CURRENT_API_VERSION,
+    // Public operations audit nothing, so they have no actor to record.
+    actor: null,
     write: () => keyless('write access'),
     audit: () => keyless('audit trail'),
     assertPatient: () => keyless('patient'),

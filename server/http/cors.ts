@@ -30,7 +30,8 @@ import type { KeyKind, RouteDefinition } from '../../contract/route-types.js';
 import { ApiError } from '../errors.js';
 import type { AuthenticatedKey } from './auth.js';
 
-const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, PatientCare-Version';
+const ALLOWED_HEADERS =
+  'Authorization, Content-Type, Idempotency-Key, PatientCare-Version, PatientCare-Actor';
 const EXPOSED_HEADERS =
   'Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, PatientCare-Version, Deprecation, Sunset, Link';
 const BROWSER_KINDS: ReadonlySet<KeyKind> = new Set(['publishable', 'ephemeral']);

@@ -12,6 +12,7 @@ import { ApiError } from '../errors.js';
 import { cachedAccountApiVersion } from '../keys/account.js';
 import { keyCacheNow } from '../keys/cache.js';
 import { ipAllowed } from '../keys/index.js';
+import { actorIfValid, requestActor } from './actor.js';
 import { type AuthenticatedKey, authorize, identifyKey } from './auth.js';
 import { answerPreflight, checkOrigin } from './cors.js';
 import { MemoryBuckets } from './probe-limit.js';
@@ -33,6 +34,8 @@ declare module 'fastify' {
     apiVersion: string | null;
     /** The account's pinned API version (authentication hook); null when not pinned. */
     pinnedVersion: string | null;
+    /** The person or system acting (`PatientCare-Actor`, `routeGuard`); null: none named. */
+    actor: string | null;
   }
 }
 
@@ -72,6 +75,8 @@ function auditDenied(deps: HookDeps, request: FastifyRequest, key: Authenticated
       at: deps.clock(),
       // Null when refused before the version was chosen: the report counts it as unrecorded.
       apiVersion: request.apiVersion,
+      // Refused before the actor was checked: it is recorded when acceptable, else left out.
+      actor: actorIfValid(request.headers['patientcare-actor'], key),
     });
   } catch (error) {
     request.log.error({ err: error }, 'could not audit a denied request');
@@ -158,7 +163,10 @@ export function authenticationHook(deps: HookDeps) {
   };
 }
 
-/** Route-level `onRequest`: the key's kind and scopes for this operation, then the version. */
+/**
+ * Route-level `onRequest`: the key's kind and scopes for this operation, then the version,
+ * then the actor (`PatientCare-Actor`, which a key may require).
+ */
 export function routeGuard(route: RouteDefinition, deps: HookDeps) {
   // Synchronous (`done`, not async): nothing here waits, and a promise per request costs.
   // Fastify catches what the body throws and answers it like a rejected hook.
@@ -188,6 +196,7 @@ export function routeGuard(route: RouteDefinition, deps: HookDeps) {
     }
     request.apiVersion = version;
     reply.header('PatientCare-Version', version);
+    request.actor = requestActor(request.headers['patientcare-actor'], key);
     done();
   };
 }

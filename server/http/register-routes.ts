@@ -210,6 +210,7 @@ function registerRoute(
       checkStatus: check,
       allowPrivateWebhookTargets: deps.allowPrivateWebhookTargets,
       ...(version === null ? {} : { apiVersion: version }),
+      actor: request.actor,
     });
 
     let result: ReplyLike;

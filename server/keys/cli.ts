@@ -17,6 +17,7 @@ export const KEYS_USAGE = `npm run keys -- <command>
   create [--secret | --restricted | --publishable] [--live]
          [--scopes a:read,b:write] [--allow-ip CIDR]... [--origin URL]...
          [--expires-in 30d] [--rate-limit N] [--description TEXT]
+         [--require-actor]  (every request must send PatientCare-Actor)
   list   [--all]            (--all includes ephemeral keys)
   revoke key_…
   version [DATE]            the account's pinned API version; with DATE, pin it to DATE`;
@@ -131,6 +132,7 @@ function parseCreate(argv: string[]): CreateKeyOptions {
       'expires-in': { type: 'string' },
       'rate-limit': { type: 'string' },
       description: { type: 'string' },
+      'require-actor': { type: 'boolean' },
     },
   });
   const kinds = (['secret', 'restricted', 'publishable'] as const).filter((k) => values[k]);
@@ -162,6 +164,7 @@ function parseCreate(argv: string[]): CreateKeyOptions {
     ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
     ...(rateLimit === undefined ? {} : { rateLimit }),
     description: values.description ?? null,
+    ...(values['require-actor'] === true ? { requireActor: true } : {}),
   };
 }
 
@@ -183,13 +186,26 @@ async function create(db: Db, options: CreateKeyOptions, io: CliIo): Promise<num
 
 async function list(db: Db, all: boolean, io: CliIo): Promise<number> {
   const keys = await listKeys(db, { includeEphemeral: all });
-  const header = ['id', 'kind', 'mode', 'key', 'scopes', 'created', 'expires', 'revoked', 'state'];
+  const header = [
+    'id',
+    'kind',
+    'mode',
+    'key',
+    'scopes',
+    'actor',
+    'created',
+    'expires',
+    'revoked',
+    'state',
+  ];
   const rows = keys.map((key) => [
     key.id,
     key.kind,
     key.livemode ? 'live' : 'test',
     key.hint,
     key.kind === 'secret' ? '(all)' : key.scopes.join(',') || '-',
+    // Whether the key's requests must name their actor, or whom an ephemeral key acts for.
+    key.requireActor ? 'required' : (key.actor ?? '-'),
     date(key.created),
     date(key.expiresAt),
     date(key.revokedAt),
@@ -216,6 +232,8 @@ function describe(key: ApiKeyRecord): string {
   if (key.allowedOrigins.length > 0) parts.push(`origins ${key.allowedOrigins.join(',')}`);
   if (key.expiresAt !== null) parts.push(`expires ${date(key.expiresAt)}`);
   if (key.rateLimit !== null) parts.push(`${key.rateLimit} req/s`);
+  if (key.requireActor) parts.push('requires PatientCare-Actor');
+  if (key.actor !== null) parts.push(`actor ${key.actor}`);
   return parts.join('; ');
 }
 

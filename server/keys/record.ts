@@ -21,6 +21,10 @@ export interface ApiKeyRecord {
   hint: string;
   description: string | null;
   created: number;
+  /** Every request must name its actor (`PatientCare-Actor`); else `400 parameter_missing`. */
+  requireActor: boolean;
+  /** The actor an ephemeral key was minted for, audited on each of its requests; else null. */
+  actor: string | null;
 }
 
 /** Whether a key may be used at `nowMs`. */
@@ -55,5 +59,8 @@ export function toKeyRecord(row: Record<string, unknown>): ApiKeyRecord {
     hint: String(row.hint),
     description: row.description === null ? null : String(row.description),
     created: Number(row.created),
+    // Rows read before migration 0009 ran have neither column.
+    requireActor: Number(row.require_actor ?? 0) === 1,
+    actor: row.actor === null || row.actor === undefined ? null : String(row.actor),
   };
 }

@@ -1,3 +1,4 @@
+import { isActor } from '../../contract/actor.js';
 import { EPHEMERAL_SCOPES, isScope } from '../../contract/scopes.js';
 import { expandSmartScopes } from '../../contract/smart-scopes.js';
 import { CURRENT_API_VERSION } from '../config.js';
@@ -26,6 +27,13 @@ export interface CreateKeyOptions {
   /** Requests per second for this key instead of the mode default. */
   rateLimit?: number | null;
   description?: string | null;
+  /**
+   * Secret and restricted keys only: refuse the key's requests that do not name their actor
+   * in `PatientCare-Actor` (`400 parameter_missing`).
+   */
+  requireActor?: boolean;
+  /** Ephemeral keys only: the actor they were minted for (the minting request's actor). */
+  actor?: string | null;
   /** The clock reading to create the key at (ids use `key_`, or `ephkey_` for ephemeral keys). */
   nowMs?: number;
 }
@@ -54,8 +62,9 @@ export async function createKey(
       : created + Math.ceil(options.expiresInSeconds);
   await db.run(
     `INSERT INTO api_keys (id, secret_hash, kind, livemode, scopes, allowed_ips, allowed_origins,
-      patient_id, rate_limit, hint, description, created, expires_at, revoked_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULL)`,
+      patient_id, rate_limit, hint, description, created, expires_at, revoked_at,
+      require_actor, actor)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULL, $14, $15)`,
     [
       id,
       hashSecret(secret),
@@ -70,6 +79,8 @@ export async function createKey(
       options.description ?? null,
       created,
       expiresAt,
+      options.requireActor === true ? 1 : 0,
+      options.actor ?? null,
     ],
   );
   // The account's first key pins it to the version current now (docs/design.md#versioning).
@@ -166,6 +177,15 @@ function checkOptions(options: CreateKeyOptions): {
     if (!options.patientId) throw new KeyOptionsError('an ephemeral key needs a patient');
   } else if (options.patientId) {
     throw new KeyOptionsError('only ephemeral keys are limited to a patient');
+  }
+  if (options.requireActor === true && kind !== 'secret' && kind !== 'restricted') {
+    // Ephemeral keys carry the actor they were minted for; publishable keys only make tokens.
+    throw new KeyOptionsError('only secret and restricted keys can require an actor');
+  }
+  if (options.actor !== undefined && options.actor !== null) {
+    if (kind !== 'ephemeral')
+      throw new KeyOptionsError('only ephemeral keys are minted for an actor');
+    if (!isActor(options.actor)) throw new KeyOptionsError('not an actor id');
   }
   const allowedIps = validateIps(options);
   const allowedOrigins = validateOrigins(options);

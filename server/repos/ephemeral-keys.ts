@@ -12,6 +12,8 @@ export interface CreateEphemeralKeyInput {
   scopes: readonly string[];
   ttlSeconds?: number;
   nowMs?: number;
+  /** The actor of the minting request; the key's requests are audited as this actor. */
+  actor?: string | null;
 }
 
 /**
@@ -29,6 +31,7 @@ export function createEphemeralKey(
     scopes: input.scopes,
     patientId: input.patientId,
     expiresInSeconds: input.ttlSeconds ?? EPHEMERAL_KEY_TTL_SECONDS,
+    actor: input.actor ?? null,
     ...(input.nowMs === undefined ? {} : { nowMs: input.nowMs }),
   });
 }

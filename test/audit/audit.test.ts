@@ -44,6 +44,8 @@ describe('audit entry checks', () => {
       { clientIp: 'anna@example.org' },
       { keyId: 'sk_test_abc' },
       { outcome: 'viewed by Smith' as never },
+      { actor: 'Anna Smith' },
+      { actor: 'a'.repeat(65) },
     ];
     for (const overrides of bad) {
       let message = '';

@@ -37,6 +37,7 @@ describe('npm run audit (scripts/audit.ts via tsx)', () => {
         requestId: newId('req'),
         clientIp: '10.1.2.3',
         outcome: 'denied',
+        actor: 'clinician:4711',
       }),
     );
   });
@@ -60,6 +61,17 @@ describe('npm run audit (scripts/audit.ts via tsx)', () => {
     expect(lines[1]).toContain('ip=10.1.2.3');
     const limited = await audit('--patient', patient, '--limit', '1');
     expect(limited.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it("lists one actor's requests with --actor, and shows the actor on each line", async () => {
+    const { stdout } = await audit('--actor', 'clinician:4711');
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('retrievePatient');
+    expect(lines[0]).toContain('actor=clinician:4711');
+    const none = await audit('--actor', 'nobody', '--patient', patient);
+    expect(none.stdout.trim()).toBe(`no recorded access to ${patient} by actor nobody`);
+    await expect(audit('--actor', 'Ana Rivera')).rejects.toMatchObject({ code: 2 });
   });
 
   it('refuses a missing or malformed patient id with exit code 2', async () => {

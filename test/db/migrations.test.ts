@@ -113,4 +113,24 @@ await describeEachDatabase('migrations', (dialect) => {
       { id: 'clm_A', updated: 2, status: 'submitted', data: '{"id":"clm_A"}' },
     ]);
   });
+
+  it('0009 adds the actor: older keys need none, older audit rows have none and stay append-only', async () => {
+    await migrate(ctx.db, migrations.slice(0, 8));
+    await ctx.db.run(
+      `INSERT INTO api_keys (id, secret_hash, kind, livemode, scopes, allowed_ips, allowed_origins,
+        hint, created) VALUES ('key_A', 'h', 'secret', 0, '[]', '[]', '[]', 'sk_test_…a', 1)`,
+    );
+    await ctx.db.run(
+      `INSERT INTO audit_log (id, at, key_id, operation_id, outcome, object_ids)
+        VALUES ('aud_A', 1, 'key_A', 'retrievePatient', 'success', '[]')`,
+    );
+    expect(await migrate(ctx.db, migrations.slice(0, 9))).toEqual([9]);
+    const key = await ctx.db.get('SELECT require_actor, actor FROM api_keys');
+    expect({ ...key, require_actor: Number(key?.require_actor) }).toEqual({
+      require_actor: 0,
+      actor: null,
+    });
+    expect(await ctx.db.get('SELECT actor FROM audit_log')).toEqual({ actor: null });
+    await expect(ctx.db.run(`UPDATE audit_log SET actor = 'x'`)).rejects.toThrow(/append-only/);
+  });
 });

@@ -53,6 +53,7 @@ describe('audit through the handler context', () => {
       outcome: 'success',
       at: t.clock.now,
       apiVersion: res.headers['patientcare-version'],
+      actor: null,
     });
   });
 

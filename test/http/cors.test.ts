@@ -75,6 +75,8 @@ describe('preflight', () => {
       'Content-Type',
       'Idempotency-Key',
       'PatientCare-Version',
+      // An ephemeral key's page may repeat the actor it was minted for.
+      'PatientCare-Actor',
     ])
       expect(allowed).toContain(header);
     expect(String(res.headers.vary)).toContain('Origin');

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const FIXTURE = 'test/fixtures/specs/required-empty.yaml';
-const LINE = `${FIXTURE}:283:17`;
+const LINE = `${FIXTURE}:293:17`;
 const out = mkdtempSync(join(tmpdir(), 'required-empty-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 

@@ -19,8 +19,8 @@ export function auditEntry(patientId: string, overrides: Partial<AuditEntry> = {
 
 /**
  * Two entries of one patient for a field-by-field check: `full` gives every field (a fixed
- * time, an IPv6 address, a version, `not_found`, the patient twice), `bare` no key, request
- * or IP and no version.
+ * time, an IPv6 address, a version, an actor, `not_found`, the patient twice), `bare` no
+ * key, request, IP, version or actor.
  */
 export function fieldEntries(patientId: string): { full: AuditEntry; bare: AuditEntry } {
   return {
@@ -28,6 +28,7 @@ export function fieldEntries(patientId: string): { full: AuditEntry; bare: Audit
       at: 1_700_000_000_123,
       clientIp: '2001:db8::1',
       apiVersion: '2024-06-01',
+      actor: 'clinician:4711',
       outcome: 'not_found',
       objectIds: [patientId, patientId],
     }),
@@ -43,7 +44,7 @@ export async function expectFieldEntriesStored(
 ): Promise<void> {
   const rows = await db.all<Record<string, unknown>>(
     `SELECT at, key_id, operation_id, request_id, client_ip, outcome, object_ids, api_version,
-       batch_id FROM audit_log WHERE object_ids = $1 ORDER BY id`,
+       actor, batch_id FROM audit_log WHERE object_ids = $1 ORDER BY id`,
     [JSON.stringify([patientId])],
   );
   expect(rows).toHaveLength(2);
@@ -57,6 +58,7 @@ export async function expectFieldEntriesStored(
     outcome: 'not_found',
     object_ids: JSON.stringify([patientId]),
     api_version: '2024-06-01',
+    actor: 'clinician:4711',
     batch_id: second.batch_id,
   });
   expect(second).toMatchObject({
@@ -64,5 +66,6 @@ export async function expectFieldEntriesStored(
     request_id: null,
     client_ip: null,
     api_version: null,
+    actor: null,
   });
 }

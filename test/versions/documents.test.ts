@@ -52,6 +52,12 @@ describe('GET /openapi.json and /openapi.yaml per version', () => {
       for (const field of ['start', 'end']) {
         expect(times(document)[field], field).toEqual(times(released)[field]);
       }
+      // PatientCare-Actor (issue 43) was added to every keyed operation without a new version:
+      // clients pinned to 2026-11-01 see it and may send it.
+      expect(
+        document.paths['/v1/patients/{id}'].get.parameters.map((p: { $ref?: string }) => p.$ref),
+      ).toContain('#/components/parameters/PatientCareActor');
+      expect(document.components.parameters.PatientCareActor.name).toBe('PatientCare-Actor');
     }
   });
 

@@ -77,7 +77,7 @@ export * from './client/webhook.js';
 `;
 
 /** Modules of contract/ the client package ships (what client/ imports from there). */
-const CONTRACT_FILES = ['webhook-signature.ts'];
+const CONTRACT_FILES = ['actor.ts', 'webhook-signature.ts'];
 
 /** The package manifest. */
 export function packageManifest(version: string, dependencies: Record<string, string>): object {

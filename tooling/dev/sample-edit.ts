@@ -23,6 +23,7 @@ export function listOperation(path: string, operationId: string): string {
         - secret
       parameters:
         - $ref: '#/components/parameters/PatientCareVersion'
+        - $ref: '#/components/parameters/PatientCareActor'
       responses:
         '200':
           description: The practitioners.

@@ -5,6 +5,7 @@
  */
 
 import fc from 'fast-check';
+import { ACTOR_HEADER, ACTOR_PATTERN } from '../../contract/actor.js';
 import type { RouteDefinition } from '../../contract/route-types.js';
 import { isTypeSearch, lenientQuery } from '../../server/fhir/lenient-search.js';
 import { fhirQuery, fhirType } from './fhir-values.js';
@@ -210,7 +211,10 @@ export function brokenPathIds(
     .map((id) => ({ id, why: `malformed path id ${JSON.stringify(id.slice(0, 40))}` }));
 }
 
-/** Valid optional headers: the current version, and on POSTs a unique Idempotency-Key. */
+/**
+ * Valid optional headers: the current version, an acting person (`PatientCare-Actor`, every
+ * keyed operation takes one), and on POSTs a unique Idempotency-Key.
+ */
 export function validHeaders(route: RouteDefinition): fc.Arbitrary<Record<string, string>> {
   const post = route.method === 'POST';
   return fc
@@ -218,12 +222,14 @@ export function validHeaders(route: RouteDefinition): fc.Arbitrary<Record<string
       {
         version: fc.constant('2026-11-01'),
         key: fc.stringMatching(/^[\x21-\x7E]{1,40}$/),
+        actor: fc.stringMatching(new RegExp(ACTOR_PATTERN)),
       },
       { requiredKeys: [] },
     )
-    .map(({ version, key }) => {
+    .map(({ version, key, actor }) => {
       const headers: Record<string, string> = {};
       if (version !== undefined) headers['PatientCare-Version'] = version;
+      if (actor !== undefined && route.public !== true) headers[ACTOR_HEADER] = actor;
       if (post && key !== undefined) headers['Idempotency-Key'] = `${key}-${nextKey()}`;
       return headers;
     });
@@ -251,6 +257,9 @@ export function brokenHeaders(
     for (const value of ['k'.repeat(256), 'has space', 'caf\u00e9', '']) {
       options.push({ name: 'idempotency-key', value });
     }
+  }
+  for (const value of ['has space', 'a'.repeat(65), 'ward/3', '']) {
+    options.push({ name: 'patientcare-actor', value });
   }
   // FHIR reads take `If-None-Match` (an ETag, at most 100 characters) and no version header.
   options.push({ name: 'if-none-match', value: `W/"${'9'.repeat(120)}"` });

@@ -2,6 +2,7 @@ import type { Plugin } from '@redocly/openapi-core';
 import { ExamplesPresent } from './rules/examples-present.js';
 import { HeaderExamples } from './rules/header-examples.js';
 import { NoPhiInUrl } from './rules/no-phi-in-url.js';
+import { OperationActorHeader } from './rules/operation-actor-header.js';
 import { OperationErrorResponses } from './rules/operation-error-responses.js';
 import { OperationScopes } from './rules/operation-scopes.js';
 import { PostIdempotencyKey } from './rules/post-idempotency-key.js';
@@ -19,6 +20,7 @@ export function patientCarePlugin(): Plugin {
     rules: {
       oas3: {
         'operation-scopes': OperationScopes,
+        'operation-actor-header': OperationActorHeader,
         'operation-error-responses': OperationErrorResponses,
         'examples-present': ExamplesPresent,
         'header-examples': HeaderExamples,

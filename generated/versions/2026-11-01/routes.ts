@@ -2560,6 +2560,7 @@ const listPatientsRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
     { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
@@ -2580,7 +2581,15 @@ const listPatientsRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:PatientList' },
@@ -2609,6 +2618,7 @@ const createPatientRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -2616,6 +2626,12 @@ const createPatientRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2660,6 +2676,7 @@ const searchPatientsRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -2667,6 +2684,12 @@ const searchPatientsRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2707,6 +2730,7 @@ const retrievePatientRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
     params: {
@@ -2716,7 +2740,15 @@ const retrievePatientRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Patient' },
@@ -2746,6 +2778,7 @@ const updatePatientRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -2758,6 +2791,12 @@ const updatePatientRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2797,6 +2836,7 @@ const listAppointmentsRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
     { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
@@ -2819,7 +2859,15 @@ const listAppointmentsRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:AppointmentList' },
@@ -2848,6 +2896,7 @@ const createAppointmentRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -2855,6 +2904,12 @@ const createAppointmentRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2895,6 +2950,7 @@ const retrieveAppointmentRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
     params: {
@@ -2904,7 +2960,15 @@ const retrieveAppointmentRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Appointment' },
@@ -2934,6 +2998,7 @@ const updateAppointmentRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -2946,6 +3011,12 @@ const updateAppointmentRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -2985,6 +3056,7 @@ const listClaimsRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
     { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
@@ -3007,7 +3079,15 @@ const listClaimsRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:ClaimList' },
@@ -3036,6 +3116,7 @@ const submitClaimRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -3043,6 +3124,12 @@ const submitClaimRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3083,6 +3170,7 @@ const retrieveClaimRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
     params: {
@@ -3092,7 +3180,15 @@ const retrieveClaimRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Claim' },
@@ -3121,6 +3217,7 @@ const listWebhooksRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
     { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
@@ -3139,7 +3236,15 @@ const listWebhooksRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:WebhookList' },
@@ -3168,6 +3273,7 @@ const createWebhookRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -3175,6 +3281,12 @@ const createWebhookRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3215,6 +3327,7 @@ const retrieveWebhookRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
     params: {
@@ -3224,7 +3337,15 @@ const retrieveWebhookRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Webhook' },
@@ -3254,6 +3375,7 @@ const updateWebhookRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -3266,6 +3388,12 @@ const updateWebhookRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3306,6 +3434,7 @@ const deleteWebhookRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
     params: {
@@ -3315,7 +3444,15 @@ const deleteWebhookRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:DeletedWebhook' },
@@ -3345,6 +3482,7 @@ const listWebhookDeliveriesRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
     { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
@@ -3366,7 +3504,15 @@ const listWebhookDeliveriesRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:schema:WebhookDeliveryList' },
@@ -3395,6 +3541,7 @@ const listEventsRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
     { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
@@ -3415,7 +3562,15 @@ const listEventsRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:EventList' },
@@ -3445,6 +3600,7 @@ const retrieveEventRoute: RouteDefinition = {
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
     params: {
@@ -3454,7 +3610,15 @@ const retrieveEventRoute: RouteDefinition = {
     },
     headers: {
       type: 'object',
-      properties: { 'patientcare-version': { type: 'string', enum: ['2026-11-01'] } },
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
     },
     response: {
       '200': { $ref: 'urn:openapi:response:Event' },
@@ -3483,6 +3647,7 @@ const createTokenRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -3490,6 +3655,12 @@ const createTokenRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3529,6 +3700,7 @@ const createEphemeralKeyRoute: RouteDefinition = {
   bodyMediaType: 'application/json',
   parameters: [
     { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
   ],
   schemas: {
@@ -3536,6 +3708,12 @@ const createEphemeralKeyRoute: RouteDefinition = {
       type: 'object',
       properties: {
         'patientcare-version': { type: 'string', enum: ['2026-11-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3654,6 +3832,7 @@ const searchFhirPatientsRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: null,
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'identifier', in: 'query', required: false, style: 'form', explode: true },
     { name: 'family', in: 'query', required: false, style: 'form', explode: true },
@@ -3687,7 +3866,18 @@ const searchFhirPatientsRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirPatientBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -3714,6 +3904,7 @@ const createFhirPatientRoute: RouteDefinition = {
   bodyRequired: true,
   bodyMediaType: 'application/fhir+json',
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
@@ -3728,6 +3919,12 @@ const createFhirPatientRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3767,6 +3964,7 @@ const searchFhirPatientsByPostRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: 'application/x-www-form-urlencoded',
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'identifier', in: 'query', required: false, style: 'form', explode: true },
@@ -3804,6 +4002,12 @@ const searchFhirPatientsByPostRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -3844,6 +4048,7 @@ const readFhirPatientRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
@@ -3860,7 +4065,18 @@ const readFhirPatientRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { 'if-none-match': { type: 'string', maxLength: 100 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        'if-none-match': { type: 'string', maxLength: 100 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirPatient' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -3888,6 +4104,7 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: null,
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'date', in: 'query', required: false, style: 'form', explode: true },
@@ -3934,7 +4151,18 @@ const searchFhirAppointmentsRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirAppointmentBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -3961,6 +4189,7 @@ const searchFhirAppointmentsByPostRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: 'application/x-www-form-urlencoded',
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
@@ -4011,6 +4240,12 @@ const searchFhirAppointmentsByPostRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -4051,6 +4286,7 @@ const readFhirAppointmentRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
@@ -4067,7 +4303,18 @@ const readFhirAppointmentRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { 'if-none-match': { type: 'string', maxLength: 100 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        'if-none-match': { type: 'string', maxLength: 100 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirAppointment' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -4095,6 +4342,7 @@ const searchFhirClaimsRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: null,
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'status', in: 'query', required: false, style: 'form', explode: true },
     { name: 'created', in: 'query', required: false, style: 'form', explode: true },
@@ -4125,7 +4373,18 @@ const searchFhirClaimsRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirClaimBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -4152,6 +4411,7 @@ const searchFhirClaimsByPostRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: 'application/x-www-form-urlencoded',
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'status', in: 'query', required: false, style: 'form', explode: true },
@@ -4186,6 +4446,12 @@ const searchFhirClaimsByPostRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -4226,6 +4492,7 @@ const readFhirClaimRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
@@ -4242,7 +4509,18 @@ const readFhirClaimRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { 'if-none-match': { type: 'string', maxLength: 100 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        'if-none-match': { type: 'string', maxLength: 100 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirClaim' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -4270,6 +4548,7 @@ const searchFhirClaimResponsesRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: null,
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'request', in: 'query', required: false, style: 'form', explode: true },
     { name: '_count', in: 'query', required: false, style: 'form', explode: true },
@@ -4291,7 +4570,18 @@ const searchFhirClaimResponsesRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirClaimResponseBundle' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -4318,6 +4608,7 @@ const searchFhirClaimResponsesByPostRoute: RouteDefinition = {
   bodyRequired: false,
   bodyMediaType: 'application/x-www-form-urlencoded',
   parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
     { name: 'request', in: 'query', required: false, style: 'form', explode: true },
@@ -4343,6 +4634,12 @@ const searchFhirClaimResponsesByPostRoute: RouteDefinition = {
     headers: {
       type: 'object',
       properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
         'idempotency-key': {
           type: 'string',
           maxLength: 255,
@@ -4383,6 +4680,7 @@ const readFhirClaimResponseRoute: RouteDefinition = {
   bodyMediaType: null,
   parameters: [
     { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
     { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
     { name: '_format', in: 'query', required: false, style: 'form', explode: true },
   ],
@@ -4399,7 +4697,18 @@ const readFhirClaimResponseRoute: RouteDefinition = {
       },
       additionalProperties: false,
     },
-    headers: { type: 'object', properties: { 'if-none-match': { type: 'string', maxLength: 100 } } },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        'if-none-match': { type: 'string', maxLength: 100 },
+      },
+    },
     response: {
       '200': { $ref: 'urn:openapi:schema:FhirClaimResponse' },
       '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
@@ -4463,6 +4772,7 @@ export type OperationTypes = {
     query: NonNullable<paths['/v1/patients']['get']['parameters']['query']>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/patients']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/patients']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4481,6 +4791,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/patients']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/patients']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/patients']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/patients']['post']['requestBody']>['content']['application/json']>;
@@ -4503,6 +4814,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/patients/search']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/patients/search']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/patients/search']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/patients/search']['post']['requestBody']>['content']['application/json']>;
@@ -4525,6 +4837,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/patients/{id}']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/patients/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4543,6 +4856,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/patients/{id}']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/patients/{id}']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/patients/{id}']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/patients/{id}']['post']['requestBody']>['content']['application/json']>;
@@ -4565,6 +4879,7 @@ export type OperationTypes = {
     query: NonNullable<paths['/v1/appointments']['get']['parameters']['query']>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/appointments']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/appointments']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4583,6 +4898,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/appointments']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/appointments']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/appointments']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/appointments']['post']['requestBody']>['content']['application/json']>;
@@ -4605,6 +4921,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/appointments/{id}']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/appointments/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4623,6 +4940,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/appointments/{id}']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/appointments/{id}']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/appointments/{id}']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/appointments/{id}']['post']['requestBody']>['content']['application/json']>;
@@ -4645,6 +4963,7 @@ export type OperationTypes = {
     query: NonNullable<paths['/v1/claims']['get']['parameters']['query']>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/claims']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/claims']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4663,6 +4982,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/claims']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/claims']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/claims']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/claims']['post']['requestBody']>['content']['application/json']>;
@@ -4685,6 +5005,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/claims/{id}']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/claims/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4703,6 +5024,7 @@ export type OperationTypes = {
     query: NonNullable<paths['/v1/webhooks']['get']['parameters']['query']>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/webhooks']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/webhooks']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4721,6 +5043,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/webhooks']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/webhooks']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/webhooks']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/webhooks']['post']['requestBody']>['content']['application/json']>;
@@ -4743,6 +5066,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/webhooks/{id}']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/webhooks/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4761,6 +5085,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/webhooks/{id}']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/webhooks/{id}']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/webhooks/{id}']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/webhooks/{id}']['post']['requestBody']>['content']['application/json']>;
@@ -4783,6 +5108,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/webhooks/{id}']['delete']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/webhooks/{id}']['delete']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4801,6 +5127,7 @@ export type OperationTypes = {
     query: NonNullable<paths['/v1/webhooks/{id}/deliveries']['get']['parameters']['query']>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/webhooks/{id}/deliveries']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/webhooks/{id}/deliveries']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4819,6 +5146,7 @@ export type OperationTypes = {
     query: NonNullable<paths['/v1/events']['get']['parameters']['query']>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/events']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/events']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4837,6 +5165,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/events/{id}']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/events/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
     };
     body: undefined;
     responses: {
@@ -4855,6 +5184,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/tokens']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/tokens']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/tokens']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/tokens']['post']['requestBody']>['content']['application/json']>;
@@ -4877,6 +5207,7 @@ export type OperationTypes = {
     query: Record<string, never>;
     headers: {
       'patientcare-version'?: NonNullable<paths['/v1/ephemeral_keys']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/ephemeral_keys']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/v1/ephemeral_keys']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/v1/ephemeral_keys']['post']['requestBody']>['content']['application/json']>;
@@ -4935,6 +5266,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Patient']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Patient']['get']['parameters']['header']>['PatientCare-Actor'];
       prefer?: NonNullable<paths['/fhir/R4/Patient']['get']['parameters']['header']>['Prefer'];
     };
     body: undefined;
@@ -4953,6 +5285,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Patient']['post']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Patient']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/fhir/R4/Patient']['post']['parameters']['header']>['Idempotency-Key'];
     };
     body: Writable<NonNullable<paths['/fhir/R4/Patient']['post']['requestBody']>['content']['application/fhir+json']>;
@@ -4975,6 +5308,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['header']>['Idempotency-Key'];
       prefer?: NonNullable<paths['/fhir/R4/Patient/_search']['post']['parameters']['header']>['Prefer'];
     };
@@ -4997,6 +5331,7 @@ export type OperationTypes = {
     params: NonNullable<paths['/fhir/R4/Patient/{id}']['get']['parameters']['path']>;
     query: NonNullable<paths['/fhir/R4/Patient/{id}']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Patient/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
       'if-none-match'?: NonNullable<paths['/fhir/R4/Patient/{id}']['get']['parameters']['header']>['If-None-Match'];
     };
     body: undefined;
@@ -5017,6 +5352,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Appointment']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Appointment']['get']['parameters']['header']>['PatientCare-Actor'];
       prefer?: NonNullable<paths['/fhir/R4/Appointment']['get']['parameters']['header']>['Prefer'];
     };
     body: undefined;
@@ -5035,6 +5371,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['header']>['Idempotency-Key'];
       prefer?: NonNullable<paths['/fhir/R4/Appointment/_search']['post']['parameters']['header']>['Prefer'];
     };
@@ -5057,6 +5394,7 @@ export type OperationTypes = {
     params: NonNullable<paths['/fhir/R4/Appointment/{id}']['get']['parameters']['path']>;
     query: NonNullable<paths['/fhir/R4/Appointment/{id}']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Appointment/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
       'if-none-match'?: NonNullable<paths['/fhir/R4/Appointment/{id}']['get']['parameters']['header']>['If-None-Match'];
     };
     body: undefined;
@@ -5077,6 +5415,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Claim']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Claim']['get']['parameters']['header']>['PatientCare-Actor'];
       prefer?: NonNullable<paths['/fhir/R4/Claim']['get']['parameters']['header']>['Prefer'];
     };
     body: undefined;
@@ -5095,6 +5434,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['header']>['Idempotency-Key'];
       prefer?: NonNullable<paths['/fhir/R4/Claim/_search']['post']['parameters']['header']>['Prefer'];
     };
@@ -5117,6 +5457,7 @@ export type OperationTypes = {
     params: NonNullable<paths['/fhir/R4/Claim/{id}']['get']['parameters']['path']>;
     query: NonNullable<paths['/fhir/R4/Claim/{id}']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Claim/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
       'if-none-match'?: NonNullable<paths['/fhir/R4/Claim/{id}']['get']['parameters']['header']>['If-None-Match'];
     };
     body: undefined;
@@ -5137,6 +5478,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/ClaimResponse']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/ClaimResponse']['get']['parameters']['header']>['PatientCare-Actor'];
       prefer?: NonNullable<paths['/fhir/R4/ClaimResponse']['get']['parameters']['header']>['Prefer'];
     };
     body: undefined;
@@ -5155,6 +5497,7 @@ export type OperationTypes = {
     params: Record<string, never>;
     query: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['header']>['PatientCare-Actor'];
       'idempotency-key'?: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['header']>['Idempotency-Key'];
       prefer?: NonNullable<paths['/fhir/R4/ClaimResponse/_search']['post']['parameters']['header']>['Prefer'];
     };
@@ -5177,6 +5520,7 @@ export type OperationTypes = {
     params: NonNullable<paths['/fhir/R4/ClaimResponse/{id}']['get']['parameters']['path']>;
     query: NonNullable<paths['/fhir/R4/ClaimResponse/{id}']['get']['parameters']['query']>;
     headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/ClaimResponse/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
       'if-none-match'?: NonNullable<paths['/fhir/R4/ClaimResponse/{id}']['get']['parameters']['header']>['If-None-Match'];
     };
     body: undefined;

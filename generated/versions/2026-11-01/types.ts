@@ -4778,6 +4778,17 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
+         * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+         *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+         *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+         *     medical record number or anything else that identifies a patient. Malformed is
+         *     `400 parameter_invalid`; missing where the key requires it is
+         *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+         *     created for is `400 parameter_invalid`.
+         * @example clinician:4711
+         */
+        PatientCareActor: string;
+        /**
          * @description How many objects to return, 1 to 100.
          * @example 25
          */
@@ -5046,6 +5057,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path?: never;
             cookie?: never;
@@ -5127,6 +5149,17 @@ export interface operations {
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
                  *     same body. The same key with another body is `400 idempotency_key_reused`; while the
@@ -5168,6 +5201,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -5266,6 +5310,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -5352,6 +5407,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -5444,6 +5510,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path?: never;
             cookie?: never;
@@ -5514,6 +5591,17 @@ export interface operations {
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
                  *     same body. The same key with another body is `400 idempotency_key_reused`; while the
@@ -5567,6 +5655,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -5635,6 +5734,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -5718,6 +5828,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path?: never;
             cookie?: never;
@@ -5768,6 +5889,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -5877,6 +6009,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -5950,6 +6093,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path?: never;
             cookie?: never;
@@ -6017,6 +6171,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -6105,6 +6270,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -6170,6 +6346,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -6260,6 +6447,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -6331,6 +6529,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -6449,6 +6658,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path?: never;
             cookie?: never;
@@ -6530,6 +6750,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
             };
             path: {
                 /**
@@ -6578,6 +6809,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -6663,6 +6905,17 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -6996,6 +7249,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
                  * @example handling=strict
                  */
@@ -7117,6 +7381,17 @@ export interface operations {
                 _format?: components["parameters"]["FhirFormat"];
             };
             header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
@@ -7299,6 +7574,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
                  *     same body. The same key with another body is `400 idempotency_key_reused`; while the
@@ -7441,6 +7727,17 @@ export interface operations {
                 _format?: components["parameters"]["FhirFormat"];
             };
             header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
                  * @example W/"3f1c2a9b7d4e6f80"
@@ -7596,6 +7893,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
                  * @example handling=strict
                  */
@@ -7749,6 +8057,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
                  *     same body. The same key with another body is `400 idempotency_key_reused`; while the
@@ -7885,6 +8204,17 @@ export interface operations {
                 _format?: components["parameters"]["FhirFormat"];
             };
             header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
                  * @example W/"3f1c2a9b7d4e6f80"
@@ -8028,6 +8358,17 @@ export interface operations {
                 _format?: components["parameters"]["FhirFormat"];
             };
             header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
                  * @example handling=strict
@@ -8220,6 +8561,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
                  *     same body. The same key with another body is `400 idempotency_key_reused`; while the
@@ -8400,6 +8752,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
                  * @example W/"3f1c2a9b7d4e6f80"
                  */
@@ -8579,6 +8942,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
                  * @example handling=strict
                  */
@@ -8748,6 +9122,17 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
                  * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
                  *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
                  *     same body. The same key with another body is `400 idempotency_key_reused`; while the
@@ -8912,6 +9297,17 @@ export interface operations {
                 _format?: components["parameters"]["FhirFormat"];
             };
             header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
                 /**
                  * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
                  * @example W/"3f1c2a9b7d4e6f80"

@@ -68,7 +68,7 @@ describe('examples in spec/openapi.yaml', () => {
     dig(list, 'responses', '200', 'content', 'application/json', 'example').has_more = 'no';
     dig(spec, 'components', 'examples', 'ClaimPaidEvent', 'value', 'data', 'object').amount_total =
       -1;
-    dig(list, 'parameters', 5).example = 'yes';
+    dig(list, 'parameters', 6).example = 'yes';
     dig(spec, 'components', 'headers', 'RateLimit-Limit').example = 0;
     dig(spec, 'components', 'schemas', 'ClaimEvent', 'example').type = 'patient.created';
     expect(await exampleProblems(spec as Doc, 'spec-copy.yaml')).toEqual(
@@ -76,7 +76,7 @@ describe('examples in spec/openapi.yaml', () => {
         'no-invalid-schema-examples #/components/schemas/Patient/example/phone',
         'no-invalid-media-type-examples #/paths/~1v1~1patients/get/responses/200/content/application~1json/example/has_more',
         'no-invalid-media-type-examples #/components/examples/ClaimPaidEvent/value/data/object/amount_total',
-        'no-invalid-parameter-examples #/paths/~1v1~1patients/get/parameters/5/example',
+        'no-invalid-parameter-examples #/paths/~1v1~1patients/get/parameters/6/example',
         'patient-care/header-examples #/components/headers/RateLimit-Limit/example',
         'no-invalid-schema-examples #/components/schemas/ClaimEvent/example/type',
       ]),

@@ -68,9 +68,9 @@ export const badFixtures: BadFixtureCase[] = [
       'Parameter "given" of GET /v1/patients (listPatients) is marked x-fhir-search-phi, which only a query parameter of a /fhir/R4 operation may be',
     ],
     pointers: [
-      '#/paths/~1v1~1patients/get/parameters/2/name',
       '#/paths/~1v1~1patients/get/parameters/3/name',
-      '#/paths/~1v1~1patients/get/parameters/4/x-fhir-search-phi',
+      '#/paths/~1v1~1patients/get/parameters/4/name',
+      '#/paths/~1v1~1patients/get/parameters/5/x-fhir-search-phi',
       '#/components/parameters/PatientId/name',
     ],
   },
@@ -79,6 +79,16 @@ export const badFixtures: BadFixtureCase[] = [
     ruleId: 'patient-care/post-idempotency-key',
     messageMentions: ['POST /v1/tokens (createToken) does not accept the Idempotency-Key header'],
     pointers: ['#/paths/~1v1~1tokens/post'],
+  },
+  {
+    file: `${dir}/bad-operation-actor-header.yaml`,
+    ruleId: 'patient-care/operation-actor-header',
+    messageMentions: [
+      'POST /v1/tokens (createToken) does not accept the PatientCare-Actor header',
+      'components.parameters.Actor',
+      'never PHI',
+    ],
+    pointers: ['#/paths/~1v1~1tokens/post/parameters', '#/components/parameters/Actor'],
   },
   {
     file: `${dir}/bad-post-idempotency-key-length.yaml`,

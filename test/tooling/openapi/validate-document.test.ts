@@ -97,7 +97,7 @@ describe('validateFile', () => {
     expect(found).toEqual([
       {
         severity: 'error',
-        where: `${FIXTURE}:283:17`,
+        where: `${FIXTURE}:293:17`,
         pointer: '#/components/schemas/PatientCreateParams/required',
         message: '`required` must NOT have fewer than 1 items',
         ruleId: SCHEMA_RULE,
