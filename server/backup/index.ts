@@ -125,7 +125,10 @@ export async function restore(
       );
     }
     await restorePostgres(url, from, tables > 0);
-    if (named === undefined && schemas.length === 1) checkUrl = withSchema(url, schemas[0]!);
+    const [only, ...others] = schemas;
+    if (named === undefined && only !== undefined && others.length === 0) {
+      checkUrl = withSchema(url, only);
+    }
   }
   io.out(`restore: ${from} restored`);
   const db = connect(checkUrl);

@@ -106,7 +106,7 @@ export async function dumpSchemas(file: string): Promise<string[]> {
   const schemas = new Set<string>();
   // Entries read `ID; CATALOG OID TABLE SCHEMA NAME OWNER` (and `TABLE DATA SCHEMA …` for rows).
   for (const match of list.matchAll(/^\d+; \d+ \d+ TABLE (?!DATA )(\S+) \S+/gm))
-    schemas.add(match[1]!);
+    if (match[1] !== undefined) schemas.add(match[1]);
   return [...schemas];
 }
 
