@@ -12,7 +12,7 @@
  * - `build/site/`: the bundled spec (JSON and YAML) and the docs pages' browser files.
  * - `build/stamp.json`: when it was built, for `npm start`'s staleness check.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { prepareDocs, writePreparedDocs } from '../docs/prepare.js';
@@ -54,6 +54,8 @@ export async function buildService(
     }),
     prepareDocs(join(root, 'spec', 'openapi.yaml')),
   ]);
+  // Runnable as `./build/cli.js` too (its first line names node).
+  await chmod(join(outDir, 'cli.js'), 0o755);
   await writePreparedDocs(docs, join(outDir, 'site'));
   await writeFile(
     join(outDir, BUILD_STAMP),
