@@ -30,7 +30,7 @@ export function pgTarget(url: string): PgTarget {
   const options = parsed.searchParams.get('options') ?? '';
   const schema = /search_path\s*=\s*"?([^\s,"]+)/.exec(options)?.[1];
   return {
-    dbname: parsed.toString(),
+    dbname: libpqQuery(parsed).toString(),
     env: password === '' ? {} : { PGPASSWORD: password },
     schema,
   };
@@ -40,7 +40,19 @@ export function pgTarget(url: string): PgTarget {
 export function withSchema(url: string, schema: string): string {
   const parsed = new URL(url);
   parsed.searchParams.set('options', `-c search_path=${schema}`);
-  return parsed.toString();
+  return libpqQuery(parsed).toString();
+}
+
+/**
+ * `url` with its query percent-encoded throughout: URLSearchParams writes a space as `+`,
+ * which node-postgres reads as a space and libpq (the tools) as a plus sign.
+ */
+function libpqQuery(url: URL): URL {
+  const query = [...url.searchParams]
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+    .join('&');
+  url.search = query === '' ? '' : `?${query}`;
+  return url;
 }
 
 /**
