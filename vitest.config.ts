@@ -39,7 +39,7 @@ export const INTEGRATION_TESTS = [
   'test/cli/commands.test.ts',
   // the service under write load while `patient-care backup` runs, then a restore, on both
   // databases (service and command processes, pg_dump/pg_restore)
-  'test/backup/**/*.test.ts',
+  'test/backup/backup-under-load.test.ts',
   // npm start, npm run dev and the built entry started and stopped by a signal to npm's pid,
   // each start a build, a dev loop or a cluster (about a minute)
   'test/cli/signals.test.ts',
