@@ -1,10 +1,11 @@
 /**
  * The production entries, `node build/server/main.js` (and the operator commands'
- * `build/cli.js`), as a production install runs them: on a Node older than 24.18 each prints the one line every npm script prints (scripts/check-node.mjs) and
- * exits 1 — before, better-sqlite3 13 made Node 20 exit 139 with no output — and on the Node
- * running this test it serves, in WORKERS=N processes on PostgreSQL as `npm start` does (before
- * issue 33's fix only `npm start` read WORKERS). The older Node is the machine's own (`node` on PATH without
- * node_modules/.bin, else /usr/bin/node); where there is none older, that case says so.
+ * `build/cli.js`), as a production install runs them: on a Node older than 24.18 each prints
+ * the one line every npm script prints (scripts/check-node.mjs) and exits 1 — before,
+ * better-sqlite3 13 made Node 20 exit 139 with no output — and on the Node running this test
+ * the service serves, in WORKERS=N processes on PostgreSQL as `npm start` does (before issue
+ * 33's fix only `npm start` read WORKERS). The older Node is the machine's own (`node` on PATH
+ * without node_modules/.bin, else /usr/bin/node); where there is none older, that case says so.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
