@@ -37,6 +37,12 @@ export const INTEGRATION_TESTS = [
   // tsx): 50 s of the fast tier's 173 s on 2 cores, for behaviour that changes rarely; the
   // shared parser behind it (`tooling/cli/command.ts`) keeps its unit tests in the fast tier
   'test/cli/commands.test.ts',
+  // the service under write load while `patient-care backup` runs, then a restore, on both
+  // databases (service and command processes, pg_dump/pg_restore)
+  'test/backup/backup-under-load.test.ts',
+  // npm start, npm run dev and the built entry started and stopped by a signal to npm's pid,
+  // each start a build, a dev loop or a cluster (about a minute)
+  'test/cli/signals.test.ts',
   // npm run on the machine's own (older) Node, and .ci/use-node.sh fetching Node 24 from npm
   // into an empty cache, three shells at once
   'test/cli/node-runtime.test.ts',

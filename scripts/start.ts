@@ -5,7 +5,8 @@
  * `MALLOC_ARENA_MAX=2 node --max-semi-space-size=16 build/server/main.js` directly (the flag
  * and the variable, which package.json's `start` sets before node starts: see README).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -66,14 +67,17 @@ if ('error' in workers) {
 const reason = buildDue();
 if (reason !== undefined) {
   process.stdout.write(`start: building (${reason})\n`);
-  const result = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'scripts', 'build.ts')],
-    {
-      cwd: ROOT,
-      stdio: 'inherit',
-    },
-  );
-  if (result.status !== 0) process.exit(result.status ?? 1);
+  const build = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'build.ts')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  // A stop asked for while building stops the build too: no child outlives `npm start`.
+  const forward = (signal: NodeJS.Signals) => build.kill(signal);
+  process.on('SIGTERM', forward);
+  process.on('SIGINT', forward);
+  const [status] = (await once(build, 'exit')) as [number | null];
+  process.off('SIGTERM', forward);
+  process.off('SIGINT', forward);
+  if (status !== 0) process.exit(status ?? 1);
 }
 await import(pathToFileURL(MAIN).href);

@@ -196,7 +196,9 @@ async function main(): Promise<void> {
       `  Try it:   curl -H "Authorization: Bearer ${secret}" ${base}/v1/patients`,
     );
   } else {
-    lines.push('  Keys:     npm run keys -- create (a new test secret key), npm run keys -- list');
+    lines.push(
+      '  Keys:     npm run keys -- create (a new test secret key), npm run keys -- list; in a production install, node build/cli.js keys …',
+    );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }

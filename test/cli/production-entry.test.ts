@@ -1,10 +1,11 @@
 /**
- * The production entry, `node build/server/main.js`, as a production install runs it: on a Node
- * older than 24.18 it prints the one line every npm script prints (scripts/check-node.mjs) and
- * exits 1 — before, better-sqlite3 13 made Node 20 exit 139 with no output — and on the Node
- * running this test it serves, in WORKERS=N processes on PostgreSQL as `npm start` does (before
- * issue 33's fix only `npm start` read WORKERS). The older Node is the machine's own (`node` on PATH without
- * node_modules/.bin, else /usr/bin/node); where there is none older, that case says so.
+ * The production entries, `node build/server/main.js` (and the operator commands'
+ * `build/cli.js`), as a production install runs them: on a Node older than 24.18 each prints
+ * the one line every npm script prints (scripts/check-node.mjs) and exits 1 — before,
+ * better-sqlite3 13 made Node 20 exit 139 with no output — and on the Node running this test
+ * the service serves, in WORKERS=N processes on PostgreSQL as `npm start` does (before issue
+ * 33's fix only `npm start` read WORKERS). The older Node is the machine's own (`node` on PATH
+ * without node_modules/.bin, else /usr/bin/node); where there is none older, that case says so.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -21,6 +22,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 // Inside the repository, so the bundle's external packages resolve from its node_modules.
 const OUT = join(ROOT, 'build', `entry-test-${process.pid}`);
 const MAIN = join(OUT, 'server', 'main.js');
+const CLI = join(OUT, 'cli.js');
 
 const machinePath = (process.env.PATH ?? '')
   .split(':')
@@ -48,31 +50,40 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(OUT, { recursive: true, force: true }));
 
+/** Runs `file` on the machine's older Node: it prints the npm scripts' one line and exits 1. */
+async function refusesOlderNode(file: string, context: { skip(): void }): Promise<void> {
+  const older = await olderNode();
+  if (older === undefined) {
+    console.warn('production-entry: no Node older than 24.18 on this machine; case skipped');
+    context.skip();
+    return;
+  }
+  const result = await run(older.node, [file], {
+    env: { ...process.env, PATH: machinePath, PORT: '0', DATABASE_URL: 'sqlite::memory:' },
+  }).then(
+    () => ({ code: 0, stdout: '', stderr: '' }),
+    (error: { code: number; signal: string | null; stdout: string; stderr: string }) => error,
+  );
+  expect(result.code).toBe(1);
+  expect(result.stdout).toBe('');
+  const lines = result.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  // The same message as the npm scripts' check, word for word.
+  const scripts = await run(older.node, [join(ROOT, 'scripts', 'check-node.mjs')], {
+    env: { ...process.env, PATH: machinePath },
+  }).catch((error: { stderr: string }) => error);
+  expect(lines[0]).toBe(scripts.stderr.trim());
+  expect(lines[0]).toContain(`needs Node.js 24.18 or newer; this is v${older.version}`);
+}
+
+describe('node build/cli.js (the operator commands)', () => {
+  it('on an older Node: the one-line message naming Node 24.18, exit 1', (context) =>
+    refusesOlderNode(CLI, context));
+});
+
 describe('node build/server/main.js', () => {
-  it('on an older Node: the one-line message naming Node 24.18, exit 1', async (context) => {
-    const older = await olderNode();
-    if (older === undefined) {
-      console.warn('production-entry: no Node older than 24.18 on this machine; case skipped');
-      context.skip();
-      return;
-    }
-    const result = await run(older.node, [MAIN], {
-      env: { ...process.env, PATH: machinePath, PORT: '0', DATABASE_URL: 'sqlite::memory:' },
-    }).then(
-      () => ({ code: 0, stdout: '', stderr: '' }),
-      (error: { code: number; signal: string | null; stdout: string; stderr: string }) => error,
-    );
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    const lines = result.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    // The same message as the npm scripts' check, word for word.
-    const scripts = await run(older.node, [join(ROOT, 'scripts', 'check-node.mjs')], {
-      env: { ...process.env, PATH: machinePath },
-    }).catch((error: { stderr: string }) => error);
-    expect(lines[0]).toBe(scripts.stderr.trim());
-    expect(lines[0]).toContain(`needs Node.js 24.18 or newer; this is v${older.version}`);
-  });
+  it('on an older Node: the one-line message naming Node 24.18, exit 1', (context) =>
+    refusesOlderNode(MAIN, context));
 
   it('on this Node: starts and serves', { timeout: 60_000 }, async () => {
     const port = await freePort();

@@ -3,12 +3,13 @@
  * package.json and package-lock.json in an empty folder, `npm ci --omit=dev` there, and
  * `MALLOC_ARENA_MAX=2 node --max-semi-space-size=16 build/server/main.js`, as README says.
  * Every route answers, the docs included: nothing the running service imports may be a
- * devDependency, and nothing a browser page loads may need one.
+ * devDependency, and nothing a browser page loads may need one. The operator commands run
+ * there too, as `node build/cli.js …` and `npx patient-care …`, beside the running service.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../tooling/node/ports.js';
@@ -144,6 +145,83 @@ describe('a production install (npm ci --omit=dev beside build/)', () => {
     const yaml = await fetch(`${base}/openapi.yaml`);
     expect(yaml.status).toBe(200);
     expect(await yaml.text()).toContain('openapi: 3.0');
+  });
+
+  describe('the operator command, node build/cli.js', () => {
+    /** Runs the shipped CLI in the install; never throws: the exit code is part of the answer. */
+    const cli = async (args: string[], command = [process.execPath, 'build/cli.js']) => {
+      const [file = '', ...first] = command;
+      try {
+        const { stdout, stderr } = await run(file, [...first, ...args], {
+          cwd: dir,
+          // The Node running this test first on PATH: `npx` and the bin's `env node` use it.
+          env: {
+            PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+            HOME: process.env.HOME,
+          },
+        });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const e = error as { code?: number; stdout?: string; stderr?: string };
+        return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+      }
+    };
+
+    it('--help lists every command', async () => {
+      const res = await cli(['--help']);
+      expect(res.code, res.stderr).toBe(0);
+      for (const command of ['keys', 'audit', 'doctor', 'migrate', 'worker', 'backup', 'restore'])
+        expect(res.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    });
+
+    it('keys create prints a key the running service accepts', async () => {
+      const res = await cli(['keys', 'create', '--description', 'from build/cli.js']);
+      expect(res.code, res.stderr).toBe(0);
+      const key = /secret: (sk_test_[0-9A-Za-z]+)/.exec(res.stdout)?.[1];
+      expect(key, res.stdout).toBeDefined();
+      const listed = await fetch(`${base}/v1/patients`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(listed.status).toBe(200);
+      const list = await cli(['keys', 'list']);
+      expect(list.code, list.stderr).toBe(0);
+      expect(list.stdout).toContain(key?.slice(-4));
+    });
+
+    it('doctor and migrate exit 0 on the service database', async () => {
+      const doctor = await cli(['doctor']);
+      expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+      expect(doctor.stdout).toContain('doctor: nothing to repair');
+      const migrate = await cli(['migrate', '--check']);
+      expect(migrate.code, migrate.stdout + migrate.stderr).toBe(0);
+      expect(migrate.stdout).toContain('schema up to date');
+    });
+
+    it('backs up the live database and restores the file into a new one', async () => {
+      const backup = await cli(['backup', '--to', 'backup.db']);
+      expect(backup.code, backup.stderr).toBe(0);
+      const restore = await cli(['restore', '--from', 'backup.db', '--to', 'sqlite:restored.db']);
+      expect(restore.code, restore.stdout + restore.stderr).toBe(0);
+      expect(restore.stdout).toMatch(/audit trail append-only, [1-9]\d* entries/);
+      const again = await cli(['restore', '--from', 'backup.db', '--to', 'sqlite:restored.db']);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/already holds a database .*--force/);
+    });
+
+    it('a bad argument or command is one line, non-zero exit, no stack trace', async () => {
+      for (const args of [['keys', '--no-such-flag'], ['doctor', '--limit', 'x'], ['nosuch'], []]) {
+        const res = await cli(args);
+        expect(res.code, args.join(' ')).toBe(2);
+        expect(res.stderr.trim().split('\n'), res.stderr).toHaveLength(1);
+        expect(res.stderr).not.toMatch(/\n\s+at /);
+      }
+    });
+
+    it('is the package bin: npx patient-care runs it', async () => {
+      const res = await cli(['patient-care', '--help'], ['npx', '--no-install']);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toContain('Usage: patient-care <command>');
+    });
   });
 
   it('shuts down cleanly on SIGTERM', async () => {

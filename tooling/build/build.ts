@@ -6,10 +6,13 @@
  *   external: the Node version check of `scripts/check-node.mjs`, then `server/main.ts` as a
  *   lazily loaded chunk (so Node 20 prints the one-line message instead of crashing). Code
  *   splitting keeps the docs plugin a lazily loaded chunk too, as it is in the source.
+ * - `build/cli.js`: `server/cli/entry.mjs` bundled the same way, sharing the chunks of
+ *   `build/server/`: the operator commands (`patient-care keys|audit|doctor|migrate|worker|
+ *   backup|restore`), which a production install runs without tsx or the sources.
  * - `build/site/`: the bundled spec (JSON and YAML) and the docs pages' browser files.
  * - `build/stamp.json`: when it was built, for `npm start`'s staleness check.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { prepareDocs, writePreparedDocs } from '../docs/prepare.js';
@@ -30,22 +33,29 @@ export async function buildService(
   const started = performance.now();
   const serverDir = join(outDir, 'server');
   await rm(serverDir, { recursive: true, force: true });
+  await rm(join(outDir, 'cli.js'), { force: true });
   await mkdir(outDir, { recursive: true });
   const [, docs] = await Promise.all([
     build({
-      entryPoints: [{ in: join(root, 'server', 'entry.mjs'), out: 'main' }],
+      // One build for both entries: the code they share is one set of chunks in server/.
+      entryPoints: [
+        { in: join(root, 'server', 'entry.mjs'), out: 'server/main' },
+        { in: join(root, 'server', 'cli', 'entry.mjs'), out: 'cli' },
+      ],
       bundle: true,
       platform: 'node',
       format: 'esm',
       target: 'node24',
       packages: 'external',
       splitting: true,
-      outdir: serverDir,
-      chunkNames: '[name]-[hash]',
+      outdir: outDir,
+      chunkNames: 'server/[name]-[hash]',
       logLevel: 'warning',
     }),
     prepareDocs(join(root, 'spec', 'openapi.yaml')),
   ]);
+  // Runnable as `./build/cli.js` too (its first line names node).
+  await chmod(join(outDir, 'cli.js'), 0o755);
   await writePreparedDocs(docs, join(outDir, 'site'));
   await writeFile(
     join(outDir, BUILD_STAMP),
