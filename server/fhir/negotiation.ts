@@ -7,8 +7,17 @@
  */
 import { FhirError } from './errors.js';
 
-/** `_format` values that name XML. */
-const XML_FORMATS = new Set(['xml', 'text/xml', 'application/xml', 'application/fhir+xml']);
+/**
+ * `_format` values that name XML (FHIR R4 http.html: `xml`, `text/xml`, `application/xml`,
+ * `application/fhir+xml`; `application/xml+fhir` is the DSTU2 spelling clients still send).
+ */
+const XML_FORMATS = new Set([
+  'xml',
+  'text/xml',
+  'application/xml',
+  'application/fhir+xml',
+  'application/xml+fhir',
+]);
 
 /** Whether one `Accept` media range admits JSON. */
 function admitsJson(range: string): boolean {
@@ -29,15 +38,29 @@ function acceptRefusesJson(accept: string | undefined): boolean {
   return !accept.split(',').some(admitsJson);
 }
 
+/**
+ * The media type a `_format` value names, as compared: parameters (`;charset=utf-8`) and
+ * case dropped, and a space read as `+`. A `+` left unescaped in a query or a form body
+ * decodes to a space (`_format=application/fhir+xml` arrives as `application/fhir xml`), and
+ * no media type holds a space, so that is what the client wrote.
+ */
+function formatType(value: string): string {
+  return (value.split(';')[0] ?? '')
+    .trim()
+    .toLowerCase()
+    .replace(/[ \t]+/g, '+');
+}
+
 /** Whether a `_format` value (or values) names XML. */
 function formatIsXml(format: unknown): boolean {
   const values = Array.isArray(format) ? format : [format];
-  return values.some(
-    (v) => typeof v === 'string' && XML_FORMATS.has((v.split(';')[0] ?? '').trim().toLowerCase()),
-  );
+  return values.some((v) => typeof v === 'string' && XML_FORMATS.has(formatType(v)));
 }
 
-/** Throws `406` when the request asks for a format other than JSON. */
+/**
+ * Throws `406` when the request asks for a format other than JSON: by `_format` in `query`
+ * (the URL's, or a form search's fields merged in), or by `accept`.
+ */
 export function checkAcceptable(query: unknown, accept: string | undefined): void {
   const format =
     query !== null && typeof query === 'object'
