@@ -8,12 +8,15 @@
  * `RateLimit-*` (the spec says so) and use codes added to every version after 2026-11-01 was
  * released (`request_malformed`, `request_timeout`, `headers_too_large`): their envelopes
  * are checked against the 2026-11-01 document the service serves (derived from the modules).
- * A pin moved by another process (another connection) is followed within the cache's second.
+ * A pin moved by another process (another connection) is followed within the cache's second;
+ * a pin that cannot be read leaves refusals in the pin last read and serves nothing.
  * Both databases; PostgreSQL's half is skipped when it is unreachable.
  */
 import type { InjectOptions } from 'fastify';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DbError } from '../../server/db/errors.js';
 import { connect } from '../../server/db/open.js';
+import type { Db } from '../../server/db/types.js';
 import { setAccountApiVersion } from '../../server/keys/account.js';
 import { parseKeysCommand, runKeysCommand } from '../../server/keys/cli.js';
 import { versions } from '../../server/versioning/index.js';
@@ -218,5 +221,57 @@ await describeEachDatabase('answers in the account pin without the header', (dia
     expect(unauthenticated.headers['patientcare-version']).toBe(versions.latest);
     const parser = await rawExchange(port, ['HELLO\r\n\r\n']);
     expect(parser.headers['patientcare-version']).toBe(versions.latest);
+  });
+});
+
+describe('when the pin cannot be read', () => {
+  const ctx = useTestDb('sqlite');
+
+  it('refusals are answered in the pin last read; a request with a key is a 503, not served in a guess', async () => {
+    // The account row's reads fail while `down` is set, as on a lost connection.
+    let down = false;
+    const db = new Proxy(ctx.db, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (property === 'get') {
+          return (sql: string, params?: unknown[]) =>
+            down && sql.includes('FROM account')
+              ? Promise.reject(new DbError('connection', 'connection lost', undefined))
+              : target.get(sql, params);
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as Db;
+    const t = await buildTestApp({ db });
+    try {
+      const key = await makeKey(db);
+      await setAccountApiVersion(db, PIN, Date.now());
+      const bare = (secret?: string) =>
+        t.app.inject({
+          method: 'GET',
+          url: '/v1/patients',
+          ...(secret === undefined ? {} : { headers: { authorization: `Bearer ${secret}` } }),
+        });
+      expect((await bare()).headers['patientcare-version']).toBe(PIN);
+      down = true;
+      // Past the cache's second, so the next request reads the pin again, and fails.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const refused = await bare();
+      expect(refused.statusCode).toBe(401);
+      expect(refused.headers['patientcare-version']).toBe(PIN);
+      released.check('GET', '/v1/patients', {
+        status: refused.statusCode,
+        headers: refused.headers,
+        body: JSON.parse(refused.body),
+        text: refused.body,
+      });
+      const keyed = await bare(key.secret);
+      expect(keyed.statusCode).toBe(503);
+      expect(JSON.parse(keyed.body).error.code).toBe('service_unavailable');
+      down = false;
+      expect((await bare(key.secret)).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
   });
 });
