@@ -4518,7 +4518,7 @@ export interface components {
                  *         {
                  *           "severity": "error",
                  *           "code": "not-supported",
-                 *           "diagnostics": "This server answers in JSON only (application/fhir+json); XML is not supported.",
+                 *           "diagnostics": "This server answers in JSON only (application/fhir+json); XML, Turtle and HTML are not supported.",
                  *           "expression": [
                  *             "_format"
                  *           ]
@@ -4880,7 +4880,7 @@ export interface components {
          */
         PatientCareSignature: string;
         /**
-         * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+         * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
          * @example json
          */
         FhirFormat: "json" | "application/json" | "application/fhir+json";
@@ -6825,7 +6825,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -6980,7 +6980,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7102,7 +7102,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7283,7 +7283,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7426,7 +7426,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7580,7 +7580,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7733,7 +7733,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7870,7 +7870,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8013,7 +8013,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8204,7 +8204,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8384,7 +8384,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8563,7 +8563,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8732,7 +8732,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8897,7 +8897,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];

@@ -1,22 +1,32 @@
 /**
  * Content negotiation on the FHIR face (FHIR R4 http.html "Content Types and encodings"): JSON
  * is the only format served. `application/fhir+json`, `application/json` and `_format=json`
- * (or either media type) answer JSON; a client that asks for XML, by `_format` or by an
- * `Accept` that admits no JSON, gets `406` with an OperationOutcome (in JSON, the one format
+ * (or either media type) answer JSON; a client that asks for XML (or Turtle, or HTML), by
+ * `_format` or by an `Accept` that admits no JSON, gets `406` with an OperationOutcome (in JSON, the one format
  * we write), instead of JSON it did not ask for.
  */
 import { FhirError } from './errors.js';
 
 /**
- * `_format` values that name XML (FHIR R4 http.html: `xml`, `text/xml`, `application/xml`,
- * `application/fhir+xml`; `application/xml+fhir` is the DSTU2 spelling clients still send).
+ * `_format` values naming a format FHIR defines other than JSON, all `406` here (R4
+ * resource-formats.html: a format the server does not support is `406`). XML: `xml`,
+ * `text/xml`, `application/xml`, `application/fhir+xml` (http.html), and DSTU2's
+ * `application/xml+fhir`, which clients still send; RDF Turtle: `ttl`, `text/turtle`,
+ * `application/fhir+turtle`, `application/x-turtle`; HTML for browsers: `html`, `text/html`.
+ * Any other value is not a format at all, and the parameter's enum refuses it with `400`.
  */
-const XML_FORMATS = new Set([
+const REFUSED_FORMATS = new Set([
   'xml',
   'text/xml',
   'application/xml',
   'application/fhir+xml',
   'application/xml+fhir',
+  'ttl',
+  'text/turtle',
+  'application/fhir+turtle',
+  'application/x-turtle',
+  'html',
+  'text/html',
 ]);
 
 /** Whether one `Accept` media range admits JSON. */
@@ -51,10 +61,10 @@ function formatType(value: string): string {
     .replace(/[ \t]+/g, '+');
 }
 
-/** Whether a `_format` value (or values) names XML. */
-function formatIsXml(format: unknown): boolean {
+/** Whether a `_format` value (or values) names a format we do not serve. */
+function formatRefused(format: unknown): boolean {
   const values = Array.isArray(format) ? format : [format];
-  return values.some((v) => typeof v === 'string' && XML_FORMATS.has(formatType(v)));
+  return values.some((v) => typeof v === 'string' && REFUSED_FORMATS.has(formatType(v)));
 }
 
 /**
@@ -66,11 +76,11 @@ export function checkAcceptable(query: unknown, accept: string | undefined): voi
     query !== null && typeof query === 'object'
       ? (query as Record<string, unknown>)._format
       : undefined;
-  if (formatIsXml(format) || acceptRefusesJson(accept)) {
+  if (formatRefused(format) || acceptRefusesJson(accept)) {
     throw new FhirError(
       406,
       'not-supported',
-      'This server answers in JSON only (application/fhir+json); XML is not supported.',
+      'This server answers in JSON only (application/fhir+json); XML, Turtle and HTML are not supported.',
       { expression: format === undefined ? 'Accept' : '_format' },
     );
   }

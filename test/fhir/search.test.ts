@@ -264,7 +264,7 @@ describe('POST [type]/_search', () => {
 
 describe('_format in the query and in a form body', () => {
   // Each as a client writes it: a `+` left unescaped arrives as a space.
-  const XML = [
+  const REFUSED = [
     'xml',
     'XML',
     'text/xml',
@@ -274,9 +274,15 @@ describe('_format in the query and in a form body', () => {
     'application/xml%2Bfhir',
     'application/fhir%2Bxml;charset=utf-8',
     'application/fhir%2Bxml%3B%20fhirVersion%3D4.0',
+    // The other formats FHIR defines and this server does not serve.
+    'ttl',
+    'text/turtle',
+    'application/fhir%2Bturtle',
+    'html',
+    'text/html',
   ];
 
-  it.each(XML)('_format=%s: 406 OperationOutcome by GET and by POST _search', async (format) => {
+  it.each(REFUSED)('_format=%s: 406 OperationOutcome by GET and by POST _search', async (format) => {
     await start();
     const answers = [
       await get(`/fhir/R4/Patient?_format=${format}`),
@@ -296,8 +302,15 @@ describe('_format in the query and in a form body', () => {
     }
   });
 
-  it('every searchable type refuses XML in a form like in its query', async () => {
+  it('every searchable type refuses XML in a form like in its query; metadata too', async () => {
     await start();
+    // R4 resource-formats.html: a CapabilityStatement asked for in a format not served is 406.
+    for (const format of ['xml', 'ttl', 'text/html']) {
+      expect((await get(`/fhir/R4/metadata?_format=${format}`)).status, format).toBe(406);
+    }
+    // Not a format at all: the parameter's enum refuses it.
+    expect((await get('/fhir/R4/Patient?_format=yaml')).status).toBe(400);
+    expect((await postSearch('/fhir/R4/Patient/_search', '_format=yaml')).status).toBe(400);
     for (const type of ['Patient', 'Appointment', 'Claim', 'ClaimResponse']) {
       expect((await get(`/fhir/R4/${type}?_format=xml`)).status, type).toBe(406);
       const posted = await postSearch(`/fhir/R4/${type}/_search`, '_format=xml');

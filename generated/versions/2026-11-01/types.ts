@@ -4527,7 +4527,7 @@ export interface components {
                  *         {
                  *           "severity": "error",
                  *           "code": "not-supported",
-                 *           "diagnostics": "This server answers in JSON only (application/fhir+json); XML is not supported.",
+                 *           "diagnostics": "This server answers in JSON only (application/fhir+json); XML, Turtle and HTML are not supported.",
                  *           "expression": [
                  *             "_format"
                  *           ]
@@ -4889,7 +4889,7 @@ export interface components {
          */
         PatientCareSignature: string;
         /**
-         * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+         * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
          * @example json
          */
         FhirFormat: "json" | "application/json" | "application/fhir+json";
@@ -6834,7 +6834,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -6989,7 +6989,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7111,7 +7111,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7292,7 +7292,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7435,7 +7435,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7589,7 +7589,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7742,7 +7742,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7879,7 +7879,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8022,7 +8022,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8213,7 +8213,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8393,7 +8393,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8572,7 +8572,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8741,7 +8741,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8906,7 +8906,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
