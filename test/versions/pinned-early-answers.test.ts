@@ -16,7 +16,7 @@ import type { InjectOptions } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DbError } from '../../server/db/errors.js';
 import { connect } from '../../server/db/open.js';
-import type { Db } from '../../server/db/types.js';
+import type { Db, SqlParams } from '../../server/db/types.js';
 import { setAccountApiVersion } from '../../server/keys/account.js';
 import { parseKeysCommand, runKeysCommand } from '../../server/keys/cli.js';
 import { versions } from '../../server/versioning/index.js';
@@ -234,7 +234,7 @@ describe('when the pin cannot be read', () => {
       get(target, property) {
         const value = Reflect.get(target, property, target);
         if (property === 'get') {
-          return (sql: string, params?: unknown[]) =>
+          return (sql: string, params?: SqlParams) =>
             down && sql.includes('FROM account')
               ? Promise.reject(new DbError('connection', 'connection lost', undefined))
               : target.get(sql, params);
