@@ -98,9 +98,12 @@ export function clientErrorHandler(
   error: Error & { code?: string; rawPacket?: unknown },
   socket: Socket,
 ) => void {
+  // Sockets whose answer waits on the pin's read: more bytes may make the parser refuse again
+  // meanwhile, and one answer is all a connection gets.
+  const waiting = new WeakSet<Socket>();
   return function answerClientError(error, socket) {
     // A reset connection has no one to answer.
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (error.code === 'ECONNRESET' || socket.destroyed || waiting.has(socket)) return;
     const code = clientErrorCode(error);
     const requestId = newId('req');
     this?.log.info(
@@ -128,7 +131,10 @@ export function clientErrorHandler(
     }
     const version = earlyAnswerVersion(db, header, apiVersions);
     if (typeof version === 'string') answer(version);
-    // Only when the cached pin is over a second old; the read never rejects.
-    else void version.then(answer);
+    else {
+      // Only when the cached pin is over a second old; the read never rejects.
+      waiting.add(socket);
+      void version.then(answer);
+    }
   };
 }
