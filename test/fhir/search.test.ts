@@ -282,25 +282,28 @@ describe('_format in the query and in a form body', () => {
     'text/html',
   ];
 
-  it.each(REFUSED)('_format=%s: 406 OperationOutcome by GET and by POST _search', async (format) => {
-    await start();
-    const answers = [
-      await get(`/fhir/R4/Patient?_format=${format}`),
-      await postSearch('/fhir/R4/Patient/_search', `_format=${format}`),
-      await postSearch(`/fhir/R4/Patient/_search?_format=${format}`, ''),
-      // A form that also holds an invalid value: the format is refused first, as by GET.
-      await postSearch('/fhir/R4/Patient/_search', `gender=sometimes&_format=${format}`),
-      await get(`/fhir/R4/Patient?gender=sometimes&_format=${format}`),
-    ];
-    for (const res of answers) {
-      expect(res.status).toBe(406);
-      expect(res.headers['content-type']).toBe('application/fhir+json; charset=utf-8');
-      expect(res.body).toMatchObject({
-        resourceType: 'OperationOutcome',
-        issue: [{ severity: 'error', code: 'not-supported', expression: ['_format'] }],
-      });
-    }
-  });
+  it.each(REFUSED)(
+    '_format=%s: 406 OperationOutcome by GET and by POST _search',
+    async (format) => {
+      await start();
+      const answers = [
+        await get(`/fhir/R4/Patient?_format=${format}`),
+        await postSearch('/fhir/R4/Patient/_search', `_format=${format}`),
+        await postSearch(`/fhir/R4/Patient/_search?_format=${format}`, ''),
+        // A form that also holds an invalid value: the format is refused first, as by GET.
+        await postSearch('/fhir/R4/Patient/_search', `gender=sometimes&_format=${format}`),
+        await get(`/fhir/R4/Patient?gender=sometimes&_format=${format}`),
+      ];
+      for (const res of answers) {
+        expect(res.status).toBe(406);
+        expect(res.headers['content-type']).toBe('application/fhir+json; charset=utf-8');
+        expect(res.body).toMatchObject({
+          resourceType: 'OperationOutcome',
+          issue: [{ severity: 'error', code: 'not-supported', expression: ['_format'] }],
+        });
+      }
+    },
+  );
 
   it('every searchable type refuses XML in a form like in its query; metadata too', async () => {
     await start();
