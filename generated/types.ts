@@ -4518,7 +4518,7 @@ export interface components {
                  *         {
                  *           "severity": "error",
                  *           "code": "not-supported",
-                 *           "diagnostics": "This server answers in JSON only (application/fhir+json); XML is not supported.",
+                 *           "diagnostics": "This server answers in JSON only (application/fhir+json); XML, Turtle and HTML are not supported.",
                  *           "expression": [
                  *             "_format"
                  *           ]
@@ -4891,7 +4891,7 @@ export interface components {
          */
         PatientCareSignature: string;
         /**
-         * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+         * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
          * @example json
          */
         FhirFormat: "json" | "application/json" | "application/fhir+json";
@@ -7078,7 +7078,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7233,7 +7233,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7366,7 +7366,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7558,7 +7558,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7712,7 +7712,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7877,7 +7877,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8041,7 +8041,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8189,7 +8189,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8343,7 +8343,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8545,7 +8545,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8736,7 +8736,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8926,7 +8926,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -9106,7 +9106,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -9282,7 +9282,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];

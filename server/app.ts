@@ -177,7 +177,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // by sending slowly (docs/design.md#timeouts).
     ...serverTimeoutOptions(config),
     // What the HTTP parser refuses (and timeouts) is answered in the envelope too.
-    clientErrorHandler: clientErrorHandler(config.apiVersions),
+    clientErrorHandler: clientErrorHandler(config.apiVersions, db),
   });
 
   // JSON is the only media type: drop the text/plain parser, and read an empty JSON body as no

@@ -175,7 +175,9 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 
   const address = { host: config.host, port: config.port };
-  const port = host ? await host.listen(address, config) : await listenPort(app, address);
+  const port = host
+    ? await host.listen(address, { ...config, db })
+    : await listenPort(app, address);
   const base = listenUrl(config, port);
   // doc_url links are for clients, who reach the service at PUBLIC_URL when it is set.
   setErrorDocBase(config.publicUrl ?? base);

@@ -5,6 +5,7 @@
  * leaves it out, as it shows the search that was run. `Prefer: handling=strict` keeps every
  * parameter, so validation refuses the unknown ones with `400` as before.
  */
+import { preferenceValue } from '../http/prefer.js';
 
 /** Whether an operation is a type search (`GET [type]`, `POST [type]/_search`): the ones
  * lenient handling applies to; reads, create and metadata keep refusing unknown parameters.
@@ -16,13 +17,14 @@ export function isTypeSearch(method: string, url: string): boolean {
   );
 }
 
-/** Whether `Prefer` asks for strict handling (`Prefer: return=minimal, handling=strict`). */
+/**
+ * Whether `Prefer` asks for strict handling: the `handling` preference (RFC 7240, read by
+ * `server/http/prefer.ts`: `handling=strict`, `Handling = "strict"`, `return=minimal,
+ * handling=strict`) with the value `strict`. A `handling` parameter of another preference
+ * (`return=minimal; handling=strict`) is that preference's, so lenient.
+ */
 export function prefersStrict(prefer: string | string[] | undefined): boolean {
-  if (prefer === undefined) return false;
-  const text = Array.isArray(prefer) ? prefer.join(',') : prefer;
-  return text
-    .split(/[,;]/)
-    .some((part) => part.trim().toLowerCase().replace(/\s+/g, '') === 'handling=strict');
+  return preferenceValue(prefer, 'handling') === 'strict';
 }
 
 /** Whether a `_summary` value (or values) asks for the count only, the one we serve. */

@@ -6,9 +6,9 @@
  * `application/json`), replies sent as `application/fhir+json`, every error (hooks,
  * validation, handlers, unknown `/fhir/R4` URLs) an `OperationOutcome`, never the `/v1`
  * envelope. Before each handler the scope refuses formats other than JSON (`negotiation.ts`),
- * reads a form-encoded `POST [type]/_search` body into the query, sets aside the search
- * parameters lenient handling ignores (`lenient-search.ts`) and works out the absolute base
- * the reply's links are built on (`base-url.ts`).
+ * reads a form-encoded `POST [type]/_search` body into the query (its `_format` judged like
+ * the URL's), sets aside the search parameters lenient handling ignores (`lenient-search.ts`)
+ * and works out the absolute base the reply's links are built on (`base-url.ts`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDefinition } from '../../contract/route-types.js';
@@ -149,7 +149,13 @@ function preparing(options: FhirPluginOptions) {
     const names = searchParameters(route, `${FHIR_BASE}${route.url}`);
     const form = route.url.endsWith('/_search');
     return (request: FastifyRequest): void => {
-      let query = form ? mergeFormBody(request) : (request.query as Record<string, unknown>);
+      let query = request.query as Record<string, unknown>;
+      if (form) {
+        query = mergeFormBody(request);
+        // The URL's `_format` was judged in `onRequest`, before the body was read; a form's
+        // is judged the same way here, before validation, so XML is 406 however asked.
+        checkAcceptable(query, undefined);
+      }
       let ignored: string[] = [];
       if (names !== undefined && !prefersStrict(request.headers.prefer)) {
         ({ query, ignored } = lenientQuery(query, names));

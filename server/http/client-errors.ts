@@ -8,11 +8,12 @@
 
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Db } from '../db/types.js';
 import { ApiError, type ErrorCode, errorEnvelope } from '../errors.js';
 import { fhirRefusal, isFhirTarget } from '../fhir/refusal.js';
 import { newId } from '../ids.js';
 import { renderIn } from '../versioning/index.js';
-import { namedVersion } from './version.js';
+import { earlyAnswerVersion, namedVersion } from './version.js';
 
 /** Which registry code a parser error becomes; everything not listed is malformed framing. */
 function clientErrorCode(error: { code?: unknown }): ErrorCode {
@@ -90,14 +91,19 @@ function headersRead(socket: Socket): Record<string, string | string[] | undefin
  */
 export function clientErrorHandler(
   apiVersions: readonly string[],
+  /** The database whose account pin versions answers without the header; none: the latest. */
+  db?: Db,
 ): (
   this: { log: ClientErrorLog } | undefined,
   error: Error & { code?: string; rawPacket?: unknown },
   socket: Socket,
 ) => void {
+  // Sockets whose answer waits on the pin's read: more bytes may make the parser refuse again
+  // meanwhile, and one answer is all a connection gets.
+  const waiting = new WeakSet<Socket>();
   return function answerClientError(error, socket) {
     // A reset connection has no one to answer.
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (error.code === 'ECONNRESET' || socket.destroyed || waiting.has(socket)) return;
     const code = clientErrorCode(error);
     const requestId = newId('req');
     this?.log.info(
@@ -108,12 +114,27 @@ export function clientErrorHandler(
       socket.destroy();
       return;
     }
-    // The version the request named, when its headers were read; else the latest.
-    const named = namedVersion(headersRead(socket)?.['patientcare-version'], apiVersions);
     const target = requestTarget(error, socket);
-    socket.write(clientErrorResponse(code, requestId, named ?? apiVersions[0] ?? '', target));
-    // Closes once the answer is flushed: the server's sockets are half-open by default, so a
-    // bare end() would leave the client holding the connection.
-    socket.destroySoon();
+    const answer = (version: string): void => {
+      if (!socket.writable || socket.destroyed) return;
+      socket.write(clientErrorResponse(code, requestId, version, target));
+      // Closes once the answer is flushed: the server's sockets are half-open by default, so
+      // a bare end() would leave the client holding the connection.
+      socket.destroySoon();
+    };
+    // The version the request named, when its headers were read; else the account's pin
+    // (the same cached read as every request's), else the latest.
+    const header = headersRead(socket)?.['patientcare-version'];
+    if (db === undefined) {
+      answer(namedVersion(header, apiVersions) ?? apiVersions[0] ?? '');
+      return;
+    }
+    const version = earlyAnswerVersion(db, header, apiVersions);
+    if (typeof version === 'string') answer(version);
+    else {
+      // Only when the cached pin is over a second old; the read never rejects.
+      waiting.add(socket);
+      void version.then(answer);
+    }
   };
 }

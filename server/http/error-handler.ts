@@ -11,7 +11,7 @@ import { ApiError, errorEnvelope, isApiError, outageError } from '../errors.js';
 import { renderIn } from '../versioning/index.js';
 import { anonymousBucket, hasRateLimitHeaders, takeRequestToken } from './rate-limit.js';
 import type { HttpStore } from './store.js';
-import { namedVersion } from './version.js';
+import { earlyAnswerVersion } from './version.js';
 
 /** Fastify's own error codes mapped to ours; each is the client's fault, never a 500. */
 const FASTIFY_CODES: Readonly<Record<string, ConstructorParameters<typeof ApiError>[0]>> = {
@@ -96,8 +96,13 @@ export async function prepareErrorReply(
   reply.header('Request-Id', request.id);
   reply.header('Cache-Control', 'no-store');
   reply.header('X-Content-Type-Options', 'nosniff');
-  if (!reply.hasHeader('patientcare-version'))
-    reply.header('PatientCare-Version', answerVersion(deps, request) ?? deps.apiVersions[0] ?? '');
+  if (!reply.hasHeader('patientcare-version')) {
+    // Router errors arrive before any hook set it (see `earlyAnswerVersion`).
+    const version =
+      request.apiVersion ??
+      earlyAnswerVersion(deps.db, request.headers['patientcare-version'], deps.apiVersions);
+    reply.header('PatientCare-Version', typeof version === 'string' ? version : await version);
+  }
   return answer;
 }
 
@@ -113,17 +118,16 @@ export async function sendError(
   return reply
     .code(api.statusCode)
     .header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify(renderIn(answerVersion(deps, request), errorEnvelope(api, request.id))));
+    .send(JSON.stringify(renderIn(answeredIn(reply), errorEnvelope(api, request.id))));
 }
 
 /**
- * The version an error answers in: the one the request is served in, else (router errors
- * arrive before any hook) the supported version its header names; null means the latest.
+ * The version an error's body is rendered in: the one its `PatientCare-Version` header says
+ * (`prepareErrorReply` sets it when no hook did), so the body and the header never disagree.
  */
-function answerVersion(deps: ErrorDeps, request: FastifyRequest): string | null {
-  return (
-    request.apiVersion ?? namedVersion(request.headers['patientcare-version'], deps.apiVersions)
-  );
+function answeredIn(reply: FastifyReply): string | null {
+  const version = reply.getHeader('patientcare-version');
+  return typeof version === 'string' ? version : null;
 }
 
 /** A URL prefix whose errors are answered in another form (the FHIR face's OperationOutcome). */

@@ -9,7 +9,7 @@ import type { RouteDefinition } from '../../contract/route-types.js';
 import type { RateLimitConfig } from '../config.js';
 import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
-import { cachedAccountApiVersion } from '../keys/account.js';
+import { cachedAccountApiVersion, lastReadAccountApiVersion } from '../keys/account.js';
 import { keyCacheNow } from '../keys/cache.js';
 import { ipAllowed } from '../keys/index.js';
 import { actorIfValid, requestActor } from './actor.js';
@@ -97,13 +97,36 @@ export function authenticationHook(deps: HookDeps) {
     reply: FastifyReply,
   ): Promise<FastifyReply | undefined> => {
     reply.header('Request-Id', request.id);
-    // A supported version named by the header is the version of every answer, the refusals
-    // below (401, 403, 429, a preflight, 404) included; `routeGuard` settles the rest.
+    // The version of every answer, the refusals below (401, 403, 429, a preflight, 404)
+    // included, is the supported version the header names, else the account's pin, else the
+    // latest; `routeGuard` settles it for a request that reaches its route. The pin is the
+    // database's, so it is known before the key (cached for a second, one read in flight).
     const named = namedVersion(request.headers['patientcare-version'], deps.apiVersions);
     request.apiVersion = named;
-    reply.header('PatientCare-Version', named ?? deps.apiVersions[0] ?? '');
     const config = routeConfig(request);
-    if (config.public === true && PROBES.has(config.operationId ?? '')) {
+    const probe = config.public === true && PROBES.has(config.operationId ?? '');
+    // A failed read of the pin: refusals are still answered (in the last pin read), but no
+    // request is served in a version that may not be its own (rethrown once the key is known).
+    let pinFailure: unknown;
+    if (named === null) {
+      // Health probes never wait on the database: the pin last read, if any.
+      const pin = probe
+        ? lastReadAccountApiVersion(deps.db)
+        : cachedAccountApiVersion(deps.db, keyCacheNow());
+      if (pin instanceof Promise) {
+        try {
+          request.pinnedVersion = await pin;
+        } catch (error) {
+          pinFailure = error;
+          request.pinnedVersion = lastReadAccountApiVersion(deps.db);
+        }
+      } else request.pinnedVersion = pin;
+    }
+    reply.header(
+      'PatientCare-Version',
+      named ?? negotiateVersion(undefined, deps.apiVersions, request.pinnedVersion),
+    );
+    if (probe) {
       const rps = deps.rateLimits.anonymousRps;
       answerFromBucket(reply, probeBuckets.take(anonymousBucket(request.ip), rps, deps.clock()));
       return;
@@ -128,12 +151,8 @@ export function authenticationHook(deps: HookDeps) {
     reply.header('X-Content-Type-Options', 'nosniff');
     if (answerPreflight(request, reply)) return reply.send();
     const key = await identifyKey(deps.db, deps.store, request.headers.authorization, deps.clock());
-    // The account's pinned version serves requests without a usable version header (cached
-    // for a second); a request that names a supported version never needs it.
-    if (named === null) {
-      const pinned = cachedAccountApiVersion(deps.db, keyCacheNow());
-      request.pinnedVersion = pinned instanceof Promise ? await pinned : pinned;
-    }
+    // Served in a version only when its pin was read: else a 503, as the database is out.
+    if (pinFailure !== undefined) throw pinFailure;
     if (
       (key.kind === 'secret' || key.kind === 'restricted') &&
       !ipAllowed(key.allowedIps, request.ip)

@@ -7,6 +7,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpConfig } from '../config.js';
+import type { Db } from '../db/types.js';
 import { clientErrorHandler } from './client-errors.js';
 import { serverTimeoutOptions } from './timeouts.js';
 
@@ -14,7 +15,10 @@ import { serverTimeoutOptions } from './timeouts.js';
 export type NodeServerSettings = Pick<
   HttpConfig,
   'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'apiVersions'
->;
+> & {
+  /** The service's database: parser refusals are answered in its account's pin. */
+  db?: Db;
+};
 
 /**
  * Creates the server; `logger` names the app whose logger records refusals (the one serving
@@ -27,7 +31,7 @@ export function createNodeServer(
 ): Server {
   const { requestTimeout, keepAliveTimeout, http } = serverTimeoutOptions(settings);
   const server = createServer({ ...http, requestTimeout, keepAliveTimeout }, listener);
-  const answer = clientErrorHandler(settings.apiVersions);
+  const answer = clientErrorHandler(settings.apiVersions, settings.db);
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) =>
     answer.call(logger(), error, socket),
   );

@@ -3,7 +3,10 @@
  * version the key's account is pinned to, else the latest; echoed on every response. An
  * unknown or future date is a 400 naming the header and listing the supported versions.
  */
+import type { Db } from '../db/types.js';
 import { ApiError } from '../errors.js';
+import { cachedAccountApiVersion, lastReadAccountApiVersion } from '../keys/account.js';
+import { keyCacheNow } from '../keys/cache.js';
 
 /** The header's first value, trimmed; '' when absent. */
 function headerText(header: string | string[] | undefined): string {
@@ -43,4 +46,28 @@ export function negotiateVersion(
     param: 'PatientCare-Version',
     message: `Unknown PatientCare-Version; supported versions: ${known.join(', ')}.`,
   });
+}
+
+/**
+ * The version of an answer given before a route chose one (a refusal by the router, the error
+ * handler or Node's parser): the supported version the header names, else the account's pin,
+ * else the latest. The pin is one row per database (one account), so it is known without a
+ * key: from this process's cache (read at most a second ago, shared with the authentication
+ * hook), else from the one read under way. Never rejects: when the read fails it is the last
+ * pin read (else the latest), since a refusal must not become a 503 over which version to
+ * render it in.
+ */
+export function earlyAnswerVersion(
+  db: Db,
+  header: string | string[] | undefined,
+  known: readonly string[],
+): string | Promise<string> {
+  const named = namedVersion(header, known);
+  if (named !== null) return named;
+  const pin = cachedAccountApiVersion(db, keyCacheNow());
+  if (!(pin instanceof Promise)) return negotiateVersion(undefined, known, pin);
+  return pin.then(
+    (version) => negotiateVersion(undefined, known, version),
+    () => negotiateVersion(undefined, known, lastReadAccountApiVersion(db)),
+  );
 }

@@ -69,6 +69,15 @@ export function cachedAccountApiVersion(
   return read;
 }
 
+/**
+ * The pin this process read last, however long ago, without reading; null when it has read
+ * none since it started or since its own last write. For answers that must not wait on or
+ * fail with the database: a health probe's, and an early refusal's when the read failed.
+ */
+export function lastReadAccountApiVersion(db: Db): string | null {
+  return cached.get(db)?.version ?? null;
+}
+
 /** Moves the pin; keys read from now on (and within a second, cached ones) use it. */
 export async function setAccountApiVersion(db: Db, version: string, nowMs: number): Promise<void> {
   await db.run(

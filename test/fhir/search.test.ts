@@ -153,6 +153,29 @@ describe('lenient and strict handling', () => {
     expect((await get(`/fhir/R4/Patient?${param}`, STRICT)).status).toBe(400);
   });
 
+  it.each([
+    ['handling=strict', true],
+    ['handling="strict"', true],
+    ['Handling = "strict"', true],
+    ['return=minimal, handling=strict', true],
+    ['respond-async,  wait=10 ,handling="strict";x=1', true],
+    ['handling=strict, handling=lenient', true],
+    ['handling=lenient, handling=strict', false],
+    ['handling="lenient"', false],
+    // A parameter of another preference is not a preference (RFC 7240 §2).
+    ['return=minimal; handling=strict', false],
+    // Values compare case-sensitively; an unknown value leaves the default.
+    ['handling=STRICT', false],
+    ['handling="strict', false],
+  ])('Prefer: %s → strict %s, by GET and by POST _search', async (prefer, strict) => {
+    await start();
+    const headers = { prefer };
+    const status = strict ? 400 : 200;
+    expect((await get('/fhir/R4/Patient?_elements=name', headers)).status).toBe(status);
+    const posted = await postSearch('/fhir/R4/Patient/_search', '_elements=name', headers);
+    expect(posted.status).toBe(status);
+  });
+
   it('an invalid value of a supported parameter stays a 400', async () => {
     await start();
     const res = await get('/fhir/R4/Patient?gender=sometimes');
@@ -237,6 +260,83 @@ describe('POST [type]/_search', () => {
     });
     expect(allowed.status).toBe(200);
   });
+});
+
+describe('_format in the query and in a form body', () => {
+  // Each as a client writes it: a `+` left unescaped arrives as a space.
+  const REFUSED = [
+    'xml',
+    'XML',
+    'text/xml',
+    'application/xml',
+    'application/fhir%2Bxml',
+    'application/fhir+xml',
+    'application/xml%2Bfhir',
+    'application/fhir%2Bxml;charset=utf-8',
+    'application/fhir%2Bxml%3B%20fhirVersion%3D4.0',
+    // The other formats FHIR defines and this server does not serve.
+    'ttl',
+    'text/turtle',
+    'application/fhir%2Bturtle',
+    'html',
+    'text/html',
+  ];
+
+  it.each(REFUSED)(
+    '_format=%s: 406 OperationOutcome by GET and by POST _search',
+    async (format) => {
+      await start();
+      const answers = [
+        await get(`/fhir/R4/Patient?_format=${format}`),
+        await postSearch('/fhir/R4/Patient/_search', `_format=${format}`),
+        await postSearch(`/fhir/R4/Patient/_search?_format=${format}`, ''),
+        // A form that also holds an invalid value: the format is refused first, as by GET.
+        await postSearch('/fhir/R4/Patient/_search', `gender=sometimes&_format=${format}`),
+        await get(`/fhir/R4/Patient?gender=sometimes&_format=${format}`),
+      ];
+      for (const res of answers) {
+        expect(res.status).toBe(406);
+        expect(res.headers['content-type']).toBe('application/fhir+json; charset=utf-8');
+        expect(res.body).toMatchObject({
+          resourceType: 'OperationOutcome',
+          issue: [{ severity: 'error', code: 'not-supported', expression: ['_format'] }],
+        });
+      }
+    },
+  );
+
+  it('every searchable type refuses XML in a form like in its query; metadata too', async () => {
+    await start();
+    // R4 resource-formats.html: a CapabilityStatement asked for in a format not served is 406.
+    for (const format of ['xml', 'ttl', 'text/html']) {
+      expect((await get(`/fhir/R4/metadata?_format=${format}`)).status, format).toBe(406);
+    }
+    // Not a format at all: the parameter's enum refuses it.
+    expect((await get('/fhir/R4/Patient?_format=yaml')).status).toBe(400);
+    expect((await postSearch('/fhir/R4/Patient/_search', '_format=yaml')).status).toBe(400);
+    for (const type of ['Patient', 'Appointment', 'Claim', 'ClaimResponse']) {
+      expect((await get(`/fhir/R4/${type}?_format=xml`)).status, type).toBe(406);
+      const posted = await postSearch(`/fhir/R4/${type}/_search`, '_format=xml');
+      expect(posted.status, type).toBe(406);
+    }
+  });
+
+  it.each(['json', 'application/json', 'application/fhir%2Bjson'])(
+    '_format=%s: the same Bundle by GET and by POST _search',
+    async (format) => {
+      await start();
+      await patients(1, 'Formatted');
+      const viaGet = await get(`/fhir/R4/Patient?family=formatted&_format=${format}`);
+      expect(viaGet.status).toBe(200);
+      const viaPost = await postSearch(
+        '/fhir/R4/Patient/_search',
+        `family=formatted&_format=${format}`,
+      );
+      expect(viaPost.status).toBe(200);
+      expect(viaPost.body.total).toBe(1);
+      expect(viaPost.body.entry).toEqual(viaGet.body.entry);
+    },
+  );
 });
 
 describe('absolute URLs', () => {

@@ -84,6 +84,19 @@ export class ResponseChecker {
     return validate;
   }
 
+  /**
+   * Throws unless `body` is this table's error envelope: for answers `check` cannot place (a
+   * refused CORS preflight has no operation; Node's parser refusals carry no `RateLimit-*`).
+   */
+  checkErrorBody(body: unknown): void {
+    const validate = this.#validator(this.#errorSchema);
+    if (!validate(body)) {
+      throw new Error(
+        `Error body does not match the spec: ${this.#ajv.errorsText(validate.errors, { separator: '; ' })}`,
+      );
+    }
+  }
+
   /** Throws unless the response is one the spec describes. */
   check(method: string, url: string, response: CheckedAnswer): void {
     const route = this.match(method, url);

@@ -41,7 +41,8 @@ export interface ReplayOptions {
   document?: Record<string, unknown>;
 }
 
-function tableOf(document: Record<string, unknown>) {
+/** The route table of an OpenAPI document (a released file, a derived version), built in memory. */
+export function routeTableOf(document: Record<string, unknown>) {
   assertOpenApi30(document);
   const { routes, components } = buildRouteTable(document, listOperations(document));
   return { routes, componentSchemas: components.map((component) => component.schema) };
@@ -102,7 +103,7 @@ export async function runReplayCheck(opts: ReplayOptions): Promise<StepOutcome> 
   if (older.length === 0) return { status: 'pass', summary: 'no older version', details: [] };
   const released = new Set(releasedVersions(opts.root));
   const derived = new Map(older.map((v) => [v, deriveDocument(head, registry, v)]));
-  const latestTable = tableOf(head);
+  const latestTable = routeTableOf(head);
   const db = await openDb('sqlite::memory:');
   const app = await buildApp({
     db,
@@ -112,7 +113,7 @@ export async function runReplayCheck(opts: ReplayOptions): Promise<StepOutcome> 
     versionTables: async (version) => {
       const document = derived.get(version);
       if (document === undefined) throw new Error(`no derived document for ${version}`);
-      return tableOf(document);
+      return routeTableOf(document);
     },
     config: { rateLimits: { liveRps: 1_000_000, testRps: 1_000_000, anonymousRps: 1_000_000 } },
   });

@@ -4527,7 +4527,7 @@ export interface components {
                  *         {
                  *           "severity": "error",
                  *           "code": "not-supported",
-                 *           "diagnostics": "This server answers in JSON only (application/fhir+json); XML is not supported.",
+                 *           "diagnostics": "This server answers in JSON only (application/fhir+json); XML, Turtle and HTML are not supported.",
                  *           "expression": [
                  *             "_format"
                  *           ]
@@ -4900,7 +4900,7 @@ export interface components {
          */
         PatientCareSignature: string;
         /**
-         * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+         * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
          * @example json
          */
         FhirFormat: "json" | "application/json" | "application/fhir+json";
@@ -7087,7 +7087,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7242,7 +7242,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7375,7 +7375,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7567,7 +7567,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7721,7 +7721,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -7886,7 +7886,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8050,7 +8050,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8198,7 +8198,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8352,7 +8352,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8554,7 +8554,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8745,7 +8745,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -8935,7 +8935,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -9115,7 +9115,7 @@ export interface operations {
                  */
                 _summary?: components["parameters"]["FhirSummary"];
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
@@ -9291,7 +9291,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …) answers `406`, as does an `Accept` header that admits no JSON.
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
                  * @example json
                  */
                 _format?: components["parameters"]["FhirFormat"];
