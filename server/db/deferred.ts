@@ -1,4 +1,4 @@
-import { PostgresTx } from './postgres.js';
+import { PostgresTx } from './pg-transaction.js';
 import type { Db, ExpectedChanges, SqlParams } from './types.js';
 
 /**

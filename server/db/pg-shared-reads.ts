@@ -17,7 +17,7 @@ const EFFECTS =
 
 /**
  * Distinct reads of one SQL text sent as one statement (and claims, and one-statement
- * transactions: `TurnCommits` in postgres.ts): at most this many in one, so a busy turn's
+ * transactions: `TurnCommits` in pg-turn-commits.ts): at most this many in one, so a busy turn's
  * statements still spread over several PostgreSQL backends (bench:server (b′): 25–26% of the
  * bare route with 8, 23–25% with 32; one run each, inside the spread).
  */
