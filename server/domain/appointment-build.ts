@@ -7,18 +7,13 @@ import { initialStatus } from './appointment-status.js';
 import type { WithStoredTimes } from './appointment-times.js';
 import type { Appointment } from './appointment-update.js';
 import { checkMetadata } from './serialize.js';
+import type { NewObjectInfo } from '../resources/resource.js';
 
 /** The body of `createAppointment` (schema `AppointmentCreateParams`), times in seconds. */
 export type AppointmentCreateParams = WithStoredTimes<
   Writable<components['schemas']['AppointmentCreateParams']>
 >;
 
-/** What the server adds: identity, mode and clock. */
-export interface NewObjectInfo {
-  id: string;
-  livemode: boolean;
-  nowSeconds: number;
-}
 
 /**
  * Builds the appointment, or throws the spec's 400 for its times (`start`/`end` in pairs,
@@ -41,6 +36,7 @@ export function buildAppointment(
     updated: info.nowSeconds,
     patient: params.patient,
     practitioner: params.practitioner,
+    practitioner_id: params.practitioner_id ?? null,
     status,
     start: params.start ?? null,
     end: params.end ?? null,

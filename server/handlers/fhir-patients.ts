@@ -4,6 +4,7 @@
  * search are every type's (server/handlers/fhir-resources.ts).
  */
 import { emitEvent } from '../domain/events.js';
+import { auditIdsOf } from '../domain/records.js';
 import { buildPatient, checkPatientFields, type PatientCreateParams } from '../domain/patients.js';
 import { isApiError } from '../errors.js';
 import { versionHeaders } from '../fhir/conditional-read.js';
@@ -11,10 +12,9 @@ import { checkPatientCreateFields } from '../fhir/create-params.js';
 import { FhirError } from '../fhir/errors.js';
 import { fromFhir, toFhir } from '../fhir/faces.js';
 import { requestInfo } from '../fhir/request-info.js';
-import { ConflictError } from '../repos/errors.js';
-import { insertRecord } from '../repos/records.js';
+import { insertRecord, newDocInfo } from '../repos/records.js';
 import { PATIENT } from '../resources/patient.js';
-import { auditIdsOf, newDocInfo } from '../resources/resource.js';
+import { ConflictError } from '../sql/errors.js';
 import type { AppHandler } from './types.js';
 
 /** `/v1`'s 400s for patient fields are a FHIR 422: the resource was read, a rule refused it. */

@@ -11,14 +11,15 @@ import { searchsetText } from '../fhir/bundle.js';
 import { conditionalRead } from '../fhir/conditional-read.js';
 import { pageParams } from '../fhir/cursor.js';
 import { resourceNotFound } from '../fhir/errors.js';
-import { FHIR_TYPES, type FhirTypes, toFhir } from '../fhir/faces.js';
+import { FHIR_TYPES, type FaceCriteria, type FhirType, type FhirTypes, toFhir } from '../fhir/faces.js';
 import { type FhirResourceType, fromFhirId } from '../fhir/ids.js';
 import { countOnly } from '../fhir/lenient-search.js';
 import { RenderCache } from '../fhir/render-cache.js';
 import type { CountedPage } from '../repos/pagination.js';
 import { getRecord, JSON_TEXT, type RecordQuery, searchRecords } from '../repos/records.js';
 import type { StoredJson } from '../repos/rows.js';
-import { auditIdsOf, auditIdsOfText, type SearchParameter } from '../resources/resource.js';
+import { auditIdsOf, auditIdsOfText } from '../domain/records.js';
+import type { SearchParameter } from '../resources/resource.js';
 import type { HandlerContext } from './types.js';
 
 type SearchQuery = Readonly<Record<string, unknown>> & { _count?: number; _cursor?: string };
@@ -28,7 +29,13 @@ const NOTHING: CountedPage<StoredJson> = { data: [], hasMore: false, total: 0 };
 /** Each type's search parameters as `[name, parameter]` pairs, listed once, not per search. */
 const SEARCH_PARAMETERS = Object.fromEntries(
   Object.entries(FHIR_TYPES).map(([type, { face }]) => [type, Object.entries(face.search)]),
-) as Record<FhirResourceType, [string, SearchParameter<string>][]>;
+) as Record<FhirResourceType, [string, SearchParameter<FaceCriteria>][]>;
+
+/** A parameter's value for its parser: the list of values when it repeats, else the text. */
+function parsed(parameter: SearchParameter<FaceCriteria>, value: unknown): unknown {
+  if (parameter.repeated) return parameter.parse(Array.isArray(value) ? value : [String(value)]);
+  return parameter.parse(String(value));
+}
 
 /**
  * The stored query of a FHIR search: the page, the face's fixed criteria and each parameter's
@@ -38,13 +45,13 @@ function recordQuery(
   type: FhirResourceType,
   query: SearchQuery,
   livemode: boolean,
-): RecordQuery<string> | null {
+): RecordQuery<FaceCriteria> | null {
   const { face } = FHIR_TYPES[type];
-  const out: RecordQuery<string> = { livemode, ...pageParams(type, query), ...face.always };
+  const out: RecordQuery<FaceCriteria> = { livemode, ...pageParams(type, query), ...face.always };
   for (const [name, parameter] of SEARCH_PARAMETERS[type]) {
     const text = query[name];
     if (text === undefined) continue;
-    const value = parameter.parse(text);
+    const value = parsed(parameter, text);
     if (value === null) return null;
     out[parameter.criterion] = value;
   }
@@ -53,7 +60,7 @@ function recordQuery(
 
 /** `GET [type]`: a searchset Bundle of the matches (rendered entries kept by stored text). */
 function search<K extends FhirResourceType>(type: K) {
-  const { resource } = FHIR_TYPES[type];
+  const { resource }: { resource: FhirType<K>['resource'] } = FHIR_TYPES[type];
   const rendered = new RenderCache(2000);
   const render = (stored: FhirTypes[K]['stored']) => toFhir(type, stored);
   return async (request: { query: SearchQuery }, ctx: HandlerContext) => {
@@ -89,8 +96,8 @@ function read<K extends FhirResourceType>(type: K) {
   };
 }
 
-/** A type's interactions: search (`GET [type]`), the same by `POST [type]/_search`, and read. */
-function interactions<K extends FhirResourceType>(type: K) {
+/** A type's interactions (exported for a resource whose handlers live in its own module): search (`GET [type]`), the same by `POST [type]/_search`, and read. */
+export function interactions<K extends FhirResourceType>(type: K) {
   const bundle = search(type);
   return [bundle, bundle, read(type)] as const;
 }

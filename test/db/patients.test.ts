@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { newId } from '../../server/ids.js';
-import { ConflictError } from '../../server/repos/errors.js';
+import { ConflictError } from '../../server/sql/errors.js';
 import {
   getRecord,
   insertRecord,
