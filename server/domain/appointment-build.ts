@@ -3,17 +3,16 @@
  * unset), the first status decided by the state machine. Pure; the handler stores it.
  */
 import type { components, Writable } from '../../generated/types.js';
+import type { NewObjectInfo } from '../resources/resource.js';
 import { initialStatus } from './appointment-status.js';
 import type { WithStoredTimes } from './appointment-times.js';
 import type { Appointment } from './appointment-update.js';
 import { checkMetadata } from './serialize.js';
-import type { NewObjectInfo } from '../resources/resource.js';
 
 /** The body of `createAppointment` (schema `AppointmentCreateParams`), times in seconds. */
 export type AppointmentCreateParams = WithStoredTimes<
   Writable<components['schemas']['AppointmentCreateParams']>
 >;
-
 
 /**
  * Builds the appointment, or throws the spec's 400 for its times (`start`/`end` in pairs,

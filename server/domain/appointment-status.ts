@@ -9,7 +9,6 @@ import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../resources/appoi
 
 export { APPOINTMENT_STATUSES, type AppointmentStatus };
 
-
 // The list names exactly the spec's `AppointmentStatus` enum: a status added to or dropped from
 // either one alone fails the type check here, not a request at run time.
 type SpecStatus = components['schemas']['AppointmentStatus'];

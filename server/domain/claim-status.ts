@@ -13,7 +13,6 @@ export const CLAIM_STEP_DELAY_MS = 2000;
 
 export { CLAIM_STATUSES, type ClaimStatus };
 
-
 /** The event type of each status a claim can reach; one event per move. */
 export type ClaimEventType = `claim.${ClaimStatus}`;
 

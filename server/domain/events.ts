@@ -26,7 +26,6 @@ export type StoredEvent = Omit<ApiEvent, 'data'> & {
   data: { object: StoredEventObject; previous_attributes?: Record<string, unknown> };
 };
 
-
 /** The object an event is about, as stored (`data.object`; `eventOut` renders it). */
 export type EventObject = StoredEventObject;
 

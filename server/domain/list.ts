@@ -5,8 +5,8 @@
  */
 import type { JsonText } from '../../contract/route-types.js';
 import type { ListParams, Page } from '../repos/pagination.js';
-import type { CreatedRange } from '../sql/criteria.js';
 import type { StoredJson } from '../repos/rows.js';
+import type { CreatedRange } from '../sql/criteria.js';
 
 /** The list parameters every list operation's query shares, as the spec names them. */
 export interface ListQuery {

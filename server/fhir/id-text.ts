@@ -13,7 +13,11 @@ export function ourIdOf(prefix: string, fhirId: string): string | undefined {
 }
 
 /** Our id from a reference to `type` (`Type/{id}` or the bare id) made with `prefix`. */
-export function ourIdOfReference(type: string, prefix: string, reference: string): string | undefined {
+export function ourIdOfReference(
+  type: string,
+  prefix: string,
+  reference: string,
+): string | undefined {
   const bare = reference.startsWith(`${type}/`) ? reference.slice(type.length + 1) : reference;
   return ourIdOf(prefix, bare);
 }

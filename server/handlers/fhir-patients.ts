@@ -4,8 +4,8 @@
  * search are every type's (server/handlers/fhir-resources.ts).
  */
 import { emitEvent } from '../domain/events.js';
-import { auditIdsOf } from '../domain/records.js';
 import { buildPatient, checkPatientFields, type PatientCreateParams } from '../domain/patients.js';
+import { auditIdsOf } from '../domain/records.js';
 import { isApiError } from '../errors.js';
 import { versionHeaders } from '../fhir/conditional-read.js';
 import { checkPatientCreateFields } from '../fhir/create-params.js';

@@ -17,7 +17,6 @@ import {
 import { retrieveRecord } from '../domain/records.js';
 import { nowSeconds, resourceMissing } from '../domain/serialize.js';
 import { ApiError } from '../errors.js';
-import { ConflictError } from '../sql/errors.js';
 import {
   insertRecord,
   JSON_TEXT,
@@ -28,6 +27,7 @@ import {
 } from '../repos/records.js';
 import { consumeToken, getToken } from '../repos/tokens.js';
 import { PATIENT } from '../resources/patient.js';
+import { ConflictError } from '../sql/errors.js';
 import type { AppHandler, HandlerContext } from './types.js';
 
 /** Repository conflicts (duplicate MRN) become the spec's 409; the message names no value. */

@@ -21,7 +21,7 @@ import {
 } from '../repos/records.js';
 import { PRACTITIONER, type StoredPractitioner } from '../resources/practitioner.js';
 import type { NewObjectInfo } from '../resources/resource.js';
-import { interactions } from './fhir-resources.js';
+import { interactions } from './fhir-interactions.js';
 import type { AppHandler } from './types.js';
 
 type CreateParams = components['schemas']['PractitionerCreateParams'];

@@ -98,4 +98,3 @@ export const CLAIM = resource<StoredClaim, ClaimCriteria>()({
     },
   ],
 });
-

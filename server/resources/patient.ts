@@ -127,23 +127,23 @@ export const PATIENT = resource<StoredPatient, PatientCriteria>()({
   // Given names are deferred; identifiers are sent alone, as they may clash on the MRN index.
   // FHIR Patient: search by `_id`, name parts, birth date, identifier, gender, email, phone.
   fhir: [
-  {
-    type: 'Patient',
-    search: {
-      _id: idSearch(PREFIX),
-      family: { criterion: 'familyName', type: 'string', parse: (text: string) => text },
-      given: { criterion: 'givenName', type: 'string', parse: (text: string) => text },
-      birthdate: {
-        criterion: 'birthDate',
-        type: 'date',
-        parse: (text: string) => text.replace(/^eq/, ''),
+    {
+      type: 'Patient',
+      search: {
+        _id: idSearch(PREFIX),
+        family: { criterion: 'familyName', type: 'string', parse: (text: string) => text },
+        given: { criterion: 'givenName', type: 'string', parse: (text: string) => text },
+        birthdate: {
+          criterion: 'birthDate',
+          type: 'date',
+          parse: (text: string) => text.replace(/^eq/, ''),
+        },
+        identifier: { criterion: 'identifier', type: 'token', parse: identifierToken },
+        gender: { criterion: 'gender', type: 'token', parse: (text: string) => text },
+        email: { criterion: 'email', type: 'token', parse: (text: string) => text },
+        phone: { criterion: 'phone', type: 'token', parse: (text: string) => text },
       },
-      identifier: { criterion: 'identifier', type: 'token', parse: identifierToken },
-      gender: { criterion: 'gender', type: 'token', parse: (text: string) => text },
-      email: { criterion: 'email', type: 'token', parse: (text: string) => text },
-      phone: { criterion: 'phone', type: 'token', parse: (text: string) => text },
     },
-  },
   ],
   children: [
     {
@@ -169,4 +169,3 @@ export const PATIENT_LINK = {
   criterion: { column: 'patient_id', op: equals },
   search: referenceSearch<{ patient: string }, 'patient'>('patient', 'Patient', PREFIX),
 } as const;
-

@@ -9,8 +9,8 @@ import type { components, Readable } from '../../generated/types.js';
 import { identifierToken } from '../fhir/search/token.js';
 import { equals, type Operator, startsWith } from '../sql/criteria.js';
 import { normalizeName } from '../sql/text-match.js';
-import { idSearch, resource } from './resource.js';
 import type { IdentifierCriterion } from './patient.js';
+import { idSearch, resource } from './resource.js';
 
 /** A practitioner as stored and returned (schema `Practitioner`). */
 export type StoredPractitioner = Readable<components['schemas']['Practitioner']>;

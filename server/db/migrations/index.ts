@@ -6,8 +6,8 @@ import { accountApiVersion } from './0005-account-api-version.js';
 import { auditApiVersion } from './0006-audit-api-version.js';
 import { eventsCreated } from './0007-events-created.js';
 import { dropClaimSchedule } from './0008-drop-claim-schedule.js';
-import type { Migration } from './migration.js';
 import { practitioners } from './0011-practitioners.js';
+import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. Append new ones; never reorder or edit applied ones. */
 export const migrations: readonly Migration[] = [

@@ -108,8 +108,7 @@ export const APPOINTMENT_FIELDS: readonly Field[] = [
           out.practitioner = actor.display;
           if (actor.reference !== undefined)
             out.practitioner_id = idFromReference('Practitioner', actor, where);
-        }
-        else if (actor.type === 'Location' && actor.display) out.location = actor.display;
+        } else if (actor.type === 'Location' && actor.display) out.location = actor.display;
         else
           throw notStorable(
             where,

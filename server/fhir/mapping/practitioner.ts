@@ -15,7 +15,10 @@ export type FhirPractitioner = components['schemas']['FhirPractitioner'];
 /** The code system of `specialty`: the NUCC Health Care Provider Taxonomy. */
 export const NUCC_TAXONOMY = 'http://nucc.org/provider-taxonomy';
 
-type Field = FieldMapping<StoredPractitioner, Omit<FhirPractitioner, 'resourceType' | 'id' | 'meta'>>;
+type Field = FieldMapping<
+  StoredPractitioner,
+  Omit<FhirPractitioner, 'resourceType' | 'id' | 'meta'>
+>;
 
 /** Each stored field and its FHIR elements, both ways. */
 export const PRACTITIONER_FIELDS: readonly Field[] = [
@@ -68,7 +71,10 @@ export const PRACTITIONER_FIELDS: readonly Field[] = [
       if (qualification === undefined) return {};
       const code = codeOf(qualification.code, NUCC_TAXONOMY);
       if (code === undefined)
-        throw notStorable('Practitioner.qualification[0].code', `needs a coding of ${NUCC_TAXONOMY}.`);
+        throw notStorable(
+          'Practitioner.qualification[0].code',
+          `needs a coding of ${NUCC_TAXONOMY}.`,
+        );
       return { specialty: code };
     },
   },
