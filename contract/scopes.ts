@@ -9,6 +9,8 @@ import type { KeyKind } from './key-kinds.js';
 export const ALL_SCOPES = [
   'patients:read',
   'patients:write',
+  'practitioners:read',
+  'practitioners:write',
   'appointments:read',
   'appointments:write',
   'billing:read',

@@ -36,6 +36,9 @@ const appointmentRequestSchema: JsonSchema = {
     updated: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
+    practitioner_id: {
+      anyOf: [{ type: 'string', pattern: '^prac_[0-9A-HJKMNP-TV-Z]{26}$' }, { type: 'null' }],
+    },
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
     start: {
       anyOf: [
@@ -97,6 +100,9 @@ const appointmentResponseSchema: JsonSchema = {
     updated: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
+    practitioner_id: {
+      anyOf: [{ type: 'string', pattern: '^prac_[0-9A-HJKMNP-TV-Z]{26}$' }, { type: 'null' }],
+    },
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
     start: {
       anyOf: [
@@ -157,6 +163,7 @@ const appointmentCreateParamsRequestSchema: JsonSchema = {
   properties: {
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
+    practitioner_id: { type: 'string', pattern: '^prac_[0-9A-HJKMNP-TV-Z]{26}$' },
     start: { $ref: 'urn:openapi:schema:DateTime' },
     end: { $ref: 'urn:openapi:schema:DateTime' },
     appointment_type: { $ref: 'urn:openapi:schema:AppointmentType' },
@@ -175,6 +182,7 @@ const appointmentCreateParamsResponseSchema: JsonSchema = {
   properties: {
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
+    practitioner_id: { type: 'string', pattern: '^prac_[0-9A-HJKMNP-TV-Z]{26}$' },
     start: { $ref: 'urn:openapi:schema:DateTime' },
     end: { $ref: 'urn:openapi:schema:DateTime' },
     appointment_type: { $ref: 'urn:openapi:schema:AppointmentType' },
@@ -1014,11 +1022,17 @@ const eventObjectRequestSchema: JsonSchema = {
   $id: 'urn:openapi:request:EventObject',
   type: 'object',
   required: ['object'],
-  properties: { object: { type: 'string', enum: ['patient', 'appointment', 'claim', 'webhook'] } },
+  properties: {
+    object: { type: 'string', enum: ['patient', 'practitioner', 'appointment', 'claim', 'webhook'] },
+  },
   allOf: [
     {
       if: { properties: { object: { const: 'patient' } }, required: ['object'] },
       then: { $ref: 'urn:openapi:request:Patient' },
+    },
+    {
+      if: { properties: { object: { const: 'practitioner' } }, required: ['object'] },
+      then: { $ref: 'urn:openapi:request:Practitioner' },
     },
     {
       if: { properties: { object: { const: 'appointment' } }, required: ['object'] },
@@ -1039,11 +1053,17 @@ const eventObjectResponseSchema: JsonSchema = {
   $id: 'urn:openapi:response:EventObject',
   type: 'object',
   required: ['object'],
-  properties: { object: { type: 'string', enum: ['patient', 'appointment', 'claim', 'webhook'] } },
+  properties: {
+    object: { type: 'string', enum: ['patient', 'practitioner', 'appointment', 'claim', 'webhook'] },
+  },
   allOf: [
     {
       if: { properties: { object: { const: 'patient' } }, required: ['object'] },
       then: { $ref: 'urn:openapi:response:Patient' },
+    },
+    {
+      if: { properties: { object: { const: 'practitioner' } }, required: ['object'] },
+      then: { $ref: 'urn:openapi:response:Practitioner' },
     },
     {
       if: { properties: { object: { const: 'appointment' } }, required: ['object'] },
@@ -1077,6 +1097,8 @@ const eventTypeSchema: JsonSchema = {
   enum: [
     'patient.created',
     'patient.updated',
+    'practitioner.created',
+    'practitioner.updated',
     'appointment.created',
     'appointment.updated',
     'appointment.cancelled',
@@ -1708,6 +1730,89 @@ const fhirPatientCreateSchema: JsonSchema = {
   additionalProperties: false,
 };
 
+const fhirPractitionerSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirPractitioner',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['Practitioner'] },
+    id: { type: 'string' },
+    meta: { $ref: 'urn:openapi:schema:FhirMeta' },
+    identifier: {
+      type: 'array',
+      maxItems: 1,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirIdentifier' },
+    },
+    active: { type: 'boolean' },
+    name: {
+      type: 'array',
+      maxItems: 1,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirHumanName' },
+    },
+    telecom: {
+      type: 'array',
+      maxItems: 2,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirContactPoint' },
+    },
+    qualification: {
+      type: 'array',
+      maxItems: 1,
+      minItems: 1,
+      items: {
+        type: 'object',
+        properties: { code: { $ref: 'urn:openapi:schema:FhirCodeableConcept' } },
+        required: ['code'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['resourceType', 'id', 'meta', 'active', 'name'],
+  additionalProperties: false,
+};
+
+const fhirPractitionerBundleSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:FhirPractitionerBundle',
+  type: 'object',
+  properties: {
+    resourceType: { type: 'string', enum: ['Bundle'] },
+    type: { type: 'string', enum: ['searchset'] },
+    total: { type: 'integer', minimum: 0 },
+    link: {
+      type: 'array',
+      maxItems: 2,
+      minItems: 1,
+      items: { $ref: 'urn:openapi:schema:FhirBundleLink' },
+    },
+    entry: {
+      type: 'array',
+      items: {
+        oneOf: [
+          {
+            type: 'object',
+            properties: {
+              fullUrl: { type: 'string' },
+              resource: { $ref: 'urn:openapi:schema:FhirPractitioner' },
+              search: {
+                type: 'object',
+                properties: { mode: { type: 'string', enum: ['match'] } },
+                required: ['mode'],
+                additionalProperties: false,
+              },
+            },
+            required: ['fullUrl', 'resource', 'search'],
+            additionalProperties: false,
+          },
+          { $ref: 'urn:openapi:schema:FhirSearchOutcomeEntry' },
+        ],
+      },
+    },
+  },
+  required: ['resourceType', 'type', 'total', 'link'],
+  additionalProperties: false,
+};
+
 const fhirQuantitySchema: JsonSchema = {
   $id: 'urn:openapi:schema:FhirQuantity',
   type: 'object',
@@ -1803,6 +1908,12 @@ const metadataUpdateSchema: JsonSchema = {
     { type: 'object', maxProperties: 50, additionalProperties: { type: 'string', maxLength: 500 } },
     { type: 'null' },
   ],
+};
+
+const npiSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:Npi',
+  type: 'string',
+  pattern: '^[0-9]{10}$',
 };
 
 const operationOutcomeSchema: JsonSchema = {
@@ -2117,10 +2228,185 @@ const phoneSchema: JsonSchema = {
   pattern: '^\\+[1-9][0-9]{6,14}$',
 };
 
+const practitionerRequestSchema: JsonSchema = {
+  $id: 'urn:openapi:request:Practitioner',
+  type: 'object',
+  properties: {
+    id: { $ref: 'urn:openapi:schema:PractitionerId' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
+    name: { $ref: 'urn:openapi:schema:HumanName' },
+    npi: { anyOf: [{ type: 'string', pattern: '^[0-9]{10}$' }, { type: 'null' }] },
+    specialty: { anyOf: [{ type: 'string', pattern: '^[0-9]{3}[0-9A-Z]{6}X$' }, { type: 'null' }] },
+    contact: { $ref: 'urn:openapi:schema:PractitionerContact' },
+    active: { type: 'boolean' },
+    metadata: { $ref: 'urn:openapi:schema:Metadata' },
+  },
+  required: [
+    'id',
+    'created',
+    'updated',
+    'name',
+    'npi',
+    'specialty',
+    'contact',
+    'active',
+    'metadata',
+  ],
+  additionalProperties: false,
+};
+
+const practitionerResponseSchema: JsonSchema = {
+  $id: 'urn:openapi:response:Practitioner',
+  type: 'object',
+  properties: {
+    id: { $ref: 'urn:openapi:schema:PractitionerId' },
+    object: { type: 'string', enum: ['practitioner'] },
+    livemode: { type: 'boolean' },
+    created: { $ref: 'urn:openapi:schema:Timestamp' },
+    updated: { $ref: 'urn:openapi:schema:Timestamp' },
+    name: { $ref: 'urn:openapi:schema:HumanName' },
+    npi: { anyOf: [{ type: 'string', pattern: '^[0-9]{10}$' }, { type: 'null' }] },
+    specialty: { anyOf: [{ type: 'string', pattern: '^[0-9]{3}[0-9A-Z]{6}X$' }, { type: 'null' }] },
+    contact: { $ref: 'urn:openapi:schema:PractitionerContact' },
+    active: { type: 'boolean' },
+    metadata: { $ref: 'urn:openapi:schema:Metadata' },
+  },
+  required: [
+    'id',
+    'object',
+    'livemode',
+    'created',
+    'updated',
+    'name',
+    'npi',
+    'specialty',
+    'contact',
+    'active',
+    'metadata',
+  ],
+  additionalProperties: false,
+};
+
+const practitionerContactSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:PractitionerContact',
+  type: 'object',
+  properties: {
+    email: { anyOf: [{ type: 'string', maxLength: 254, format: 'email' }, { type: 'null' }] },
+    phone: { anyOf: [{ type: 'string', pattern: '^\\+[1-9][0-9]{6,14}$' }, { type: 'null' }] },
+  },
+  additionalProperties: false,
+};
+
+const practitionerCreateParamsSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:PractitionerCreateParams',
+  type: 'object',
+  properties: {
+    name: { $ref: 'urn:openapi:schema:HumanName' },
+    npi: { $ref: 'urn:openapi:schema:Npi' },
+    specialty: { $ref: 'urn:openapi:schema:ProviderTaxonomy' },
+    contact: { $ref: 'urn:openapi:schema:PractitionerContact' },
+    active: { type: 'boolean' },
+    metadata: { $ref: 'urn:openapi:schema:Metadata' },
+  },
+  required: ['name'],
+  additionalProperties: false,
+};
+
+const practitionerEventRequestSchema: JsonSchema = {
+  $id: 'urn:openapi:request:PractitionerEvent',
+  allOf: [
+    { $ref: 'urn:openapi:request:Event' },
+    {
+      type: 'object',
+      properties: {
+        type: { type: 'string', enum: ['practitioner.created', 'practitioner.updated'] },
+        data: {
+          type: 'object',
+          properties: {
+            previous_attributes: { type: 'object', additionalProperties: true },
+            object: { $ref: 'urn:openapi:request:Practitioner' },
+          },
+        },
+      },
+    },
+  ],
+};
+
+const practitionerEventResponseSchema: JsonSchema = {
+  $id: 'urn:openapi:response:PractitionerEvent',
+  allOf: [
+    { $ref: 'urn:openapi:response:Event' },
+    {
+      type: 'object',
+      properties: {
+        type: { type: 'string', enum: ['practitioner.created', 'practitioner.updated'] },
+        data: {
+          type: 'object',
+          properties: {
+            previous_attributes: { type: 'object', additionalProperties: true },
+            object: { $ref: 'urn:openapi:response:Practitioner' },
+          },
+        },
+      },
+    },
+  ],
+};
+
+const practitionerIdSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:PractitionerId',
+  type: 'string',
+  pattern: '^prac_[0-9A-HJKMNP-TV-Z]{26}$',
+};
+
+const practitionerListRequestSchema: JsonSchema = {
+  $id: 'urn:openapi:request:PractitionerList',
+  type: 'object',
+  properties: {
+    has_more: { type: 'boolean' },
+    data: { type: 'array', items: { $ref: 'urn:openapi:request:Practitioner' } },
+  },
+  required: ['has_more', 'data'],
+  additionalProperties: false,
+};
+
+const practitionerListResponseSchema: JsonSchema = {
+  $id: 'urn:openapi:response:PractitionerList',
+  type: 'object',
+  properties: {
+    object: { type: 'string', enum: ['list'] },
+    url: { type: 'string', enum: ['/v1/practitioners'] },
+    has_more: { type: 'boolean' },
+    data: { type: 'array', items: { $ref: 'urn:openapi:response:Practitioner' } },
+  },
+  required: ['object', 'url', 'has_more', 'data'],
+  additionalProperties: false,
+};
+
+const practitionerUpdateParamsSchema: JsonSchema = {
+  $id: 'urn:openapi:schema:PractitionerUpdateParams',
+  type: 'object',
+  properties: {
+    name: { $ref: 'urn:openapi:schema:HumanName' },
+    npi: { anyOf: [{ type: 'string', pattern: '^[0-9]{10}$' }, { type: 'null' }] },
+    specialty: { anyOf: [{ type: 'string', pattern: '^[0-9]{3}[0-9A-Z]{6}X$' }, { type: 'null' }] },
+    contact: { $ref: 'urn:openapi:schema:PractitionerContact' },
+    active: { type: 'boolean' },
+    metadata: { $ref: 'urn:openapi:schema:MetadataUpdate' },
+  },
+  additionalProperties: false,
+};
+
 const procedureCodeSchema: JsonSchema = {
   $id: 'urn:openapi:schema:ProcedureCode',
   type: 'string',
   pattern: '^([0-9]{4}[0-9FT]|[A-V][0-9]{4})$',
+};
+
+const providerTaxonomySchema: JsonSchema = {
+  $id: 'urn:openapi:schema:ProviderTaxonomy',
+  type: 'string',
+  pattern: '^[0-9]{3}[0-9A-Z]{6}X$',
 };
 
 const requestIdSchema: JsonSchema = {
@@ -2540,6 +2826,8 @@ export const componentSchemas: readonly JsonSchema[] = [
   fhirPatientSchema,
   fhirPatientBundleSchema,
   fhirPatientCreateSchema,
+  fhirPractitionerSchema,
+  fhirPractitionerBundleSchema,
   fhirQuantitySchema,
   fhirReferenceSchema,
   fhirSearchFormSchema,
@@ -2549,6 +2837,7 @@ export const componentSchemas: readonly JsonSchema[] = [
   humanNameSchema,
   metadataSchema,
   metadataUpdateSchema,
+  npiSchema,
   operationOutcomeSchema,
   patientRequestSchema,
   patientResponseSchema,
@@ -2564,7 +2853,18 @@ export const componentSchemas: readonly JsonSchema[] = [
   patientSearchParamsSchema,
   patientUpdateParamsSchema,
   phoneSchema,
+  practitionerRequestSchema,
+  practitionerResponseSchema,
+  practitionerContactSchema,
+  practitionerCreateParamsSchema,
+  practitionerEventRequestSchema,
+  practitionerEventResponseSchema,
+  practitionerIdSchema,
+  practitionerListRequestSchema,
+  practitionerListResponseSchema,
+  practitionerUpdateParamsSchema,
   procedureCodeSchema,
+  providerTaxonomySchema,
   requestIdSchema,
   timestampSchema,
   tokenRequestSchema,
@@ -2886,6 +3186,7 @@ const listAppointmentsRoute: RouteDefinition = {
     { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
     { name: 'created', in: 'query', required: false, style: 'deepObject', explode: true },
     { name: 'patient', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'practitioner_id', in: 'query', required: false, style: 'form', explode: true },
     { name: 'status', in: 'query', required: false, style: 'form', explode: true },
   ],
   schemas: {
@@ -2897,6 +3198,7 @@ const listAppointmentsRoute: RouteDefinition = {
         ending_before: { $ref: 'urn:openapi:schema:AppointmentId' },
         created: { $ref: 'urn:openapi:schema:CreatedFilter' },
         patient: { $ref: 'urn:openapi:schema:PatientId' },
+        practitioner_id: { $ref: 'urn:openapi:schema:PractitionerId' },
         status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
       },
       additionalProperties: false,
@@ -3072,6 +3374,224 @@ const updateAppointmentRoute: RouteDefinition = {
     body: { $ref: 'urn:openapi:schema:AppointmentUpdateParams' },
     response: {
       '200': { $ref: 'urn:openapi:response:Appointment' },
+      '400': { $ref: 'urn:openapi:schema:Error' },
+      '401': { $ref: 'urn:openapi:schema:Error' },
+      '403': { $ref: 'urn:openapi:schema:Error' },
+      '404': { $ref: 'urn:openapi:schema:Error' },
+      '409': { $ref: 'urn:openapi:schema:Error' },
+      '413': { $ref: 'urn:openapi:schema:Error' },
+      '415': { $ref: 'urn:openapi:schema:Error' },
+      '429': { $ref: 'urn:openapi:schema:Error' },
+      '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
+    },
+  },
+};
+
+/** GET /v1/practitioners */
+const listPractitionersRoute: RouteDefinition = {
+  operationId: 'listPractitioners',
+  method: 'GET',
+  path: '/v1/practitioners',
+  url: '/v1/practitioners',
+  tags: ['Practitioners'],
+  summary: 'List practitioners',
+  scopes: ['practitioners:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [
+    { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'limit', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'starting_after', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'ending_before', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'created', in: 'query', required: false, style: 'deepObject', explode: true },
+    { name: 'active', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        limit: { type: 'integer', minimum: 1, maximum: 100 },
+        starting_after: { $ref: 'urn:openapi:schema:PractitionerId' },
+        ending_before: { $ref: 'urn:openapi:schema:PractitionerId' },
+        created: { $ref: 'urn:openapi:schema:CreatedFilter' },
+        active: { type: 'boolean' },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
+    },
+    response: {
+      '200': { $ref: 'urn:openapi:response:PractitionerList' },
+      '400': { $ref: 'urn:openapi:schema:Error' },
+      '401': { $ref: 'urn:openapi:schema:Error' },
+      '403': { $ref: 'urn:openapi:schema:Error' },
+      '404': { $ref: 'urn:openapi:schema:Error' },
+      '429': { $ref: 'urn:openapi:schema:Error' },
+      '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
+    },
+  },
+};
+
+/** POST /v1/practitioners */
+const createPractitionerRoute: RouteDefinition = {
+  operationId: 'createPractitioner',
+  method: 'POST',
+  path: '/v1/practitioners',
+  url: '/v1/practitioners',
+  tags: ['Practitioners'],
+  summary: 'Create a practitioner',
+  scopes: ['practitioners:write'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: true,
+  bodyMediaType: 'application/json',
+  parameters: [
+    { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+  ],
+  schemas: {
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        'idempotency-key': {
+          type: 'string',
+          maxLength: 255,
+          minLength: 1,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+      },
+    },
+    body: { $ref: 'urn:openapi:schema:PractitionerCreateParams' },
+    response: {
+      '200': { $ref: 'urn:openapi:response:Practitioner' },
+      '400': { $ref: 'urn:openapi:schema:Error' },
+      '401': { $ref: 'urn:openapi:schema:Error' },
+      '403': { $ref: 'urn:openapi:schema:Error' },
+      '404': { $ref: 'urn:openapi:schema:Error' },
+      '409': { $ref: 'urn:openapi:schema:Error' },
+      '413': { $ref: 'urn:openapi:schema:Error' },
+      '415': { $ref: 'urn:openapi:schema:Error' },
+      '429': { $ref: 'urn:openapi:schema:Error' },
+      '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
+    },
+  },
+};
+
+/** GET /v1/practitioners/{id} */
+const retrievePractitionerRoute: RouteDefinition = {
+  operationId: 'retrievePractitioner',
+  method: 'GET',
+  path: '/v1/practitioners/{id}',
+  url: '/v1/practitioners/:id',
+  tags: ['Practitioners'],
+  summary: 'Retrieve a practitioner',
+  scopes: ['practitioners:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [
+    { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
+  ],
+  schemas: {
+    params: {
+      type: 'object',
+      properties: { id: { $ref: 'urn:openapi:schema:PractitionerId' } },
+      required: ['id'],
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+      },
+    },
+    response: {
+      '200': { $ref: 'urn:openapi:response:Practitioner' },
+      '400': { $ref: 'urn:openapi:schema:Error' },
+      '401': { $ref: 'urn:openapi:schema:Error' },
+      '403': { $ref: 'urn:openapi:schema:Error' },
+      '404': { $ref: 'urn:openapi:schema:Error' },
+      '429': { $ref: 'urn:openapi:schema:Error' },
+      '500': { $ref: 'urn:openapi:schema:Error' },
+      '503': { $ref: 'urn:openapi:schema:Error' },
+    },
+  },
+};
+
+/** POST /v1/practitioners/{id} */
+const updatePractitionerRoute: RouteDefinition = {
+  operationId: 'updatePractitioner',
+  method: 'POST',
+  path: '/v1/practitioners/{id}',
+  url: '/v1/practitioners/:id',
+  tags: ['Practitioners'],
+  summary: 'Update a practitioner',
+  scopes: ['practitioners:write'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: true,
+  bodyMediaType: 'application/json',
+  parameters: [
+    { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'PatientCare-Version', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+  ],
+  schemas: {
+    params: {
+      type: 'object',
+      properties: { id: { $ref: 'urn:openapi:schema:PractitionerId' } },
+      required: ['id'],
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-version': { type: 'string', enum: ['2026-11-01', '2026-12-01'] },
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        'idempotency-key': {
+          type: 'string',
+          maxLength: 255,
+          minLength: 1,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+      },
+    },
+    body: { $ref: 'urn:openapi:schema:PractitionerUpdateParams' },
+    response: {
+      '200': { $ref: 'urn:openapi:response:Practitioner' },
       '400': { $ref: 'urn:openapi:schema:Error' },
       '401': { $ref: 'urn:openapi:schema:Error' },
       '403': { $ref: 'urn:openapi:schema:Error' },
@@ -4373,6 +4893,202 @@ const readFhirAppointmentRoute: RouteDefinition = {
   },
 };
 
+/** GET /fhir/R4/Practitioner */
+const searchFhirPractitionersRoute: RouteDefinition = {
+  operationId: 'searchFhirPractitioners',
+  method: 'GET',
+  path: '/fhir/R4/Practitioner',
+  url: '/fhir/R4/Practitioner',
+  tags: ['FHIR Practitioners'],
+  summary: 'Search Practitioners',
+  scopes: ['practitioners:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_id', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'name', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'family', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'identifier', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        _id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        name: { type: 'string', maxLength: 100, minLength: 1 },
+        family: { type: 'string', maxLength: 100, minLength: 1 },
+        identifier: { type: 'string', maxLength: 300, minLength: 1 },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirPractitionerBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** POST /fhir/R4/Practitioner/_search */
+const searchFhirPractitionersByPostRoute: RouteDefinition = {
+  operationId: 'searchFhirPractitionersByPost',
+  method: 'POST',
+  path: '/fhir/R4/Practitioner/_search',
+  url: '/fhir/R4/Practitioner/_search',
+  tags: ['FHIR Practitioners'],
+  summary: 'Search Practitioners (POST, form-encoded)',
+  scopes: ['practitioners:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: 'application/x-www-form-urlencoded',
+  parameters: [
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'Idempotency-Key', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_id', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'name', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'family', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'identifier', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_count', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_cursor', in: 'query', required: false, style: 'form', explode: true },
+    { name: '_summary', in: 'query', required: false, style: 'form', explode: true },
+    { name: 'Prefer', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    querystring: {
+      type: 'object',
+      properties: {
+        _id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        name: { type: 'string', maxLength: 100, minLength: 1 },
+        family: { type: 'string', maxLength: 100, minLength: 1 },
+        identifier: { type: 'string', maxLength: 300, minLength: 1 },
+        _count: { type: 'integer', minimum: 1, maximum: 100 },
+        _cursor: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+        _summary: { type: 'string', enum: ['count'] },
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        'idempotency-key': {
+          type: 'string',
+          maxLength: 255,
+          minLength: 1,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+        prefer: { type: 'string', maxLength: 200 },
+      },
+    },
+    body: { $ref: 'urn:openapi:schema:FhirSearchForm' },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirPractitionerBundle' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '409': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '413': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '415': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
+/** GET /fhir/R4/Practitioner/{id} */
+const readFhirPractitionerRoute: RouteDefinition = {
+  operationId: 'readFhirPractitioner',
+  method: 'GET',
+  path: '/fhir/R4/Practitioner/{id}',
+  url: '/fhir/R4/Practitioner/:id',
+  tags: ['FHIR Practitioners'],
+  summary: 'Read a Practitioner',
+  scopes: ['practitioners:read'],
+  keyKinds: ['secret', 'restricted'],
+  bodyRequired: false,
+  bodyMediaType: null,
+  parameters: [
+    { name: 'id', in: 'path', required: true, style: 'simple', explode: false },
+    { name: 'PatientCare-Actor', in: 'header', required: false, style: 'simple', explode: false },
+    { name: 'If-None-Match', in: 'header', required: false, style: 'simple', explode: false },
+    { name: '_format', in: 'query', required: false, style: 'form', explode: true },
+  ],
+  schemas: {
+    params: {
+      type: 'object',
+      properties: { id: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' } },
+      required: ['id'],
+    },
+    querystring: {
+      type: 'object',
+      properties: {
+        _format: { type: 'string', enum: ['json', 'application/json', 'application/fhir+json'] },
+      },
+      additionalProperties: false,
+    },
+    headers: {
+      type: 'object',
+      properties: {
+        'patientcare-actor': {
+          type: 'string',
+          maxLength: 64,
+          minLength: 1,
+          pattern: '^[A-Za-z0-9._:@-]{1,64}$',
+        },
+        'if-none-match': { type: 'string', maxLength: 100 },
+      },
+    },
+    response: {
+      '200': { $ref: 'urn:openapi:schema:FhirPractitioner' },
+      '400': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '401': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '403': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '404': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '406': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '429': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '500': { $ref: 'urn:openapi:schema:OperationOutcome' },
+      '503': { $ref: 'urn:openapi:schema:OperationOutcome' },
+    },
+  },
+};
+
 /** GET /fhir/R4/Claim */
 const searchFhirClaimsRoute: RouteDefinition = {
   operationId: 'searchFhirClaims',
@@ -4778,6 +5494,10 @@ export const routes: readonly RouteDefinition[] = [
   createAppointmentRoute,
   retrieveAppointmentRoute,
   updateAppointmentRoute,
+  listPractitionersRoute,
+  createPractitionerRoute,
+  retrievePractitionerRoute,
+  updatePractitionerRoute,
   listClaimsRoute,
   submitClaimRoute,
   retrieveClaimRoute,
@@ -4801,6 +5521,9 @@ export const routes: readonly RouteDefinition[] = [
   searchFhirAppointmentsRoute,
   searchFhirAppointmentsByPostRoute,
   readFhirAppointmentRoute,
+  searchFhirPractitionersRoute,
+  searchFhirPractitionersByPostRoute,
+  readFhirPractitionerRoute,
   searchFhirClaimsRoute,
   searchFhirClaimsByPostRoute,
   readFhirClaimRoute,
@@ -5000,6 +5723,90 @@ export type OperationTypes = {
       429: Readable<paths['/v1/appointments/{id}']['post']['responses'][429]['content']['application/json']>;
       500: Readable<paths['/v1/appointments/{id}']['post']['responses'][500]['content']['application/json']>;
       503: Readable<paths['/v1/appointments/{id}']['post']['responses'][503]['content']['application/json']>;
+    };
+  };
+  listPractitioners: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/v1/practitioners']['get']['parameters']['query']>;
+    headers: {
+      'patientcare-version'?: NonNullable<paths['/v1/practitioners']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/practitioners']['get']['parameters']['header']>['PatientCare-Actor'];
+    };
+    body: undefined;
+    responses: {
+      200: Readable<paths['/v1/practitioners']['get']['responses'][200]['content']['application/json']>;
+      400: Readable<paths['/v1/practitioners']['get']['responses'][400]['content']['application/json']>;
+      401: Readable<paths['/v1/practitioners']['get']['responses'][401]['content']['application/json']>;
+      403: Readable<paths['/v1/practitioners']['get']['responses'][403]['content']['application/json']>;
+      404: Readable<paths['/v1/practitioners']['get']['responses'][404]['content']['application/json']>;
+      429: Readable<paths['/v1/practitioners']['get']['responses'][429]['content']['application/json']>;
+      500: Readable<paths['/v1/practitioners']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/practitioners']['get']['responses'][503]['content']['application/json']>;
+    };
+  };
+  createPractitioner: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    headers: {
+      'patientcare-version'?: NonNullable<paths['/v1/practitioners']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/practitioners']['post']['parameters']['header']>['PatientCare-Actor'];
+      'idempotency-key'?: NonNullable<paths['/v1/practitioners']['post']['parameters']['header']>['Idempotency-Key'];
+    };
+    body: Writable<NonNullable<paths['/v1/practitioners']['post']['requestBody']>['content']['application/json']>;
+    responses: {
+      200: Readable<paths['/v1/practitioners']['post']['responses'][200]['content']['application/json']>;
+      400: Readable<paths['/v1/practitioners']['post']['responses'][400]['content']['application/json']>;
+      401: Readable<paths['/v1/practitioners']['post']['responses'][401]['content']['application/json']>;
+      403: Readable<paths['/v1/practitioners']['post']['responses'][403]['content']['application/json']>;
+      404: Readable<paths['/v1/practitioners']['post']['responses'][404]['content']['application/json']>;
+      409: Readable<paths['/v1/practitioners']['post']['responses'][409]['content']['application/json']>;
+      413: Readable<paths['/v1/practitioners']['post']['responses'][413]['content']['application/json']>;
+      415: Readable<paths['/v1/practitioners']['post']['responses'][415]['content']['application/json']>;
+      429: Readable<paths['/v1/practitioners']['post']['responses'][429]['content']['application/json']>;
+      500: Readable<paths['/v1/practitioners']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/practitioners']['post']['responses'][503]['content']['application/json']>;
+    };
+  };
+  retrievePractitioner: {
+    params: NonNullable<paths['/v1/practitioners/{id}']['get']['parameters']['path']>;
+    query: Record<string, never>;
+    headers: {
+      'patientcare-version'?: NonNullable<paths['/v1/practitioners/{id}']['get']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/practitioners/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
+    };
+    body: undefined;
+    responses: {
+      200: Readable<paths['/v1/practitioners/{id}']['get']['responses'][200]['content']['application/json']>;
+      400: Readable<paths['/v1/practitioners/{id}']['get']['responses'][400]['content']['application/json']>;
+      401: Readable<paths['/v1/practitioners/{id}']['get']['responses'][401]['content']['application/json']>;
+      403: Readable<paths['/v1/practitioners/{id}']['get']['responses'][403]['content']['application/json']>;
+      404: Readable<paths['/v1/practitioners/{id}']['get']['responses'][404]['content']['application/json']>;
+      429: Readable<paths['/v1/practitioners/{id}']['get']['responses'][429]['content']['application/json']>;
+      500: Readable<paths['/v1/practitioners/{id}']['get']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/practitioners/{id}']['get']['responses'][503]['content']['application/json']>;
+    };
+  };
+  updatePractitioner: {
+    params: NonNullable<paths['/v1/practitioners/{id}']['post']['parameters']['path']>;
+    query: Record<string, never>;
+    headers: {
+      'patientcare-version'?: NonNullable<paths['/v1/practitioners/{id}']['post']['parameters']['header']>['PatientCare-Version'];
+      'patientcare-actor'?: NonNullable<paths['/v1/practitioners/{id}']['post']['parameters']['header']>['PatientCare-Actor'];
+      'idempotency-key'?: NonNullable<paths['/v1/practitioners/{id}']['post']['parameters']['header']>['Idempotency-Key'];
+    };
+    body: Writable<NonNullable<paths['/v1/practitioners/{id}']['post']['requestBody']>['content']['application/json']>;
+    responses: {
+      200: Readable<paths['/v1/practitioners/{id}']['post']['responses'][200]['content']['application/json']>;
+      400: Readable<paths['/v1/practitioners/{id}']['post']['responses'][400]['content']['application/json']>;
+      401: Readable<paths['/v1/practitioners/{id}']['post']['responses'][401]['content']['application/json']>;
+      403: Readable<paths['/v1/practitioners/{id}']['post']['responses'][403]['content']['application/json']>;
+      404: Readable<paths['/v1/practitioners/{id}']['post']['responses'][404]['content']['application/json']>;
+      409: Readable<paths['/v1/practitioners/{id}']['post']['responses'][409]['content']['application/json']>;
+      413: Readable<paths['/v1/practitioners/{id}']['post']['responses'][413]['content']['application/json']>;
+      415: Readable<paths['/v1/practitioners/{id}']['post']['responses'][415]['content']['application/json']>;
+      429: Readable<paths['/v1/practitioners/{id}']['post']['responses'][429]['content']['application/json']>;
+      500: Readable<paths['/v1/practitioners/{id}']['post']['responses'][500]['content']['application/json']>;
+      503: Readable<paths['/v1/practitioners/{id}']['post']['responses'][503]['content']['application/json']>;
     };
   };
   listClaims: {
@@ -5453,6 +6260,69 @@ export type OperationTypes = {
       429: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
       500: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
       503: Readable<paths['/fhir/R4/Appointment/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirPractitioners: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/Practitioner']['get']['parameters']['query']>;
+    headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Practitioner']['get']['parameters']['header']>['PatientCare-Actor'];
+      prefer?: NonNullable<paths['/fhir/R4/Practitioner']['get']['parameters']['header']>['Prefer'];
+    };
+    body: undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Practitioner']['get']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/Practitioner']['get']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Practitioner']['get']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Practitioner']['get']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Practitioner']['get']['responses'][406]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Practitioner']['get']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Practitioner']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Practitioner']['get']['responses'][503]['content']['application/fhir+json']>;
+    };
+  };
+  searchFhirPractitionersByPost: {
+    params: Record<string, never>;
+    query: NonNullable<paths['/fhir/R4/Practitioner/_search']['post']['parameters']['query']>;
+    headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Practitioner/_search']['post']['parameters']['header']>['PatientCare-Actor'];
+      'idempotency-key'?: NonNullable<paths['/fhir/R4/Practitioner/_search']['post']['parameters']['header']>['Idempotency-Key'];
+      prefer?: NonNullable<paths['/fhir/R4/Practitioner/_search']['post']['parameters']['header']>['Prefer'];
+    };
+    body: Writable<NonNullable<paths['/fhir/R4/Practitioner/_search']['post']['requestBody']>['content']['application/x-www-form-urlencoded']> | undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Practitioner/_search']['post']['responses'][200]['content']['application/fhir+json']>;
+      400: Readable<paths['/fhir/R4/Practitioner/_search']['post']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Practitioner/_search']['post']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Practitioner/_search']['post']['responses'][403]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Practitioner/_search']['post']['responses'][406]['content']['application/fhir+json']>;
+      409: Readable<paths['/fhir/R4/Practitioner/_search']['post']['responses'][409]['content']['application/fhir+json']>;
+      413: Readable<paths['/fhir/R4/Practitioner/_search']['post']['responses'][413]['content']['application/fhir+json']>;
+      415: Readable<paths['/fhir/R4/Practitioner/_search']['post']['responses'][415]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Practitioner/_search']['post']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Practitioner/_search']['post']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Practitioner/_search']['post']['responses'][503]['content']['application/fhir+json']>;
+    };
+  };
+  readFhirPractitioner: {
+    params: NonNullable<paths['/fhir/R4/Practitioner/{id}']['get']['parameters']['path']>;
+    query: NonNullable<paths['/fhir/R4/Practitioner/{id}']['get']['parameters']['query']>;
+    headers: {
+      'patientcare-actor'?: NonNullable<paths['/fhir/R4/Practitioner/{id}']['get']['parameters']['header']>['PatientCare-Actor'];
+      'if-none-match'?: NonNullable<paths['/fhir/R4/Practitioner/{id}']['get']['parameters']['header']>['If-None-Match'];
+    };
+    body: undefined;
+    responses: {
+      200: Readable<paths['/fhir/R4/Practitioner/{id}']['get']['responses'][200]['content']['application/fhir+json']>;
+      304: undefined;
+      400: Readable<paths['/fhir/R4/Practitioner/{id}']['get']['responses'][400]['content']['application/fhir+json']>;
+      401: Readable<paths['/fhir/R4/Practitioner/{id}']['get']['responses'][401]['content']['application/fhir+json']>;
+      403: Readable<paths['/fhir/R4/Practitioner/{id}']['get']['responses'][403]['content']['application/fhir+json']>;
+      404: Readable<paths['/fhir/R4/Practitioner/{id}']['get']['responses'][404]['content']['application/fhir+json']>;
+      406: Readable<paths['/fhir/R4/Practitioner/{id}']['get']['responses'][406]['content']['application/fhir+json']>;
+      429: Readable<paths['/fhir/R4/Practitioner/{id}']['get']['responses'][429]['content']['application/fhir+json']>;
+      500: Readable<paths['/fhir/R4/Practitioner/{id}']['get']['responses'][500]['content']['application/fhir+json']>;
+      503: Readable<paths['/fhir/R4/Practitioner/{id}']['get']['responses'][503]['content']['application/fhir+json']>;
     };
   };
   searchFhirClaims: {

@@ -114,8 +114,8 @@ export interface paths {
         };
         /**
          * List appointments
-         * @description Appointments, newest first (by creation), filtered by `patient`, `status` and
-         *     `created`. With an ephemeral key the list holds only that key's patient; a `patient`
+         * @description Appointments, newest first (by creation), filtered by `patient`, `practitioner_id`,
+         *     `status` and `created`. With an ephemeral key the list holds only that key's patient; a `patient`
          *     filter naming another patient is `403 insufficient_scope`.
          */
         get: operations["listAppointments"];
@@ -165,6 +165,64 @@ export interface paths {
          *     `cancelled`, otherwise `appointment.updated` when something changed.
          */
         post: operations["updateAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/practitioners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List practitioners
+         * @description Practitioners, newest first, filtered by `created` and `active`.
+         */
+        get: operations["listPractitioners"];
+        put?: never;
+        /**
+         * Create a practitioner
+         * @description Creates a practitioner. `npi`, when given, must be a National Provider Identifier with
+         *     a valid check digit (`400 parameter_invalid` otherwise). Emits `practitioner.created`.
+         */
+        post: operations["createPractitioner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/practitioners/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The practitioner's id.
+                 * @example prac_01JD7Y2B3C4D5E6F7G8H9J0K1M
+                 */
+                id: components["parameters"]["PractitionerIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Retrieve a practitioner
+         * @description Returns the practitioner.
+         */
+        get: operations["retrievePractitioner"];
+        put?: never;
+        /**
+         * Update a practitioner
+         * @description Changes the fields sent and leaves the others: `name` and `contact` are replaced as a
+         *     whole; a nullable field set to `null` is cleared; `metadata` is merged. `{}` changes
+         *     nothing and emits no event; otherwise emits `practitioner.updated` with the previous
+         *     values in `data.previous_attributes`.
+         */
+        post: operations["updatePractitioner"];
         delete?: never;
         options?: never;
         head?: never;
@@ -637,6 +695,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/fhir/R4/Practitioner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Practitioners
+         * @description Practitioners matching every parameter given, newest first.
+         */
+        get: operations["searchFhirPractitioners"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/R4/Practitioner/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search Practitioners (POST, form-encoded)
+         * @description The same search as `GET /fhir/R4/Practitioner`, with the parameters sent as an `application/x-www-form-urlencoded` body (query parameters, if any, are added to them). Same scopes, audit, rate limit, lenient handling and Bundle as the GET.
+         */
+        post: operations["searchFhirPractitionersByPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/R4/Practitioner/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The FHIR id of the practitioner: our id with `-` for `_` (`prac_01JD7Y2B3C4D5E6F7G8H9J0K1M` is `prac-01JD7Y2B3C4D5E6F7G8H9J0K1M`).
+                 * @example prac-01JD7Y2B3C4D5E6F7G8H9J0K1M
+                 */
+                id: components["parameters"]["FhirPractitionerIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a Practitioner
+         * @description The Practitioner with this FHIR id (see FHIR ids). Sends `ETag` (the version, weak) and answers `304` with no body when `If-None-Match` names it. An id of the other mode, or one that is not ours, is `404`.
+         */
+        get: operations["readFhirPractitioner"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fhir/R4/Claim": {
         parameters: {
             query?: never;
@@ -815,6 +939,11 @@ export interface components {
          * @example pat_01JD7X5K8M9N2P3Q4R5S6T7V8W
          */
         PatientId: string;
+        /**
+         * @description A practitioner id (`prac_` + 26-character ULID).
+         * @example prac_01JD7Y2B3C4D5E6F7G8H9J0K1M
+         */
+        PractitionerId: string;
         /**
          * @description An appointment id (`appt_` + 26-character ULID).
          * @example appt_01JD8A2B3C4D5E6F7G8H9J0K1M
@@ -1273,6 +1402,149 @@ export interface components {
             data: components["schemas"]["Patient"][];
         };
         /**
+         * @description A National Provider Identifier, 10 digits, the last the Luhn check digit of `80840` and the first nine.
+         * @example 1234567893
+         */
+        Npi: string;
+        /**
+         * @description A NUCC Health Care Provider Taxonomy code (`207Q00000X` is family medicine).
+         * @example 207Q00000X
+         */
+        ProviderTaxonomy: string;
+        /**
+         * @description How to reach the practitioner at work; unset fields are `null`.
+         * @example {
+         *       "email": "j.lee@clinic.example",
+         *       "phone": "+14155550100"
+         *     }
+         */
+        PractitionerContact: {
+            /**
+             * Format: email
+             * @description Work email address, or `null`.
+             */
+            email?: string | null;
+            /** @description Work phone number in E.164 form, or `null`. */
+            phone?: string | null;
+        };
+        /**
+         * @description A practitioner (FHIR R4 Practitioner subset). Every field is present; unset ones are `null`.
+         * @example {
+         *       "id": "prac_01JD7Y2B3C4D5E6F7G8H9J0K1M",
+         *       "object": "practitioner",
+         *       "livemode": false,
+         *       "created": 1793577600,
+         *       "updated": 1793577600,
+         *       "name": {
+         *         "family": "Lee",
+         *         "given": [
+         *           "Jordan"
+         *         ],
+         *         "prefix": [
+         *           "Dr."
+         *         ],
+         *         "suffix": []
+         *       },
+         *       "npi": "1234567893",
+         *       "specialty": "207Q00000X",
+         *       "contact": {
+         *         "email": "j.lee@clinic.example",
+         *         "phone": "+14155550100"
+         *       },
+         *       "active": true,
+         *       "metadata": {}
+         *     }
+         */
+        Practitioner: {
+            id: components["schemas"]["PractitionerId"];
+            /**
+             * @description Always `practitioner`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            object: "practitioner";
+            /** @description `true` for a live-mode object, `false` for a test-mode one. */
+            livemode: $Read<boolean>;
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
+            name: components["schemas"]["HumanName"];
+            /** @description The National Provider Identifier, or `null`. */
+            npi: string | null;
+            /** @description The specialty as a NUCC taxonomy code, or `null`. */
+            specialty: string | null;
+            contact: components["schemas"]["PractitionerContact"];
+            /** @description Whether the practitioner is in active practice here. */
+            active: boolean;
+            metadata: components["schemas"]["Metadata"];
+        };
+        /**
+         * @description A new practitioner. `name.family` is required.
+         * @example {
+         *       "name": {
+         *         "family": "Lee",
+         *         "given": [
+         *           "Jordan"
+         *         ]
+         *       },
+         *       "npi": "1234567893",
+         *       "specialty": "207Q00000X"
+         *     }
+         */
+        PractitionerCreateParams: {
+            name: components["schemas"]["HumanName"];
+            npi?: components["schemas"]["Npi"];
+            specialty?: components["schemas"]["ProviderTaxonomy"];
+            contact?: components["schemas"]["PractitionerContact"];
+            /**
+             * @description Whether the practitioner is in active practice here.
+             * @default true
+             */
+            active?: boolean;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * @description Fields to change. `name` and `contact` replace the stored value as a whole; `null`
+         *     clears a nullable field; `metadata` is merged. `{}` changes nothing.
+         * @example {
+         *       "active": false
+         *     }
+         */
+        PractitionerUpdateParams: {
+            name?: components["schemas"]["HumanName"];
+            /** @description The National Provider Identifier; `null` clears it. */
+            npi?: string | null;
+            /** @description The specialty; `null` clears it. */
+            specialty?: string | null;
+            contact?: components["schemas"]["PractitionerContact"];
+            /** @description Whether the practitioner is in active practice here. */
+            active?: boolean;
+            metadata?: components["schemas"]["MetadataUpdate"];
+        };
+        /**
+         * @description A page of practitioners, newest first.
+         * @example {
+         *       "object": "list",
+         *       "url": "/v1/practitioners",
+         *       "has_more": false,
+         *       "data": []
+         *     }
+         */
+        PractitionerList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: $Read<"list">;
+            /**
+             * @description The path this list came from.
+             * @enum {string}
+             */
+            url: $Read<"/v1/practitioners">;
+            /** @description Whether more objects exist beyond this page in the direction of travel. */
+            has_more: boolean;
+            /** @description The practitioners of this page, newest first. */
+            data: components["schemas"]["Practitioner"][];
+        };
+        /**
          * @description FHIR Appointment status. Moves: `proposed → pending | cancelled`,
          *     `pending → booked | cancelled`, `booked → arrived | cancelled | noshow`,
          *     `arrived → checked_in | cancelled`, `checked_in → fulfilled`, any →
@@ -1322,6 +1594,8 @@ export interface components {
             patient: components["schemas"]["PatientId"];
             /** @description Who the patient sees (a name or your practitioner reference). */
             practitioner: string;
+            /** @description The practitioner object the appointment is with (`prac_…`), or `null`; absent on appointments created before it existed. */
+            practitioner_id?: string | null;
             status: components["schemas"]["AppointmentStatus"];
             /**
              * Format: date-time
@@ -1370,6 +1644,8 @@ export interface components {
             patient: components["schemas"]["PatientId"];
             /** @description Who the patient sees (a name or your practitioner reference). */
             practitioner: string;
+            /** @description A practitioner of the same mode the appointment is with (`404 resource_missing` when there is none); kept beside the free-text `practitioner`. */
+            practitioner_id?: string;
             start?: components["schemas"]["DateTime"];
             end?: components["schemas"]["DateTime"];
             appointment_type?: components["schemas"]["AppointmentType"];
@@ -1779,7 +2055,7 @@ export interface components {
          * @example claim.paid
          * @enum {string}
          */
-        EventType: "patient.created" | "patient.updated" | "appointment.created" | "appointment.updated" | "appointment.cancelled" | "claim.submitted" | "claim.accepted" | "claim.rejected" | "claim.paid" | "claim.partially_paid" | "claim.denied" | "claim.cancelled" | "webhook.disabled";
+        EventType: "patient.created" | "patient.updated" | "practitioner.created" | "practitioner.updated" | "appointment.created" | "appointment.updated" | "appointment.cancelled" | "claim.submitted" | "claim.accepted" | "claim.rejected" | "claim.paid" | "claim.partially_paid" | "claim.denied" | "claim.cancelled" | "webhook.disabled";
         /**
          * @description A dated API version.
          * @example 2026-11-01
@@ -2067,7 +2343,7 @@ export interface components {
          *       "metadata": {}
          *     }
          */
-        EventObject: components["schemas"]["Patient"] | components["schemas"]["Appointment"] | components["schemas"]["Claim"] | components["schemas"]["Webhook"];
+        EventObject: components["schemas"]["Patient"] | components["schemas"]["Practitioner"] | components["schemas"]["Appointment"] | components["schemas"]["Claim"] | components["schemas"]["Webhook"];
         /**
          * @description The object after the change and, for changes, the previous values.
          * @example {
@@ -2366,6 +2642,59 @@ export interface components {
                     [key: string]: unknown;
                 };
                 object?: components["schemas"]["Patient"];
+            };
+        };
+        /**
+         * @description An Event whose `data.object` is a practitioner (`practitioner.created`, `practitioner.updated`).
+         * @example {
+         *       "id": "evt_01JDA1B2C3D4E5F6G7H8J9K0NQ",
+         *       "object": "event",
+         *       "type": "practitioner.created",
+         *       "api_version": "2026-12-01",
+         *       "created": 1793577600,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "prac_01JD7Y2B3C4D5E6F7G8H9J0K1M",
+         *           "object": "practitioner",
+         *           "livemode": false,
+         *           "created": 1793577600,
+         *           "updated": 1793577600,
+         *           "name": {
+         *             "family": "Lee",
+         *             "given": [
+         *               "Jordan"
+         *             ],
+         *             "prefix": [
+         *               "Dr."
+         *             ],
+         *             "suffix": []
+         *           },
+         *           "npi": "1234567893",
+         *           "specialty": "207Q00000X",
+         *           "contact": {
+         *             "email": "j.lee@clinic.example",
+         *             "phone": "+14155550100"
+         *           },
+         *           "active": true,
+         *           "metadata": {}
+         *         }
+         *       },
+         *       "request": {
+         *         "id": "req_01JDD4E5F6G7H8J9K0M1N2P3QR",
+         *         "idempotency_key": null
+         *       },
+         *       "pending_webhooks": 0
+         *     }
+         */
+        PractitionerEvent: components["schemas"]["Event"] & {
+            /** @enum {string} */
+            type?: "practitioner.created" | "practitioner.updated";
+            data?: {
+                previous_attributes?: {
+                    [key: string]: unknown;
+                };
+                object?: components["schemas"]["Practitioner"];
             };
         };
         /**
@@ -3698,6 +4027,176 @@ export interface components {
             } | components["schemas"]["FhirSearchOutcomeEntry"])[];
         };
         /**
+         * @description A practitioner as FHIR R4 Practitioner (`metadata` and `livemode` are not shown; the specialty is a qualification coded in the NUCC taxonomy).
+         * @example {
+         *       "resourceType": "Practitioner",
+         *       "id": "prac-01JD7Y2B3C4D5E6F7G8H9J0K1M",
+         *       "meta": {
+         *         "versionId": "3f1c2a9b7d4e6f80",
+         *         "lastUpdated": "2026-11-01T00:00:00Z"
+         *       },
+         *       "identifier": [
+         *         {
+         *           "system": "http://hl7.org/fhir/sid/us-npi",
+         *           "value": "1234567893"
+         *         }
+         *       ],
+         *       "active": true,
+         *       "name": [
+         *         {
+         *           "family": "Lee",
+         *           "given": [
+         *             "Jordan"
+         *           ],
+         *           "prefix": [
+         *             "Dr."
+         *           ]
+         *         }
+         *       ],
+         *       "telecom": [
+         *         {
+         *           "system": "email",
+         *           "value": "j.lee@clinic.example"
+         *         }
+         *       ],
+         *       "qualification": [
+         *         {
+         *           "code": {
+         *             "coding": [
+         *               {
+         *                 "system": "http://nucc.org/provider-taxonomy",
+         *                 "code": "207Q00000X"
+         *               }
+         *             ]
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        FhirPractitioner: {
+            /**
+             * @description Always `Practitioner`.
+             * @enum {string}
+             */
+            resourceType: "Practitioner";
+            /** @description The practitioner's id with `_` as `-` (`prac-01JD…` for `prac_01JD…`). */
+            id: string;
+            meta: components["schemas"]["FhirMeta"];
+            /** @description The NPI, when set (system `http://hl7.org/fhir/sid/us-npi`). */
+            identifier?: components["schemas"]["FhirIdentifier"][];
+            /** @description Whether the practitioner is in active practice here. */
+            active: boolean;
+            /** @description The practitioner's name (exactly one). */
+            name: components["schemas"]["FhirHumanName"][];
+            /** @description Work phone and email, when set. */
+            telecom?: components["schemas"]["FhirContactPoint"][];
+            /** @description The specialty, when set, as a NUCC taxonomy code. */
+            qualification?: {
+                code: components["schemas"]["FhirCodeableConcept"];
+            }[];
+        };
+        /**
+         * @description A page of Practitioner search results.
+         * @example {
+         *       "resourceType": "Bundle",
+         *       "type": "searchset",
+         *       "total": 1,
+         *       "link": [
+         *         {
+         *           "relation": "self",
+         *           "url": "http://127.0.0.1:4010/fhir/R4/Practitioner?_count=10"
+         *         }
+         *       ],
+         *       "entry": [
+         *         {
+         *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/Practitioner/prac-01JD7Y2B3C4D5E6F7G8H9J0K1M",
+         *           "resource": {
+         *             "resourceType": "Practitioner",
+         *             "id": "prac-01JD7Y2B3C4D5E6F7G8H9J0K1M",
+         *             "meta": {
+         *               "versionId": "3f1c2a9b7d4e6f80",
+         *               "lastUpdated": "2026-11-01T00:00:00Z"
+         *             },
+         *             "identifier": [
+         *               {
+         *                 "system": "http://hl7.org/fhir/sid/us-npi",
+         *                 "value": "1234567893"
+         *               }
+         *             ],
+         *             "active": true,
+         *             "name": [
+         *               {
+         *                 "family": "Lee",
+         *                 "given": [
+         *                   "Jordan"
+         *                 ],
+         *                 "prefix": [
+         *                   "Dr."
+         *                 ]
+         *               }
+         *             ],
+         *             "telecom": [
+         *               {
+         *                 "system": "email",
+         *                 "value": "j.lee@clinic.example"
+         *               }
+         *             ],
+         *             "qualification": [
+         *               {
+         *                 "code": {
+         *                   "coding": [
+         *                     {
+         *                       "system": "http://nucc.org/provider-taxonomy",
+         *                       "code": "207Q00000X"
+         *                     }
+         *                   ]
+         *                 }
+         *               }
+         *             ]
+         *           },
+         *           "search": {
+         *             "mode": "match"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        FhirPractitionerBundle: {
+            /**
+             * @description Always `Bundle`.
+             * @enum {string}
+             */
+            resourceType: "Bundle";
+            /**
+             * @description Always `searchset`.
+             * @enum {string}
+             */
+            type: "searchset";
+            /** @description How many resources match the search, on every page (not only this one's). */
+            total: number;
+            /** @description This page (`self`) and, when more match, the next (`next`). */
+            link: components["schemas"]["FhirBundleLink"][];
+            /** @description The matches of this page, then an OperationOutcome entry when parameters were ignored; absent with `_summary=count` unless there is an outcome to report. */
+            entry?: ({
+                /** @description The absolute URL of the resource. */
+                fullUrl: string;
+                resource: components["schemas"]["FhirPractitioner"];
+                /**
+                 * @description Marks the entry as a match.
+                 * @example {
+                 *       "mode": "match"
+                 *     }
+                 */
+                search: {
+                    /**
+                     * @description Always `match`.
+                     * @enum {string}
+                     */
+                    mode: "match";
+                };
+            } | components["schemas"]["FhirSearchOutcomeEntry"])[];
+        };
+        /**
          * @description A page of Appointment search results.
          * @example {
          *       "resourceType": "Bundle",
@@ -4144,6 +4643,51 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["Patient"];
+            };
+        };
+        /** @description The practitioner as stored after the write. */
+        PractitionerWritten: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "PatientCare-Version": components["headers"]["PatientCare-Version"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "id": "prac_01JD7Y2B3C4D5E6F7G8H9J0K1M",
+                 *       "object": "practitioner",
+                 *       "livemode": false,
+                 *       "created": 1793577600,
+                 *       "updated": 1793577600,
+                 *       "name": {
+                 *         "family": "Lee",
+                 *         "given": [
+                 *           "Jordan"
+                 *         ],
+                 *         "prefix": [
+                 *           "Dr."
+                 *         ],
+                 *         "suffix": []
+                 *       },
+                 *       "npi": "1234567893",
+                 *       "specialty": "207Q00000X",
+                 *       "contact": {
+                 *         "email": "j.lee@clinic.example",
+                 *         "phone": "+14155550100"
+                 *       },
+                 *       "active": true,
+                 *       "metadata": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["Practitioner"];
             };
         };
         /** @description The appointment as stored after the write. */
@@ -4810,6 +5354,16 @@ export interface components {
         PatientEndingBefore: components["schemas"]["PatientId"];
         /**
          * @description Cursor for the next (older) page; exclusive with `ending_before`.
+         * @example prac_01JD7Y2B3C4D5E6F7G8H9J0K1M
+         */
+        PractitionerStartingAfter: components["schemas"]["PractitionerId"];
+        /**
+         * @description Cursor for the previous (newer) page; exclusive with `starting_after`.
+         * @example prac_01JD7Y2B3C4D5E6F7G8H9J0K1M
+         */
+        PractitionerEndingBefore: components["schemas"]["PractitionerId"];
+        /**
+         * @description Cursor for the next (older) page; exclusive with `ending_before`.
          * @example appt_01JD8A2B3C4D5E6F7G8H9J0K1M
          */
         AppointmentStartingAfter: components["schemas"]["AppointmentId"];
@@ -4863,6 +5417,11 @@ export interface components {
          * @example pat_01JD7X5K8M9N2P3Q4R5S6T7V8W
          */
         PatientIdPath: components["schemas"]["PatientId"];
+        /**
+         * @description The practitioner's id.
+         * @example prac_01JD7Y2B3C4D5E6F7G8H9J0K1M
+         */
+        PractitionerIdPath: components["schemas"]["PractitionerId"];
         /**
          * @description The appointment's id.
          * @example appt_01JD8A2B3C4D5E6F7G8H9J0K1M
@@ -4930,6 +5489,11 @@ export interface components {
          * @example appt-01JD8A2B3C4D5E6F7G8H9J0K1M
          */
         FhirAppointmentIdPath: string;
+        /**
+         * @description The FHIR id of the practitioner: our id with `-` for `_` (`prac_01JD7Y2B3C4D5E6F7G8H9J0K1M` is `prac-01JD7Y2B3C4D5E6F7G8H9J0K1M`).
+         * @example prac-01JD7Y2B3C4D5E6F7G8H9J0K1M
+         */
+        FhirPractitionerIdPath: string;
         /**
          * @description The FHIR id of the claim (a ClaimResponse has its claim's id): our id with `-` for `_` (`clm_01JD9C3D4E5F6G7H8J9K0M1N2P` is `clm-01JD9C3D4E5F6G7H8J9K0M1N2P`).
          * @example clm-01JD9C3D4E5F6G7H8J9K0M1N2P
@@ -5489,6 +6053,11 @@ export interface operations {
                  */
                 patient?: components["parameters"]["PatientFilter"];
                 /**
+                 * @description Only appointments with this practitioner (an id).
+                 * @example prac_01JD7Y2B3C4D5E6F7G8H9J0K1M
+                 */
+                practitioner_id?: components["schemas"]["PractitionerId"];
+                /**
                  * @description Only appointments in this status.
                  * @example booked
                  */
@@ -5762,6 +6331,344 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["AppointmentWritten"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPractitioners: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 25
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor for the next (older) page; exclusive with `ending_before`.
+                 * @example prac_01JD7Y2B3C4D5E6F7G8H9J0K1M
+                 */
+                starting_after?: components["parameters"]["PractitionerStartingAfter"];
+                /**
+                 * @description Cursor for the previous (newer) page; exclusive with `starting_after`.
+                 * @example prac_01JD7Y2B3C4D5E6F7G8H9J0K1M
+                 */
+                ending_before?: components["parameters"]["PractitionerEndingBefore"];
+                /**
+                 * @description Filter on `created` (unix seconds): `created[gt]`, `created[gte]`, `created[lt]`,
+                 *     `created[lte]`, combinable.
+                 * @example {
+                 *       "gte": 1793491200,
+                 *       "lt": 1793577600
+                 *     }
+                 */
+                created?: components["parameters"]["Created"];
+                /**
+                 * @description Only active (`true`) or only inactive (`false`) practitioners.
+                 * @example true
+                 */
+                active?: boolean;
+            };
+            header?: {
+                /**
+                 * @description The dated API version to use. Without it, the current version. Echoed in the
+                 *     response. An unknown version is `400 parameter_invalid`.
+                 * @example 2026-11-01
+                 */
+                "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of practitioners. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "PatientCare-Version": components["headers"]["PatientCare-Version"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "url": "/v1/practitioners",
+                     *       "has_more": false,
+                     *       "data": [
+                     *         {
+                     *           "id": "prac_01JD7Y2B3C4D5E6F7G8H9J0K1M",
+                     *           "object": "practitioner",
+                     *           "livemode": false,
+                     *           "created": 1793577600,
+                     *           "updated": 1793577600,
+                     *           "name": {
+                     *             "family": "Lee",
+                     *             "given": [
+                     *               "Jordan"
+                     *             ],
+                     *             "prefix": [
+                     *               "Dr."
+                     *             ],
+                     *             "suffix": []
+                     *           },
+                     *           "npi": "1234567893",
+                     *           "specialty": "207Q00000X",
+                     *           "contact": {
+                     *             "email": "j.lee@clinic.example",
+                     *             "phone": "+14155550100"
+                     *           },
+                     *           "active": true,
+                     *           "metadata": {}
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PractitionerList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPractitioner: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The dated API version to use. Without it, the current version. Echoed in the
+                 *     response. An unknown version is `400 parameter_invalid`.
+                 * @example 2026-11-01
+                 */
+                "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
+                 * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
+                 *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
+                 *     same body. The same key with another body is `400 idempotency_key_reused`; while the
+                 *     first request runs, `409 idempotency_key_in_use`. Use a random value (V4 UUID); never
+                 *     PHI.
+                 * @example 5f0c8e3a-3c1b-4f6e-9a8d-2b7c6e1f4a90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": {
+                 *         "family": "Lee",
+                 *         "given": [
+                 *           "Jordan"
+                 *         ],
+                 *         "prefix": [
+                 *           "Dr."
+                 *         ]
+                 *       },
+                 *       "npi": "1234567893",
+                 *       "specialty": "207Q00000X",
+                 *       "contact": {
+                 *         "email": "j.lee@clinic.example"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PractitionerCreateParams"];
+            };
+        };
+        responses: {
+            200: components["responses"]["PractitionerWritten"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retrievePractitioner: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The dated API version to use. Without it, the current version. Echoed in the
+                 *     response. An unknown version is `400 parameter_invalid`.
+                 * @example 2026-11-01
+                 */
+                "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+            };
+            path: {
+                /**
+                 * @description The practitioner's id.
+                 * @example prac_01JD7Y2B3C4D5E6F7G8H9J0K1M
+                 */
+                id: components["parameters"]["PractitionerIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The practitioner. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "PatientCare-Version": components["headers"]["PatientCare-Version"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "prac_01JD7Y2B3C4D5E6F7G8H9J0K1M",
+                     *       "object": "practitioner",
+                     *       "livemode": false,
+                     *       "created": 1793577600,
+                     *       "updated": 1793577600,
+                     *       "name": {
+                     *         "family": "Lee",
+                     *         "given": [
+                     *           "Jordan"
+                     *         ],
+                     *         "prefix": [
+                     *           "Dr."
+                     *         ],
+                     *         "suffix": []
+                     *       },
+                     *       "npi": "1234567893",
+                     *       "specialty": "207Q00000X",
+                     *       "contact": {
+                     *         "email": "j.lee@clinic.example",
+                     *         "phone": "+14155550100"
+                     *       },
+                     *       "active": true,
+                     *       "metadata": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Practitioner"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePractitioner: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The dated API version to use. Without it, the current version. Echoed in the
+                 *     response. An unknown version is `400 parameter_invalid`.
+                 * @example 2026-11-01
+                 */
+                "PatientCare-Version"?: components["parameters"]["PatientCareVersion"];
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
+                 * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
+                 *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
+                 *     same body. The same key with another body is `400 idempotency_key_reused`; while the
+                 *     first request runs, `409 idempotency_key_in_use`. Use a random value (V4 UUID); never
+                 *     PHI.
+                 * @example 5f0c8e3a-3c1b-4f6e-9a8d-2b7c6e1f4a90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The practitioner's id.
+                 * @example prac_01JD7Y2B3C4D5E6F7G8H9J0K1M
+                 */
+                id: components["parameters"]["PractitionerIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "active": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["PractitionerUpdateParams"];
+            };
+        };
+        responses: {
+            200: components["responses"]["PractitionerWritten"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8286,6 +9193,453 @@ export interface operations {
                      *     }
                      */
                     "application/fhir+json": components["schemas"]["FhirAppointment"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current version. No body. */
+            304: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    ETag: components["headers"]["FhirETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            404: components["responses"]["FhirNotFound"];
+            406: components["responses"]["FhirNotAcceptable"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
+        };
+    };
+    searchFhirPractitioners: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A practitioner id (FHIR id).
+                 * @example prac-01JD7Y2B3C4D5E6F7G8H9J0K1M
+                 */
+                _id?: string;
+                /**
+                 * @description The start of any part of the name (family or given), case-insensitive.
+                 * @example Lee
+                 */
+                name?: string;
+                /**
+                 * @description The start of the family name, case-insensitive.
+                 * @example Lee
+                 */
+                family?: string;
+                /**
+                 * @description The NPI, `http://hl7.org/fhir/sid/us-npi|{npi}` or the value alone; another system matches nothing.
+                 * @example http://hl7.org/fhir/sid/us-npi|1234567893
+                 */
+                identifier?: string;
+                /**
+                 * @description Entries per page, 1–100, default 10.
+                 * @example 10
+                 */
+                _count?: components["parameters"]["FhirCount"];
+                /**
+                 * @description Where the next page starts: taken from the Bundle's `next` link, not written by hand.
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                _cursor?: components["parameters"]["FhirCursor"];
+                /**
+                 * @description `count`: the Bundle has `total` and no entries. Other values (`true`, `text`, `data`, `false`) are not supported: ignored with a warning entry, or `400` with `Prefer: handling=strict`.
+                 * @example count
+                 */
+                _summary?: components["parameters"]["FhirSummary"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
+                 * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["FhirPrefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A searchset Bundle, newest first; a `next` link when more match. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Bundle",
+                     *       "type": "searchset",
+                     *       "total": 1,
+                     *       "link": [
+                     *         {
+                     *           "relation": "self",
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Practitioner?_count=10"
+                     *         }
+                     *       ],
+                     *       "entry": [
+                     *         {
+                     *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/Practitioner/prac-01JD7Y2B3C4D5E6F7G8H9J0K1M",
+                     *           "resource": {
+                     *             "resourceType": "Practitioner",
+                     *             "id": "prac-01JD7Y2B3C4D5E6F7G8H9J0K1M",
+                     *             "meta": {
+                     *               "versionId": "3f1c2a9b7d4e6f80",
+                     *               "lastUpdated": "2026-11-01T00:00:00Z"
+                     *             },
+                     *             "identifier": [
+                     *               {
+                     *                 "system": "http://hl7.org/fhir/sid/us-npi",
+                     *                 "value": "1234567893"
+                     *               }
+                     *             ],
+                     *             "active": true,
+                     *             "name": [
+                     *               {
+                     *                 "family": "Lee",
+                     *                 "given": [
+                     *                   "Jordan"
+                     *                 ],
+                     *                 "prefix": [
+                     *                   "Dr."
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "telecom": [
+                     *               {
+                     *                 "system": "email",
+                     *                 "value": "j.lee@clinic.example"
+                     *               }
+                     *             ],
+                     *             "qualification": [
+                     *               {
+                     *                 "code": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://nucc.org/provider-taxonomy",
+                     *                       "code": "207Q00000X"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             ]
+                     *           },
+                     *           "search": {
+                     *             "mode": "match"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirPractitionerBundle"];
+                };
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            406: components["responses"]["FhirNotAcceptable"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
+        };
+    };
+    searchFhirPractitionersByPost: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A practitioner id (FHIR id).
+                 * @example prac-01JD7Y2B3C4D5E6F7G8H9J0K1M
+                 */
+                _id?: string;
+                /**
+                 * @description The start of any part of the name (family or given), case-insensitive.
+                 * @example Lee
+                 */
+                name?: string;
+                /**
+                 * @description The start of the family name, case-insensitive.
+                 * @example Lee
+                 */
+                family?: string;
+                /**
+                 * @description The NPI, `http://hl7.org/fhir/sid/us-npi|{npi}` or the value alone; another system matches nothing.
+                 * @example http://hl7.org/fhir/sid/us-npi|1234567893
+                 */
+                identifier?: string;
+                /**
+                 * @description Entries per page, 1–100, default 10.
+                 * @example 10
+                 */
+                _count?: components["parameters"]["FhirCount"];
+                /**
+                 * @description Where the next page starts: taken from the Bundle's `next` link, not written by hand.
+                 * @example pat-01JD7X5K8M9N2P3Q4R5S6T7V8W
+                 */
+                _cursor?: components["parameters"]["FhirCursor"];
+                /**
+                 * @description `count`: the Bundle has `total` and no entries. Other values (`true`, `text`, `data`, `false`) are not supported: ignored with a warning entry, or `400` with `Prefer: handling=strict`.
+                 * @example count
+                 */
+                _summary?: components["parameters"]["FhirSummary"];
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
+                 * @description Makes the `POST` safe to retry: the first completed response is stored for 24 hours
+                 *     per key and mode and replayed (with `Idempotent-Replayed: true`) to retries with the
+                 *     same body. The same key with another body is `400 idempotency_key_reused`; while the
+                 *     first request runs, `409 idempotency_key_in_use`. Use a random value (V4 UUID); never
+                 *     PHI.
+                 * @example 5f0c8e3a-3c1b-4f6e-9a8d-2b7c6e1f4a90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `handling=strict`: a search parameter this operation does not define (or a `_summary` other than `count`) is refused with `400` instead of being ignored with a warning entry (FHIR R4 lenient handling, the default).
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["FhirPrefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "family": "Lee"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["FhirSearchForm"];
+            };
+        };
+        responses: {
+            /** @description A searchset Bundle, newest first; a `next` link when more match. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Bundle",
+                     *       "type": "searchset",
+                     *       "total": 1,
+                     *       "link": [
+                     *         {
+                     *           "relation": "self",
+                     *           "url": "http://127.0.0.1:4010/fhir/R4/Practitioner?_count=10"
+                     *         }
+                     *       ],
+                     *       "entry": [
+                     *         {
+                     *           "fullUrl": "http://127.0.0.1:4010/fhir/R4/Practitioner/prac-01JD7Y2B3C4D5E6F7G8H9J0K1M",
+                     *           "resource": {
+                     *             "resourceType": "Practitioner",
+                     *             "id": "prac-01JD7Y2B3C4D5E6F7G8H9J0K1M",
+                     *             "meta": {
+                     *               "versionId": "3f1c2a9b7d4e6f80",
+                     *               "lastUpdated": "2026-11-01T00:00:00Z"
+                     *             },
+                     *             "identifier": [
+                     *               {
+                     *                 "system": "http://hl7.org/fhir/sid/us-npi",
+                     *                 "value": "1234567893"
+                     *               }
+                     *             ],
+                     *             "active": true,
+                     *             "name": [
+                     *               {
+                     *                 "family": "Lee",
+                     *                 "given": [
+                     *                   "Jordan"
+                     *                 ],
+                     *                 "prefix": [
+                     *                   "Dr."
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "telecom": [
+                     *               {
+                     *                 "system": "email",
+                     *                 "value": "j.lee@clinic.example"
+                     *               }
+                     *             ],
+                     *             "qualification": [
+                     *               {
+                     *                 "code": {
+                     *                   "coding": [
+                     *                     {
+                     *                       "system": "http://nucc.org/provider-taxonomy",
+                     *                       "code": "207Q00000X"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             ]
+                     *           },
+                     *           "search": {
+                     *             "mode": "match"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirPractitionerBundle"];
+                };
+            };
+            400: components["responses"]["FhirBadRequest"];
+            401: components["responses"]["FhirUnauthorized"];
+            403: components["responses"]["FhirForbidden"];
+            406: components["responses"]["FhirNotAcceptable"];
+            409: components["responses"]["FhirConflict"];
+            413: components["responses"]["FhirPayloadTooLarge"];
+            415: components["responses"]["FhirUnsupportedMediaType"];
+            429: components["responses"]["FhirTooManyRequests"];
+            500: components["responses"]["FhirInternalError"];
+            503: components["responses"]["FhirServiceUnavailable"];
+        };
+    };
+    readFhirPractitioner: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The response format: JSON is the only one (`json`, `application/json`, `application/fhir+json`). XML (`xml`, `application/fhir+xml`, …), Turtle (`ttl`, `text/turtle`, …) and HTML (`html`, `text/html`) answer `406`, in the query or in a `POST _search` form alike (any case, with media type parameters, with `+` unescaped), as does an `Accept` header that admits no JSON.
+                 * @example json
+                 */
+                _format?: components["parameters"]["FhirFormat"];
+            };
+            header?: {
+                /**
+                 * @description The person or system acting behind the API key (a clinician, a batch job): an opaque id
+                 *     you assign, 1–64 characters of `A-Z a-z 0-9 . _ : @ -`, stored on every audit row of
+                 *     the request (see "The acting person"). Never PHI: not a name, an email address, a
+                 *     medical record number or anything else that identifies a patient. Malformed is
+                 *     `400 parameter_invalid`; missing where the key requires it is
+                 *     `400 parameter_missing`; on an ephemeral key, any value other than the actor it was
+                 *     created for is `400 parameter_invalid`.
+                 * @example clinician:4711
+                 */
+                "PatientCare-Actor"?: components["parameters"]["PatientCareActor"];
+                /**
+                 * @description An `ETag` from an earlier read; `304` when the resource has not changed since.
+                 * @example W/"3f1c2a9b7d4e6f80"
+                 */
+                "If-None-Match"?: components["parameters"]["FhirIfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The FHIR id of the practitioner: our id with `-` for `_` (`prac_01JD7Y2B3C4D5E6F7G8H9J0K1M` is `prac-01JD7Y2B3C4D5E6F7G8H9J0K1M`).
+                 * @example prac-01JD7Y2B3C4D5E6F7G8H9J0K1M
+                 */
+                id: components["parameters"]["FhirPractitionerIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Practitioner. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["FhirETag"];
+                    "Last-Modified": components["headers"]["FhirLastModified"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "Practitioner",
+                     *       "id": "prac-01JD7Y2B3C4D5E6F7G8H9J0K1M",
+                     *       "meta": {
+                     *         "versionId": "3f1c2a9b7d4e6f80",
+                     *         "lastUpdated": "2026-11-01T00:00:00Z"
+                     *       },
+                     *       "identifier": [
+                     *         {
+                     *           "system": "http://hl7.org/fhir/sid/us-npi",
+                     *           "value": "1234567893"
+                     *         }
+                     *       ],
+                     *       "active": true,
+                     *       "name": [
+                     *         {
+                     *           "family": "Lee",
+                     *           "given": [
+                     *             "Jordan"
+                     *           ],
+                     *           "prefix": [
+                     *             "Dr."
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "telecom": [
+                     *         {
+                     *           "system": "email",
+                     *           "value": "j.lee@clinic.example"
+                     *         }
+                     *       ],
+                     *       "qualification": [
+                     *         {
+                     *           "code": {
+                     *             "coding": [
+                     *               {
+                     *                 "system": "http://nucc.org/provider-taxonomy",
+                     *                 "code": "207Q00000X"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": components["schemas"]["FhirPractitioner"];
                 };
             };
             /** @description Not modified: the `If-None-Match` ETag is the current version. No body. */

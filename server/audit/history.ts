@@ -1,5 +1,5 @@
 import type { Db } from '../db/types.js';
-import { sqlLimit } from '../repos/sql-params.js';
+import { sqlLimit } from '../sql/params.js';
 import type { AuditOutcome } from './entry.js';
 
 /** One stored audit row. */

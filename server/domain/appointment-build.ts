@@ -3,6 +3,7 @@
  * unset), the first status decided by the state machine. Pure; the handler stores it.
  */
 import type { components, Writable } from '../../generated/types.js';
+import type { NewObjectInfo } from '../resources/resource.js';
 import { initialStatus } from './appointment-status.js';
 import type { WithStoredTimes } from './appointment-times.js';
 import type { Appointment } from './appointment-update.js';
@@ -12,13 +13,6 @@ import { checkMetadata } from './serialize.js';
 export type AppointmentCreateParams = WithStoredTimes<
   Writable<components['schemas']['AppointmentCreateParams']>
 >;
-
-/** What the server adds: identity, mode and clock. */
-export interface NewObjectInfo {
-  id: string;
-  livemode: boolean;
-  nowSeconds: number;
-}
 
 /**
  * Builds the appointment, or throws the spec's 400 for its times (`start`/`end` in pairs,
@@ -41,6 +35,7 @@ export function buildAppointment(
     updated: info.nowSeconds,
     patient: params.patient,
     practitioner: params.practitioner,
+    practitioner_id: params.practitioner_id ?? null,
     status,
     start: params.start ?? null,
     end: params.end ?? null,

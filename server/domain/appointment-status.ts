@@ -5,21 +5,9 @@
  */
 import type { components } from '../../generated/types.js';
 import { ApiError } from '../errors.js';
+import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../resources/appointment.js';
 
-/** Every appointment status, in the order of the happy path. */
-export const APPOINTMENT_STATUSES = [
-  'proposed',
-  'pending',
-  'booked',
-  'arrived',
-  'checked_in',
-  'fulfilled',
-  'cancelled',
-  'noshow',
-  'entered_in_error',
-] as const;
-
-export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
+export { APPOINTMENT_STATUSES, type AppointmentStatus };
 
 // The list names exactly the spec's `AppointmentStatus` enum: a status added to or dropped from
 // either one alone fails the type check here, not a request at run time.

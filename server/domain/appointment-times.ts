@@ -3,17 +3,10 @@
  * stored events and the FHIR mapping hold) and as the latest API version returns it (RFC 3339
  * date-times). Handlers convert requests in and records out here, and nowhere else.
  */
-import type { components, Readable } from '../../generated/types.js';
+import type { ApiAppointment, StoredAppointment } from '../resources/appointment.js';
 import { dateTimeToSeconds, storedTimeOut } from './date-time.js';
 
-/** An appointment as the API returns it (schema `Appointment`). */
-export type ApiAppointment = Readable<components['schemas']['Appointment']>;
-
-/** An appointment as stored: the API shape with `start`/`end` in unix seconds. */
-export type StoredAppointment = Omit<ApiAppointment, 'start' | 'end'> & {
-  start: number | null;
-  end: number | null;
-};
+export type { ApiAppointment, StoredAppointment };
 
 /** Request parameters with their `start`/`end` read into unix seconds. */
 export type WithStoredTimes<T> = Omit<T, 'start' | 'end'> & { start?: number; end?: number };

@@ -4,7 +4,7 @@
  * patient and appointment in the database and stores it.
  */
 import type { components, Readable } from '../../generated/types.js';
-import type { NewObjectInfo } from './appointment-build.js';
+import type { NewObjectInfo } from '../resources/resource.js';
 import { assertClaimRules, type ClaimCreateParams, priceLineItems } from './claim-rules.js';
 import { checkMetadata } from './serialize.js';
 

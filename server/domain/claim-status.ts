@@ -3,6 +3,7 @@
  * emits, and the test clearinghouse's decisions by magic `member_id`, like test card numbers. Pure:
  * the simulator that moves claims on a schedule calls `nextClaimStep` and writes what it returns.
  */
+import { CLAIM_STATUSES, type ClaimStatus } from '../resources/claim.js';
 
 /**
  * How long the test clearinghouse waits before each step (submitted → accepted → final): the
@@ -10,18 +11,7 @@
  */
 export const CLAIM_STEP_DELAY_MS = 2000;
 
-/** Every claim status. */
-export const CLAIM_STATUSES = [
-  'submitted',
-  'accepted',
-  'rejected',
-  'paid',
-  'partially_paid',
-  'denied',
-  'cancelled',
-] as const;
-
-export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
+export { CLAIM_STATUSES, type ClaimStatus };
 
 /** The event type of each status a claim can reach; one event per move. */
 export type ClaimEventType = `claim.${ClaimStatus}`;

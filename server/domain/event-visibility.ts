@@ -6,22 +6,20 @@
  */
 
 import { type Scope, type ScopedKey, scopeGranted } from '../../contract/scopes.js';
-import type { EventType } from './events.js';
+import { RESOURCES } from '../resources/index.js';
+import type { EventType } from '../resources/resource.js';
 
 /** An event type's family: the object it is about (`claim` for `claim.paid`). */
 export type EventFamily = EventType extends `${infer F}.${string}` ? F : never;
 
 /**
- * The scope that reads each family's object: the `x-scopes` of its retrieve operation in
- * `spec/openapi.yaml` (`test/domain/event-visibility.test.ts` holds them equal). A new event
- * family fails to compile here until it is given one.
+ * The scope that reads each family's object: the read scope of the resource of that name
+ * (server/resources/), which is the `x-scopes` of its retrieve operation in `spec/openapi.yaml`
+ * (`test/domain/event-visibility.test.ts` holds them equal).
  */
-export const EVENT_FAMILY_SCOPES: Readonly<Record<EventFamily, Scope>> = {
-  patient: 'patients:read',
-  appointment: 'appointments:read',
-  claim: 'billing:read',
-  webhook: 'webhooks:read',
-};
+export const EVENT_FAMILY_SCOPES = Object.fromEntries(
+  RESOURCES.map((resource) => [resource.name, resource.readScope]),
+) as Readonly<Record<EventFamily, Scope>>;
 
 /** The family of an event type or wildcard (`claim.paid`, `claim.*` → `claim`). */
 export function eventFamily(type: string): string {

@@ -9,6 +9,7 @@ import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
 import { insertEvent } from '../repos/events.js';
 import { toSeconds } from '../repos/rows.js';
+import type { EventType } from '../resources/resource.js';
 import { appointmentOut, type StoredAppointment } from './appointment-times.js';
 import { storedTimeOut } from './date-time.js';
 
@@ -24,9 +25,6 @@ export type StoredEventObject =
 export type StoredEvent = Omit<ApiEvent, 'data'> & {
   data: { object: StoredEventObject; previous_attributes?: Record<string, unknown> };
 };
-
-/** The event types of the spec (`EventType`). */
-export type EventType = components['schemas']['EventType'];
 
 /** The object an event is about, as stored (`data.object`; `eventOut` renders it). */
 export type EventObject = StoredEventObject;

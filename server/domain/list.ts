@@ -4,8 +4,9 @@
  * handler so they page alike.
  */
 import type { JsonText } from '../../contract/route-types.js';
-import type { CreatedRange, ListParams, Page } from '../repos/pagination.js';
+import type { ListParams, Page } from '../repos/pagination.js';
 import type { StoredJson } from '../repos/rows.js';
+import type { CreatedRange } from '../sql/criteria.js';
 
 /** The list parameters every list operation's query shares, as the spec names them. */
 export interface ListQuery {

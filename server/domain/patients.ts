@@ -17,8 +17,8 @@ export type PatientUpdateParams = components['schemas']['PatientUpdateParams'];
 type HumanName = components['schemas']['HumanName'];
 type AddressInput = components['schemas']['Address'];
 
-/** A name with every list present, as responses show it. */
-function fullName(name: HumanName): Patient['name'] {
+/** A name with every list present, as responses show it (a patient's and a practitioner's). */
+export function fullName(name: HumanName): Patient['name'] {
   return {
     family: name.family,
     given: [...(name.given ?? [])],

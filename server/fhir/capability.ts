@@ -6,28 +6,29 @@
  */
 import type { RouteDefinition } from '../../contract/route-types.js';
 import type { components } from '../../generated/types.js';
+import { FHIR_TYPES } from './faces.js';
+import type { FhirResourceType } from './ids.js';
 import { FHIR_BASE } from './paths.js';
 
 export type CapabilityStatement = components['schemas']['FhirCapabilityStatement'];
 
-/** FHIR's search parameter type of each parameter we serve. */
-const SEARCH_TYPES: Readonly<Record<string, SearchType>> = {
-  _id: 'token',
-  identifier: 'token',
-  family: 'string',
-  given: 'string',
-  birthdate: 'date',
-  gender: 'token',
-  email: 'token',
-  phone: 'token',
-  patient: 'reference',
-  date: 'date',
-  status: 'token',
-  created: 'date',
-  request: 'reference',
+/** FHIR's search parameter type of the result parameters every search takes. */
+const RESULT_TYPES: Readonly<Record<string, SearchType>> = {
   _count: 'number',
   _summary: 'token',
 };
+
+/**
+ * FHIR's type of a search parameter of `type`: its face's (server/resources/), or a result
+ * parameter's. A parameter in the spec that neither knows is a build error, never `string`.
+ */
+function searchType(type: string, name: string): SearchType {
+  const face = Object.hasOwn(FHIR_TYPES, type) ? FHIR_TYPES[type as FhirResourceType].face : null;
+  const found = face?.search[name]?.type ?? RESULT_TYPES[name];
+  if (found === undefined)
+    throw new Error(`The spec lists FHIR search parameter ${type}?${name}, which no face serves.`);
+  return found;
+}
 
 /** What the result parameters we list do. */
 const DOCUMENTATION: Readonly<Record<string, string>> = {
@@ -91,7 +92,7 @@ export function capabilityStatement(
       if (param.in !== 'query' || CONTROL.has(param.name)) continue;
       const listed: ResourceCapability['searchParam'][number] = {
         name: param.name,
-        type: SEARCH_TYPES[param.name] ?? 'string',
+        type: searchType(type, param.name),
       };
       const documentation = DOCUMENTATION[param.name];
       if (documentation !== undefined) listed.documentation = documentation;

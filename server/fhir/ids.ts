@@ -5,18 +5,18 @@
  * has no `-`, so the first `-` marks the prefix and the mapping reverses exactly. Clients see
  * the same ULID in both APIs, so an id is easy to carry from one to the other by hand too.
  */
-import { ULID_PATTERN } from '../ids.js';
+import { type FhirResourceType, RESOURCES } from '../resources/index.js';
+import { ourIdOf, ourIdOfReference } from './id-text.js';
 
-/** The resource types we serve, and the prefix of the ids behind each. */
-export const ID_PREFIXES = {
-  Patient: 'pat',
-  Appointment: 'appt',
-  Claim: 'clm',
-  // A ClaimResponse is the adjudication of one claim and has that claim's id.
-  ClaimResponse: 'clm',
-} as const;
+export type { FhirResourceType };
 
-export type FhirResourceType = keyof typeof ID_PREFIXES;
+/** The prefix of the ids behind each FHIR type we serve, from the resource modules. */
+export const ID_PREFIXES = Object.fromEntries(
+  RESOURCES.flatMap((resource) => {
+    const faces: readonly { readonly type: string }[] = resource.fhir ?? [];
+    return faces.map((face) => [face.type, resource.prefix]);
+  }),
+) as Readonly<Record<FhirResourceType, string>>;
 
 /**
  * The FHIR id of one of our ids.
@@ -32,10 +32,7 @@ export function toFhirId(id: string): string {
  * made for that type (then the resource does not exist: 404, never 400, as for any unknown id).
  */
 export function fromFhirId(type: FhirResourceType, fhirId: string): string | undefined {
-  const prefix = ID_PREFIXES[type];
-  if (!fhirId.startsWith(`${prefix}-`)) return undefined;
-  const ulid = fhirId.slice(prefix.length + 1);
-  return ULID_PATTERN.test(ulid) ? `${prefix}_${ulid}` : undefined;
+  return ourIdOf(ID_PREFIXES[type], fhirId);
 }
 
 /**
@@ -43,6 +40,5 @@ export function fromFhirId(type: FhirResourceType, fhirId: string): string | und
  * such as `patient=` accept both), or `undefined`.
  */
 export function fromReference(type: FhirResourceType, reference: string): string | undefined {
-  const bare = reference.startsWith(`${type}/`) ? reference.slice(type.length + 1) : reference;
-  return fromFhirId(type, bare);
+  return ourIdOfReference(type, ID_PREFIXES[type], reference);
 }

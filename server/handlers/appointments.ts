@@ -8,11 +8,16 @@ import { appointmentOut, timesIn } from '../domain/appointment-times.js';
 import { type AppointmentUpdatePlan, planAppointmentUpdate } from '../domain/appointment-update.js';
 import { emitEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';
+import { auditIdsOf, requireReferences, retrieveRecord } from '../domain/records.js';
 import { nowSeconds, resourceMissing } from '../domain/serialize.js';
-import { insertRecord, listRecords, modifyRecord } from '../repos/records.js';
+import {
+  insertRecord,
+  listQueryCriteria,
+  listRecords,
+  modifyRecord,
+  newDocInfo,
+} from '../repos/records.js';
 import { APPOINTMENT } from '../resources/appointment.js';
-import { requirePatient } from '../resources/patient.js';
-import { auditIdsOf, newDocInfo, retrieveRecord } from '../resources/resource.js';
 import type { AppHandler, HandlerContext } from './types.js';
 
 /**
@@ -28,15 +33,15 @@ function assertOwnPatient(ctx: HandlerContext, patientId: string, objectIds: str
 
 /** GET /v1/appointments */
 export const listAppointments: AppHandler<'listAppointments'> = async (request, ctx) => {
-  const { patient, status } = request.query;
+  const { patient } = request.query;
   if (patient !== undefined) assertOwnPatient(ctx, patient);
   // An ephemeral key's list is implicitly its patient's, filter or not.
   const only = ctx.key.kind === 'ephemeral' ? (ctx.key.patientId ?? undefined) : patient;
   const page = await listRecords(APPOINTMENT, ctx.db, {
     ...listParams(request.query),
     livemode: ctx.livemode,
+    ...listQueryCriteria(APPOINTMENT, request.query),
     ...(only === undefined ? {} : { patient: only }),
-    ...(status === undefined ? {} : { status }),
   });
   const ids = auditIdsOf(APPOINTMENT, page.data);
   if (only !== undefined && !ids.includes(only)) ids.push(only);
@@ -51,7 +56,7 @@ export const createAppointment: AppHandler<'createAppointment'> = async (request
   assertOwnPatient(ctx, body.patient);
   const appointment = buildAppointment(timesIn(body), newDocInfo(APPOINTMENT, ctx));
   return ctx.write(async (tx) => {
-    await requirePatient(tx, ctx.livemode, body.patient);
+    await requireReferences(APPOINTMENT, tx, appointment);
     await insertRecord(APPOINTMENT, tx, appointment);
     await emitEvent(tx, ctx, { type: 'appointment.created', object: appointment });
     ctx.audit([appointment.id, appointment.patient]);

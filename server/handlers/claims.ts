@@ -9,14 +9,20 @@ import { scopeGranted } from '../../contract/scopes.js';
 import { buildClaim } from '../domain/claim-build.js';
 import { emitEvent } from '../domain/events.js';
 import { listEnvelope, listParams } from '../domain/list.js';
+import { auditIdsOf, requireRecord, retrieveRecord } from '../domain/records.js';
 import { resourceMissing } from '../domain/serialize.js';
 import { ApiError } from '../errors.js';
 import type { AuthenticatedKey } from '../http/auth.js';
-import { getRecord, insertRecord, listRecords } from '../repos/records.js';
+import {
+  getRecord,
+  insertRecord,
+  listQueryCriteria,
+  listRecords,
+  newDocInfo,
+} from '../repos/records.js';
 import { APPOINTMENT } from '../resources/appointment.js';
 import { CLAIM } from '../resources/claim.js';
-import { requirePatient } from '../resources/patient.js';
-import { auditIdsOf, newDocInfo, retrieveRecord } from '../resources/resource.js';
+import { PATIENT } from '../resources/patient.js';
 import type { AppHandler } from './types.js';
 
 /** Whether the key may read appointments (secret keys may read everything). */
@@ -26,12 +32,11 @@ function canReadAppointments(key: Pick<AuthenticatedKey, 'kind' | 'scopes'>): bo
 
 /** GET /v1/claims */
 export const listClaims: AppHandler<'listClaims'> = async (request, ctx) => {
-  const { patient, status } = request.query;
+  const { patient } = request.query;
   const page = await listRecords(CLAIM, ctx.db, {
     ...listParams(request.query),
     livemode: ctx.livemode,
-    ...(patient === undefined ? {} : { patient }),
-    ...(status === undefined ? {} : { status }),
+    ...listQueryCriteria(CLAIM, request.query),
   });
   const ids = auditIdsOf(CLAIM, page.data);
   ctx.audit(patient === undefined ? ids : [...new Set([patient, ...ids])]);
@@ -43,7 +48,7 @@ export const submitClaim: AppHandler<'submitClaim'> = async (request, ctx) => {
   const body = request.body;
   const claim = buildClaim(body, newDocInfo(CLAIM, ctx));
   return ctx.write(async (tx) => {
-    await requirePatient(tx, ctx.livemode, body.patient);
+    await requireRecord(PATIENT, tx, ctx.livemode, body.patient, 'patient');
     if (body.appointment !== undefined) {
       const appointment = await getRecord(APPOINTMENT, tx, body.appointment, ctx.livemode);
       if (appointment === undefined) throw resourceMissing('appointment', 'appointment');

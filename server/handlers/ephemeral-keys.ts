@@ -1,5 +1,6 @@
+import { requireRecord } from '../domain/records.js';
 import { createEphemeralKey as storeEphemeralKey } from '../repos/ephemeral-keys.js';
-import { requirePatient } from '../resources/patient.js';
+import { PATIENT } from '../resources/patient.js';
 import type { AppHandler } from './types.js';
 
 /** POST /v1/ephemeral_keys */
@@ -7,7 +8,7 @@ export const createEphemeralKey: AppHandler<'createEphemeralKey'> = async (reque
   const { patient, scopes } = request.body;
   return ctx.write(async (tx) => {
     // Another mode's patient is as missing as an unknown id: keys never cross modes.
-    await requirePatient(tx, ctx.livemode, patient);
+    await requireRecord(PATIENT, tx, ctx.livemode, patient, 'patient');
     const { key, secret } = await storeEphemeralKey(tx, {
       livemode: ctx.livemode,
       patientId: patient,

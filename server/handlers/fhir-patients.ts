@@ -5,16 +5,16 @@
  */
 import { emitEvent } from '../domain/events.js';
 import { buildPatient, checkPatientFields, type PatientCreateParams } from '../domain/patients.js';
+import { auditIdsOf } from '../domain/records.js';
 import { isApiError } from '../errors.js';
 import { versionHeaders } from '../fhir/conditional-read.js';
 import { checkPatientCreateFields } from '../fhir/create-params.js';
 import { FhirError } from '../fhir/errors.js';
 import { fromFhir, toFhir } from '../fhir/faces.js';
 import { requestInfo } from '../fhir/request-info.js';
-import { ConflictError } from '../repos/errors.js';
-import { insertRecord } from '../repos/records.js';
+import { insertRecord, newDocInfo } from '../repos/records.js';
 import { PATIENT } from '../resources/patient.js';
-import { auditIdsOf, newDocInfo } from '../resources/resource.js';
+import { ConflictError } from '../sql/errors.js';
 import type { AppHandler } from './types.js';
 
 /** `/v1`'s 400s for patient fields are a FHIR 422: the resource was read, a rule refused it. */

@@ -10,6 +10,7 @@ import * as fhirPatients from './fhir-patients.js';
 import * as fhirResources from './fhir-resources.js';
 import * as health from './health.js';
 import * as patients from './patients.js';
+import * as practitioners from './practitioners.js';
 import * as tokens from './tokens.js';
 import type { HandlerContext } from './types.js';
 import * as webhooks from './webhooks.js';
@@ -25,6 +26,7 @@ export const handlers = {
   ...fhirResources,
   ...health,
   ...patients,
+  ...practitioners,
   ...tokens,
   ...webhooks,
 } satisfies HandlerMap<OperationTypes, HandlerContext>;

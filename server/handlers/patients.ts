@@ -14,13 +14,20 @@ import {
   type Patient,
   type PatientCreateParams,
 } from '../domain/patients.js';
+import { retrieveRecord } from '../domain/records.js';
 import { nowSeconds, resourceMissing } from '../domain/serialize.js';
 import { ApiError } from '../errors.js';
-import { ConflictError } from '../repos/errors.js';
-import { insertRecord, JSON_TEXT, listRecords, modifyRecord } from '../repos/records.js';
+import {
+  insertRecord,
+  JSON_TEXT,
+  listQueryCriteria,
+  listRecords,
+  modifyRecord,
+  newDocInfo,
+} from '../repos/records.js';
 import { consumeToken, getToken } from '../repos/tokens.js';
 import { PATIENT } from '../resources/patient.js';
-import { newDocInfo, retrieveRecord } from '../resources/resource.js';
+import { ConflictError } from '../sql/errors.js';
 import type { AppHandler, HandlerContext } from './types.js';
 
 /** Repository conflicts (duplicate MRN) become the spec's 409; the message names no value. */
@@ -65,7 +72,11 @@ export const listPatients: AppHandler<'listPatients'> = async (request, ctx) => 
   const page = await listRecords(
     PATIENT,
     ctx.db,
-    { ...listParams(request.query), livemode: ctx.livemode, active: request.query.active },
+    {
+      ...listParams(request.query),
+      livemode: ctx.livemode,
+      ...listQueryCriteria(PATIENT, request.query),
+    },
     JSON_TEXT,
   );
   ctx.audit(page.data.map((p) => p.id));

@@ -26,7 +26,8 @@
  */
 import { isTransaction } from '../db/transaction-handles.js';
 import type { Db } from '../db/types.js';
-import { type DocTable, parseData } from './rows.js';
+import type { DocTable } from '../resources/index.js';
+import { parseData } from './rows.js';
 
 /**
  * What the caller decided for the current document: the document to store, or `undefined`

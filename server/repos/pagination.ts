@@ -1,13 +1,6 @@
 import type { Db } from '../db/types.js';
-import { SqlParams, sqlLimit } from './sql-params.js';
-
-/** Bounds on `created` (unix seconds), as in `created[gt]=…&created[lte]=…`. */
-export interface CreatedRange {
-  gt?: number;
-  gte?: number;
-  lt?: number;
-  lte?: number;
-}
+import type { CreatedRange } from '../sql/criteria.js';
+import { SqlParams, sqlLimit } from '../sql/params.js';
 
 /** The list parameters every list endpoint shares (docs/design.md#lists). */
 export interface ListParams {

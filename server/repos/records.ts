@@ -5,8 +5,12 @@
  * names a resource.
  */
 import { runDeferred } from '../db/deferred.js';
+import { isUniqueViolation } from '../db/errors.js';
 import type { Db, SqlValue } from '../db/types.js';
-import type { Resource, StoredDoc } from '../resources/resource.js';
+import { newId } from '../ids.js';
+import type { DocTable, ResourcePrefix } from '../resources/index.js';
+import type { NewObjectInfo, Resource, StoredDoc } from '../resources/resource.js';
+import { ConflictError } from '../sql/errors.js';
 import { type DocChange, type Modified, modifyDoc } from './modify-doc.js';
 import {
   type CountedPage,
@@ -19,11 +23,29 @@ import {
 } from './pagination.js';
 import { getDoc, parseData, type StoredJson, storedJson } from './rows.js';
 
-/** The criteria a query sets, by name (an absent or `undefined` one is not applied). */
-export type Criteria<F extends string> = Partial<Record<F, unknown>>;
+/** A resource of the registry (server/resources/index.ts), so its table is one of `DocTable`. */
+export type StoredResource<T extends StoredDoc, C> = Resource<T, C> & { readonly table: DocTable };
 
-/** A list or search: the mode, the page and the criteria set. */
-export type RecordQuery<F extends string> = ListParams & { livemode: boolean } & Criteria<F>;
+/** A list or search: the mode, the page and the criteria set (an `undefined` one is not applied). */
+export type RecordQuery<C> = ListParams & { livemode: boolean } & Partial<C>;
+
+/**
+ * The criteria a `/v1` list's query sets, by the resource's `listQuery` (the query is the
+ * route's, validated against the spec, so each value has its criterion's type).
+ */
+export function listQueryCriteria<T extends StoredDoc, C>(
+  resource: Resource<T, C>,
+  query: Readonly<Record<string, unknown>>,
+): Partial<C> {
+  const out: Partial<Record<keyof C, unknown>> = {};
+  for (const [field, criterion] of Object.entries(resource.listQuery ?? {}) as [
+    string,
+    keyof C,
+  ][]) {
+    if (query[field] !== undefined) out[criterion] = query[field];
+  }
+  return out as Partial<C>;
+}
 
 /** How rows are read: parsed documents, or their JSON text with their ids (spliced unparsed). */
 export interface RowRead<R> {
@@ -39,16 +61,68 @@ export function parsed<T>(): RowRead<T> {
 /** Rows as JSON text with their ids (a `/v1` list is spliced from it without re-serialising). */
 export const JSON_TEXT: RowRead<StoredJson> = { select: 'id, data', map: storedJson };
 
-function documentText<T extends StoredDoc>(resource: Resource<T>, doc: T): string {
+function documentText<T extends StoredDoc, C>(resource: Resource<T, C>, doc: T): string {
   return JSON.stringify(resource.document?.(doc) ?? doc);
+}
+
+/** The id (with the resource's prefix), mode and creation time of a new document. */
+export function newDocInfo(
+  resource: { readonly prefix: ResourcePrefix },
+  source: { readonly livemode: boolean; now(): number },
+): NewObjectInfo {
+  return {
+    id: newId(resource.prefix, source.now()),
+    livemode: source.livemode,
+    nowSeconds: Math.floor(source.now() / 1000),
+  };
+}
+
+/** Writes the rows of a document's child tables (after its row; after a clear on update). */
+async function writeChildren<T extends StoredDoc, C>(
+  resource: StoredResource<T, C>,
+  tx: Db,
+  doc: T,
+): Promise<void> {
+  for (const child of resource.children ?? []) {
+    for (const row of child.rows(doc)) {
+      const names = [child.parent, 'livemode', ...Object.keys(row)];
+      const sql = `INSERT INTO ${child.table} (${names.join(', ')}) VALUES (${names
+        .map((_, n) => `$${n + 1}`)
+        .join(', ')})`;
+      const values: SqlValue[] = [doc.id, doc.livemode, ...Object.values(row)];
+      if (child.deferred) {
+        await runDeferred(tx, sql, values);
+        continue;
+      }
+      try {
+        await tx.run(sql, values);
+      } catch (err) {
+        // A concurrent writer took the unique value between the resource's check and this.
+        const rule = child.unique;
+        if (rule !== undefined && isUniqueViolation(err))
+          throw new ConflictError(rule.reason, rule.message, rule.param);
+        throw err;
+      }
+    }
+  }
+}
+
+/** Drops a document's child rows before they are written again. */
+async function clearChildren<T extends StoredDoc, C>(
+  resource: StoredResource<T, C>,
+  tx: Db,
+  doc: T,
+): Promise<void> {
+  for (const child of resource.children ?? [])
+    await tx.run(`DELETE FROM ${child.table} WHERE ${child.parent} = $1`, [doc.id]);
 }
 
 /**
  * Stores a new document: its columns and its JSON. `extra` adds columns that are not part of
  * the document (a webhook's signing secret). Call inside a transaction.
  */
-export async function insertRecord<T extends StoredDoc>(
-  resource: Resource<T>,
+export async function insertRecord<T extends StoredDoc, C>(
+  resource: StoredResource<T, C>,
   tx: Db,
   doc: T,
   extra: Readonly<Record<string, SqlValue>> = {},
@@ -77,12 +151,12 @@ export async function insertRecord<T extends StoredDoc>(
     .join(', ')})`;
   if (resource.deferInsert) await runDeferred(tx, sql, values);
   else await tx.run(sql, values);
-  await resource.children?.write(tx, doc);
+  await writeChildren(resource, tx, doc);
   return doc;
 }
 
-async function writeRecord<T extends StoredDoc>(
-  resource: Resource<T>,
+async function writeRecord<T extends StoredDoc, C>(
+  resource: StoredResource<T, C>,
   tx: Db,
   doc: T,
 ): Promise<void> {
@@ -103,8 +177,8 @@ async function writeRecord<T extends StoredDoc>(
     ],
   );
   if (resource.children !== undefined) {
-    await resource.children.clear(tx, doc);
-    await resource.children.write(tx, doc);
+    await clearChildren(resource, tx, doc);
+    await writeChildren(resource, tx, doc);
   }
 }
 
@@ -114,8 +188,8 @@ async function writeRecord<T extends StoredDoc>(
  * the document to store, or `undefined` (or the same object) to leave it. `undefined` when
  * there is none.
  */
-export function modifyRecord<T extends StoredDoc>(
-  resource: Resource<T>,
+export function modifyRecord<T extends StoredDoc, C>(
+  resource: StoredResource<T, C>,
   db: Db,
   id: string,
   livemode: boolean,
@@ -135,8 +209,8 @@ export function modifyRecord<T extends StoredDoc>(
 }
 
 /** The stored document, or `undefined` (also when it belongs to the other mode). */
-export function getRecord<T extends StoredDoc>(
-  resource: Resource<T>,
+export function getRecord<T extends StoredDoc, C>(
+  resource: StoredResource<T, C>,
   db: Db,
   id: string,
   livemode: boolean,
@@ -145,39 +219,37 @@ export function getRecord<T extends StoredDoc>(
 }
 
 /** The query of a list or search: the mode, then each criterion set, in the table's order. */
-function pageQuery<T extends StoredDoc, F extends string, R>(
-  resource: Resource<T, F>,
+function pageQuery<T extends StoredDoc, C, R>(
+  resource: StoredResource<T, C>,
   db: Db,
-  query: RecordQuery<F>,
+  query: RecordQuery<C>,
   read: RowRead<R>,
 ): PageQuery<R> {
   const filters: Filter[] = [(p) => `livemode = ${p.add(query.livemode)}`];
-  for (const [name, criterion] of Object.entries(resource.criteria) as [
-    F,
-    Resource<T, F>['criteria'][F],
-  ][]) {
-    const value = query[name];
-    if (value !== undefined)
-      filters.push((p) => criterion.op(criterion.column, value, p, db.dialect));
+  for (const name of Object.keys(resource.criteria) as (keyof C)[]) {
+    const value = (query as Partial<C>)[name];
+    if (value === undefined) continue;
+    const criterion = resource.criteria[name];
+    filters.push((p) => criterion.op(criterion.column, value as C[keyof C], p, db.dialect));
   }
   return { from: resource.table, select: read.select, filters, list: query, map: read.map };
 }
 
 /** Documents newest first matching every criterion set. */
-export function listRecords<T extends StoredDoc, F extends string, R = T>(
-  resource: Resource<T, F>,
+export function listRecords<T extends StoredDoc, C, R = T>(
+  resource: StoredResource<T, C>,
   db: Db,
-  query: RecordQuery<F>,
+  query: RecordQuery<C>,
   read: RowRead<R> = parsed<R>(),
 ): Promise<Page<R>> {
   return paginate(db, pageQuery(resource, db, query, read));
 }
 
 /** As `listRecords`, with the number of all matches (FHIR's `total`), or that count alone. */
-export function searchRecords<T extends StoredDoc, F extends string, R = T>(
-  resource: Resource<T, F>,
+export function searchRecords<T extends StoredDoc, C, R = T>(
+  resource: StoredResource<T, C>,
   db: Db,
-  query: RecordQuery<F>,
+  query: RecordQuery<C>,
   countOnly: boolean,
   read: RowRead<R> = parsed<R>(),
 ): Promise<CountedPage<R>> {

@@ -1,4 +1,5 @@
 import type { Db } from '../db/types.js';
+import type { DocTable } from '../resources/index.js';
 
 /** Parses a row's JSON `data` column back into the object that was stored. */
 export function parseData<T>(row: Record<string, unknown>): T {
@@ -30,9 +31,6 @@ export function numOrNull(value: unknown): number | null {
 export function toSeconds(ms: number): number {
   return Math.floor(ms / 1000);
 }
-
-/** Tables that store one object per row as `data` JSON, keyed by `id` and `livemode`. */
-export type DocTable = 'patients' | 'appointments' | 'claims' | 'webhooks';
 
 /**
  * The stored object `id` of `table` in that mode, or `undefined` (also when it belongs to

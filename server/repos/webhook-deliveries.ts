@@ -1,7 +1,7 @@
 import { placeholderList } from '../db/placeholders.js';
 import type { Db, SqlValue } from '../db/types.js';
 import { newId } from '../ids.js';
-import { sqlLimit } from './sql-params.js';
+import { sqlLimit } from '../sql/params.js';
 
 /** A delivery a worker has leased: what to send, where, and with which secret. */
 export interface LeasedDelivery {

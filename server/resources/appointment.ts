@@ -4,42 +4,46 @@
  * The state machine is server/domain/appointment-status.ts; the FHIR fields,
  * server/fhir/mapping/appointment.ts.
  */
-import type { components } from '../../generated/types.js';
-import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../domain/appointment-status.js';
-import type { StoredAppointment } from '../domain/appointment-times.js';
-import { fromFhirId } from '../fhir/ids.js';
+import type { components, Readable } from '../../generated/types.js';
 import { dateRange } from '../fhir/search/date-range.js';
-import { BY_ID, STATUS, within } from '../repos/criteria.js';
+import { type CreatedRange, equals, within } from '../sql/criteria.js';
 import { PATIENT_LINK } from './patient.js';
-import type { FhirFace, Resource } from './resource.js';
+import { idSearch, resource } from './resource.js';
 
-export type { StoredAppointment };
+/** An appointment as the API returns it (schema `Appointment`). */
+export type ApiAppointment = Readable<components['schemas']['Appointment']>;
+
+/** An appointment as stored: the API shape with `start`/`end` in unix seconds. */
+export type StoredAppointment = Omit<ApiAppointment, 'start' | 'end'> & {
+  start: number | null;
+  end: number | null;
+};
 
 type FhirAppointmentStatus = components['schemas']['FhirAppointment']['status'];
 
-/** The criteria appointment lists and searches filter on. */
-export type AppointmentCriterion = 'id' | 'patient' | 'status' | 'start';
+/** Every appointment status, in the order of the happy path. */
+export const APPOINTMENT_STATUSES = [
+  'proposed',
+  'pending',
+  'booked',
+  'arrived',
+  'checked_in',
+  'fulfilled',
+  'cancelled',
+  'noshow',
+  'entered_in_error',
+] as const;
 
-export const APPOINTMENT: Resource<StoredAppointment, AppointmentCriterion> = {
-  name: 'appointment',
-  table: 'appointments',
-  prefix: 'appt',
-  audited: ['id', 'patient'],
-  events: ['appointment.created', 'appointment.updated', 'appointment.cancelled'],
-  columns: [
-    PATIENT_LINK.column,
-    STATUS.column,
-    { name: 'start_at', value: (a) => a.start ?? null },
-  ],
-  criteria: {
-    id: BY_ID,
-    patient: PATIENT_LINK.criterion,
-    // Appointments without a start never match a range on it.
-    start: { column: 'start_at', op: within },
-    status: STATUS.criterion,
-  },
-  listCriteria: ['patient', 'status'],
-};
+export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
+
+/** The value type of each criterion appointment lists and searches filter on. */
+export interface AppointmentCriteria {
+  id: string;
+  patient: string;
+  practitioner: string;
+  status: string;
+  start: CreatedRange;
+}
 
 /** The FHIR status of ours: the same words, `-` for `_` (`checked_in` is `checked-in`). */
 export function fhirAppointmentStatus(status: AppointmentStatus): FhirAppointmentStatus {
@@ -52,14 +56,51 @@ export function storedAppointmentStatus(status: string): AppointmentStatus | und
   return APPOINTMENT_STATUSES.find((known) => known === ours);
 }
 
-/** FHIR Appointment: search by `_id`, patient, date (the start) and status. */
-export const APPOINTMENT_FHIR: FhirFace<StoredAppointment, AppointmentCriterion> = {
-  type: 'Appointment',
-  search: {
-    _id: { criterion: 'id', parse: (text: string) => fromFhirId('Appointment', text) ?? null },
-    patient: PATIENT_LINK.search,
-    // A status we do not keep (waitlist) matches nothing.
-    status: { criterion: 'status', parse: (text: string) => storedAppointmentStatus(text) ?? null },
-    date: { criterion: 'start', parse: (values: string[]) => dateRange(values, 'date') },
+const PREFIX = 'appt';
+
+export const APPOINTMENT = resource<StoredAppointment, AppointmentCriteria>()({
+  name: 'appointment',
+  table: 'appointments',
+  prefix: PREFIX,
+  readScope: 'appointments:read',
+  audited: ['id', 'patient'],
+  events: ['appointment.created', 'appointment.updated', 'appointment.cancelled'],
+  columns: [
+    PATIENT_LINK.column,
+    { name: 'status', value: (a) => a.status },
+    { name: 'start_at', value: (a) => a.start ?? null },
+    { name: 'practitioner_id', value: (a) => a.practitioner_id ?? null },
+  ],
+  criteria: {
+    id: { column: 'id', op: equals },
+    patient: PATIENT_LINK.criterion,
+    practitioner: { column: 'practitioner_id', op: equals },
+    // Appointments without a start never match a range on it.
+    start: { column: 'start_at', op: within },
+    status: { column: 'status', op: equals },
   },
-};
+  listQuery: { patient: 'patient', practitioner_id: 'practitioner', status: 'status' },
+  references: ['patient', 'practitioner_id'],
+  // FHIR Appointment: search by `_id`, patient, date (the start) and status.
+  fhir: [
+    {
+      type: 'Appointment',
+      search: {
+        _id: idSearch(PREFIX),
+        patient: PATIENT_LINK.search,
+        // A status we do not keep (waitlist) matches nothing.
+        status: {
+          criterion: 'status',
+          type: 'token',
+          parse: (text: string) => storedAppointmentStatus(text) ?? null,
+        },
+        date: {
+          criterion: 'start',
+          type: 'date',
+          repeated: true,
+          parse: (values: readonly string[]) => dateRange(values, 'date'),
+        },
+      },
+    },
+  ],
+});

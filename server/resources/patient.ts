@@ -1,50 +1,104 @@
 /**
  * The patient resource (docs/design.md#resources): the place to change what a patient is to
- * the storage, the lists and searches, the audit trail and the FHIR face. The `/v1` rules are
+ * the storage (its row and the child tables that index given names and identifiers), the lists
+ * and searches, the audit trail and the FHIR face. The `/v1` rules are
  * server/domain/patients.ts; the FHIR fields, server/fhir/mapping/patient.ts.
  */
+import type { components, Readable } from '../../generated/types.js';
 import type { Db } from '../db/types.js';
-import type { Patient } from '../domain/patients.js';
-import { resourceMissing } from '../domain/serialize.js';
-import { fromFhirId } from '../fhir/ids.js';
-import { identifierToken, referenceParam } from '../fhir/search/token.js';
-import { BY_ID, equals, jsonFieldEquals, type Operator, startsWith } from '../repos/criteria.js';
-import {
-  assertNoMrnConflict,
-  clearPatientChildren,
-  type IdentifierCriterion,
-  matchesGivenName,
-  matchesIdentifier,
-  writePatientChildren,
-} from '../repos/patients.js';
-import { getRecord } from '../repos/records.js';
-import { normalizeEmail, normalizeName } from '../repos/text-match.js';
-import type { FhirFace, Resource } from './resource.js';
+import { identifierToken } from '../fhir/search/token.js';
+import { equals, jsonFieldEquals, type Operator, startsWith } from '../sql/criteria.js';
+import { ConflictError } from '../sql/errors.js';
+import { normalizeEmail, normalizeName } from '../sql/text-match.js';
+import { idSearch, referenceSearch, resource, type UniqueRule } from './resource.js';
 
 /** A patient as stored: the `/v1` object of its last write (schema `Patient`). */
-export type StoredPatient = Patient;
+export type StoredPatient = Readable<components['schemas']['Patient']>;
 
-/** The criteria patient lists and searches filter on. */
-export type PatientCriterion =
-  | 'id'
-  | 'active'
-  | 'familyName'
-  | 'givenName'
-  | 'birthDate'
-  | 'email'
-  | 'phone'
-  | 'identifier'
-  | 'gender';
+/** An identifier criterion: `system` may be left out to match the value under any system. */
+export interface IdentifierCriterion {
+  system?: string;
+  value: string;
+}
+
+/** The value type of each criterion patient lists and searches filter on. */
+export interface PatientCriteria {
+  id: string;
+  active: boolean;
+  familyName: string;
+  givenName: string;
+  birthDate: string;
+  email: string;
+  phone: string;
+  identifier: IdentifierCriterion;
+  gender: string;
+}
+
+/** The prefix of patient ids, written once: the resource, its FHIR `_id` and references use it. */
+const PREFIX = 'pat';
+
+const MRN: UniqueRule = {
+  reason: 'mrn_duplicate',
+  message: 'A patient with this medical record number already exists.',
+  param: 'identifiers',
+};
 
 const namePrefix: Operator<string> = (column, value, p, dialect) =>
   startsWith(column, normalizeName(value), p, dialect);
 const sameEmail: Operator<string> = (column, value, p, dialect) =>
   equals(column, normalizeEmail(value), p, dialect);
 
-export const PATIENT: Resource<StoredPatient, PatientCriterion> = {
+/** A patient whose given name (any of them) starts with the value, case-insensitively. */
+const matchesGivenName: Operator<string> = (column, value, p, dialect) =>
+  `EXISTS (SELECT 1 FROM patient_given_names g WHERE g.patient_id = patients.id
+        AND g.livemode = patients.livemode AND ${startsWith(`g.${column}`, normalizeName(value), p, dialect)})`;
+
+/** A patient with the identifier (under its system when one is given). */
+const matchesIdentifier: Operator<IdentifierCriterion> = (column, identifier, p) => {
+  const system =
+    identifier.system === undefined ? '' : ` AND i.system = ${p.add(identifier.system)}`;
+  return `EXISTS (SELECT 1 FROM patient_identifiers i WHERE i.patient_id = patients.id
+        AND i.livemode = patients.livemode AND i.${column} = ${p.add(identifier.value)}${system})`;
+};
+
+/**
+ * `ConflictError('mrn_duplicate')` when an `MR` identifier with the same system and value
+ * already belongs to another patient of the same mode.
+ */
+async function assertNoMrnConflict(tx: Db, patient: StoredPatient): Promise<void> {
+  for (const identifier of patient.identifiers ?? []) {
+    if (identifier.type !== 'MR') continue;
+    const clash = await tx.get(
+      `SELECT patient_id FROM patient_identifiers WHERE livemode = $1 AND system = $2
+        AND value = $3 AND type = 'MR' AND patient_id <> $4`,
+      [patient.livemode, identifier.system ?? '', identifier.value, patient.id],
+    );
+    if (clash) throw new ConflictError(MRN.reason, MRN.message, MRN.param);
+  }
+}
+
+/** The identifier rows: the same MRN listed twice on one patient is one MRN, not a clash. */
+function identifierRows(patient: StoredPatient) {
+  const seenMrn = new Set<string>();
+  const rows = [];
+  for (const [position, identifier] of (patient.identifiers ?? []).entries()) {
+    const type = identifier.type ?? null;
+    const system = identifier.system ?? '';
+    if (type === 'MR') {
+      const key = `${system}\u0000${identifier.value}`;
+      if (seenMrn.has(key)) continue;
+      seenMrn.add(key);
+    }
+    rows.push({ position, type, system, value: identifier.value });
+  }
+  return rows;
+}
+
+export const PATIENT = resource<StoredPatient, PatientCriteria>()({
   name: 'patient',
   table: 'patients',
-  prefix: 'pat',
+  prefix: PREFIX,
+  readScope: 'patients:read',
   columns: [
     { name: 'active', value: (p) => p.active ?? true },
     { name: 'family_norm', value: (p) => (p.name?.family ? normalizeName(p.name.family) : null) },
@@ -55,7 +109,7 @@ export const PATIENT: Resource<StoredPatient, PatientCriterion> = {
   // PHI criteria use the normalised columns and a byte-wise prefix range, so each one is an
   // index range scan; `gender` has no column and narrows the others.
   criteria: {
-    id: BY_ID,
+    id: { column: 'id', op: equals },
     active: { column: 'active', op: equals },
     familyName: { column: 'family_norm', op: namePrefix },
     givenName: { column: 'given_norm', op: matchesGivenName },
@@ -65,46 +119,46 @@ export const PATIENT: Resource<StoredPatient, PatientCriterion> = {
     identifier: { column: 'value', op: matchesIdentifier },
     gender: { column: 'gender', op: jsonFieldEquals },
   },
-  listCriteria: ['active'],
+  listQuery: { active: 'active' },
   audited: ['id'],
   events: ['patient.created', 'patient.updated'],
   deferInsert: true,
   beforeWrite: assertNoMrnConflict,
-  children: { write: writePatientChildren, clear: clearPatientChildren },
-};
-
-/** FHIR Patient: search by `_id`, name parts, birth date, identifier, gender, email, phone. */
-export const PATIENT_FHIR: FhirFace<StoredPatient, PatientCriterion> = {
-  type: 'Patient',
-  search: {
-    _id: { criterion: 'id', parse: (text: string) => fromFhirId('Patient', text) ?? null },
-    family: { criterion: 'familyName', parse: (text: string) => text },
-    given: { criterion: 'givenName', parse: (text: string) => text },
-    birthdate: { criterion: 'birthDate', parse: (text: string) => text.replace(/^eq/, '') },
-    identifier: {
-      criterion: 'identifier',
-      parse: (text: string): IdentifierCriterion => identifierToken(text),
+  // Given names are deferred; identifiers are sent alone, as they may clash on the MRN index.
+  // FHIR Patient: search by `_id`, name parts, birth date, identifier, gender, email, phone.
+  fhir: [
+    {
+      type: 'Patient',
+      search: {
+        _id: idSearch(PREFIX),
+        family: { criterion: 'familyName', type: 'string', parse: (text: string) => text },
+        given: { criterion: 'givenName', type: 'string', parse: (text: string) => text },
+        birthdate: {
+          criterion: 'birthDate',
+          type: 'date',
+          parse: (text: string) => text.replace(/^eq/, ''),
+        },
+        identifier: { criterion: 'identifier', type: 'token', parse: identifierToken },
+        gender: { criterion: 'gender', type: 'token', parse: (text: string) => text },
+        email: { criterion: 'email', type: 'token', parse: (text: string) => text },
+        phone: { criterion: 'phone', type: 'token', parse: (text: string) => text },
+      },
     },
-    gender: { criterion: 'gender', parse: (text: string) => text },
-    email: { criterion: 'email', parse: (text: string) => text },
-    phone: { criterion: 'phone', parse: (text: string) => text },
-  },
-};
-
-/**
- * The patient `id` of this mode, or `404 resource_missing` naming `param` (the key's mode
- * decides: a patient of the other mode does not exist for this key).
- */
-export async function requirePatient(
-  tx: Db,
-  livemode: boolean,
-  id: string,
-  param = 'patient',
-): Promise<StoredPatient> {
-  const patient = await getRecord(PATIENT, tx, id, livemode);
-  if (patient === undefined) throw resourceMissing('patient', param);
-  return patient;
-}
+  ],
+  children: [
+    {
+      table: 'patient_given_names',
+      parent: 'patient_id',
+      deferred: true,
+      rows: (p) =>
+        (p.name?.given ?? []).map((name, position) => ({
+          position,
+          given_norm: normalizeName(name),
+        })),
+    },
+    { table: 'patient_identifiers', parent: 'patient_id', rows: identifierRows, unique: MRN },
+  ],
+});
 
 /**
  * How a document that belongs to a patient (an appointment, a claim) keeps, filters and
@@ -113,5 +167,5 @@ export async function requirePatient(
 export const PATIENT_LINK = {
   column: { name: 'patient_id', value: (doc: { patient: string }) => doc.patient, fixed: true },
   criterion: { column: 'patient_id', op: equals },
-  search: { criterion: 'patient', parse: (text: string) => referenceParam('Patient', text) },
+  search: referenceSearch<{ patient: string }, 'patient'>('patient', 'Patient', PREFIX),
 } as const;

@@ -4,7 +4,7 @@
  * (server/repos/webhooks.ts reads it for signing), so reads of the object cannot return it.
  */
 import type { components, Readable } from '../../generated/types.js';
-import type { Resource } from './resource.js';
+import { resource } from './resource.js';
 
 /** An endpoint as stored and returned (schema `Webhook`; `secret` only in the create answer). */
 export type StoredWebhook = Readable<components['schemas']['Webhook']>;
@@ -14,19 +14,19 @@ function withoutSecret(doc: StoredWebhook): Omit<StoredWebhook, 'secret'> {
   return rest;
 }
 
-export const WEBHOOK: Resource<StoredWebhook, never> = {
+export const WEBHOOK = resource<StoredWebhook, Record<never, never>>()({
   name: 'webhook',
   table: 'webhooks',
   prefix: 'wh',
+  readScope: 'webhooks:read',
   columns: [
     { name: 'status', value: (w) => w.status },
     { name: 'url', value: (w) => w.url },
     { name: 'enabled_events', value: (w) => JSON.stringify(w.enabled_events) },
   ],
   criteria: {},
-  listCriteria: [],
   // Endpoints hold no PHI: their reads are not audited.
   audited: [],
   events: ['webhook.disabled'],
   document: withoutSecret,
-};
+});

@@ -4,7 +4,8 @@ import {
   shiftPlaceholders,
   translatePlaceholders,
 } from '../../server/db/placeholders.js';
-import { idTime, isId, newId, ulid } from '../../server/ids.js';
+import { isId, newId } from '../../server/ids.js';
+import { idTime, ulid } from '../../server/ulid.js';
 
 describe('ids', () => {
   it('are prefix + 26 Crockford base32 characters carrying the time', () => {

@@ -35,7 +35,7 @@ await describeEachDatabase('cursor pagination', (dialect) => {
     });
   });
 
-  const page = async (params: Omit<RecordQuery<'active'>, 'livemode'>) => {
+  const page = async (params: Omit<RecordQuery<{ active: boolean }>, 'livemode'>) => {
     const result = await listRecords(PATIENT, ctx.db, { livemode: false, ...params }, JSON_TEXT);
     return { ids: result.data.map((p) => p.id), hasMore: result.hasMore };
   };

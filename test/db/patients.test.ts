@@ -1,6 +1,5 @@
 import { expect, it } from 'vitest';
 import { newId } from '../../server/ids.js';
-import { ConflictError } from '../../server/repos/errors.js';
 import {
   getRecord,
   insertRecord,
@@ -11,9 +10,10 @@ import {
 } from '../../server/repos/records.js';
 import {
   PATIENT,
-  type PatientCriterion,
+  type PatientCriteria,
   type StoredPatient,
 } from '../../server/resources/patient.js';
+import { ConflictError } from '../../server/sql/errors.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 
 function patient(overrides: Partial<StoredPatient> = {}): StoredPatient {
@@ -114,7 +114,7 @@ await describeEachDatabase('patients repository', (dialect) => {
       identifiers: [{ type: 'MR', system: 'urn:mrn:clinic', value: '4004' }],
     });
     for (const p of [anna, bob, zoe]) await tx((t) => insertRecord(PATIENT, t, p as StoredPatient));
-    const ids = async (params: Omit<RecordQuery<PatientCriterion>, 'livemode'>) =>
+    const ids = async (params: Omit<RecordQuery<PatientCriteria>, 'livemode'>) =>
       (await listRecords(PATIENT, ctx.db, { livemode: false, ...params })).data
         .map((p) => p.id)
         .sort();

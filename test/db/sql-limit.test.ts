@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../../server/db/open.js';
-import { sqlLimit } from '../../server/repos/sql-params.js';
+import { sqlLimit } from '../../server/sql/params.js';
 
 describe('sqlLimit', () => {
   it('writes an integer as its digits', () => {

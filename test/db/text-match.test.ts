@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normalizeName, prefixUpperBound } from '../../server/repos/text-match.js';
+import { normalizeName, prefixUpperBound } from '../../server/sql/text-match.js';
 
 /** Code-point order, the order both databases compare stored names in: UTF-8's byte order. */
 function compare(a: string, b: string): number {

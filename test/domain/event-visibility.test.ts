@@ -11,6 +11,7 @@ describe('event visibility', () => {
   it("gives each family the scope of its object's retrieve operation in the spec", () => {
     const retrieveOf = {
       patient: 'retrievePatient',
+      practitioner: 'retrievePractitioner',
       appointment: 'retrieveAppointment',
       claim: 'retrieveClaim',
       webhook: 'retrieveWebhook',

@@ -58,6 +58,7 @@ describe('GET /fhir/R4/metadata', () => {
       'Claim',
       'ClaimResponse',
       'Patient',
+      'Practitioner',
     ]);
     const patient = resources.find((r) => r.type === 'Patient')!;
     expect(patient.interaction.map((i: Body) => i.code)).toEqual(['create', 'read', 'search-type']);

@@ -12,6 +12,10 @@ const DESIGN_TABLE: readonly (readonly [string, string, string, string | null])[
   ['GET', '/v1/patients/{id}', 'retrievePatient', 'patients:read'],
   ['POST', '/v1/patients/{id}', 'updatePatient', 'patients:write'],
   ['POST', '/v1/patients/search', 'searchPatients', 'patients:read'],
+  ['GET', '/v1/practitioners', 'listPractitioners', 'practitioners:read'],
+  ['POST', '/v1/practitioners', 'createPractitioner', 'practitioners:write'],
+  ['GET', '/v1/practitioners/{id}', 'retrievePractitioner', 'practitioners:read'],
+  ['POST', '/v1/practitioners/{id}', 'updatePractitioner', 'practitioners:write'],
   ['GET', '/v1/appointments', 'listAppointments', 'appointments:read'],
   ['POST', '/v1/appointments', 'createAppointment', 'appointments:write'],
   ['GET', '/v1/appointments/{id}', 'retrieveAppointment', 'appointments:read'],
@@ -36,6 +40,9 @@ const DESIGN_TABLE: readonly (readonly [string, string, string, string | null])[
   ['GET', '/fhir/R4/Patient/{id}', 'readFhirPatient', 'patients:read'],
   ['GET', '/fhir/R4/Appointment', 'searchFhirAppointments', 'appointments:read'],
   ['GET', '/fhir/R4/Appointment/{id}', 'readFhirAppointment', 'appointments:read'],
+  ['GET', '/fhir/R4/Practitioner', 'searchFhirPractitioners', 'practitioners:read'],
+  ['POST', '/fhir/R4/Practitioner/_search', 'searchFhirPractitionersByPost', 'practitioners:read'],
+  ['GET', '/fhir/R4/Practitioner/{id}', 'readFhirPractitioner', 'practitioners:read'],
   ['GET', '/fhir/R4/Claim', 'searchFhirClaims', 'billing:read'],
   ['GET', '/fhir/R4/Claim/{id}', 'readFhirClaim', 'billing:read'],
   ['GET', '/fhir/R4/ClaimResponse', 'searchFhirClaimResponses', 'billing:read'],
@@ -148,6 +155,7 @@ describe('the spec matches the endpoint table of docs/design.md', () => {
   it('gives every operation exactly one of the agreed tags', () => {
     const tags = new Set([
       'Patients',
+      'Practitioners',
       'Appointments',
       'Claims',
       'Webhooks',
@@ -158,6 +166,7 @@ describe('the spec matches the endpoint table of docs/design.md', () => {
       'FHIR Capabilities',
       'FHIR Patients',
       'FHIR Appointments',
+      'FHIR Practitioners',
       'FHIR Claims',
       'FHIR Claim Responses',
     ]);

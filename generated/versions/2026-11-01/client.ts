@@ -25,6 +25,8 @@ export const operations = {
   createFhirPatient: { method: 'post', path: '/fhir/R4/Patient', operationId: 'createFhirPatient', list: false },
   /** Create a patient */
   createPatient: { method: 'post', path: '/v1/patients', operationId: 'createPatient', list: false },
+  /** Create a practitioner */
+  createPractitioner: { method: 'post', path: '/v1/practitioners', operationId: 'createPractitioner', list: false },
   /** Create a patient-intake token */
   createToken: { method: 'post', path: '/v1/tokens', operationId: 'createToken', list: false },
   /** Create a webhook endpoint */
@@ -39,6 +41,8 @@ export const operations = {
   listEvents: { method: 'get', path: '/v1/events', operationId: 'listEvents', list: true, cursor: { in: 'query', name: 'starting_after' } },
   /** List patients */
   listPatients: { method: 'get', path: '/v1/patients', operationId: 'listPatients', list: true, cursor: { in: 'query', name: 'starting_after' } },
+  /** List practitioners */
+  listPractitioners: { method: 'get', path: '/v1/practitioners', operationId: 'listPractitioners', list: true, cursor: { in: 'query', name: 'starting_after' } },
   /** List an endpoint's deliveries */
   listWebhookDeliveries: { method: 'get', path: '/v1/webhooks/{id}/deliveries', operationId: 'listWebhookDeliveries', list: true, cursor: { in: 'query', name: 'starting_after' } },
   /** List webhook endpoints */
@@ -53,6 +57,8 @@ export const operations = {
   readFhirClaimResponse: { method: 'get', path: '/fhir/R4/ClaimResponse/{id}', operationId: 'readFhirClaimResponse', list: false },
   /** Read a Patient */
   readFhirPatient: { method: 'get', path: '/fhir/R4/Patient/{id}', operationId: 'readFhirPatient', list: false },
+  /** Read a Practitioner */
+  readFhirPractitioner: { method: 'get', path: '/fhir/R4/Practitioner/{id}', operationId: 'readFhirPractitioner', list: false },
   /** Retrieve an appointment */
   retrieveAppointment: { method: 'get', path: '/v1/appointments/{id}', operationId: 'retrieveAppointment', list: false },
   /** Retrieve a claim */
@@ -61,6 +67,8 @@ export const operations = {
   retrieveEvent: { method: 'get', path: '/v1/events/{id}', operationId: 'retrieveEvent', list: false },
   /** Retrieve a patient */
   retrievePatient: { method: 'get', path: '/v1/patients/{id}', operationId: 'retrievePatient', list: false },
+  /** Retrieve a practitioner */
+  retrievePractitioner: { method: 'get', path: '/v1/practitioners/{id}', operationId: 'retrievePractitioner', list: false },
   /** Retrieve a webhook endpoint */
   retrieveWebhook: { method: 'get', path: '/v1/webhooks/{id}', operationId: 'retrieveWebhook', list: false },
   /** Search Appointments */
@@ -79,6 +87,10 @@ export const operations = {
   searchFhirPatients: { method: 'get', path: '/fhir/R4/Patient', operationId: 'searchFhirPatients', list: false },
   /** Search Patients (POST, form-encoded) */
   searchFhirPatientsByPost: { method: 'post', path: '/fhir/R4/Patient/_search', operationId: 'searchFhirPatientsByPost', list: false },
+  /** Search Practitioners */
+  searchFhirPractitioners: { method: 'get', path: '/fhir/R4/Practitioner', operationId: 'searchFhirPractitioners', list: false },
+  /** Search Practitioners (POST, form-encoded) */
+  searchFhirPractitionersByPost: { method: 'post', path: '/fhir/R4/Practitioner/_search', operationId: 'searchFhirPractitionersByPost', list: false },
   /** Search patients */
   searchPatients: { method: 'post', path: '/v1/patients/search', operationId: 'searchPatients', list: true, cursor: { in: 'body', name: 'starting_after' } },
   /** Submit a claim */
@@ -87,6 +99,8 @@ export const operations = {
   updateAppointment: { method: 'post', path: '/v1/appointments/{id}', operationId: 'updateAppointment', list: false },
   /** Update a patient */
   updatePatient: { method: 'post', path: '/v1/patients/{id}', operationId: 'updatePatient', list: false },
+  /** Update a practitioner */
+  updatePractitioner: { method: 'post', path: '/v1/practitioners/{id}', operationId: 'updatePractitioner', list: false },
   /** Update a webhook endpoint */
   updateWebhook: { method: 'post', path: '/v1/webhooks/{id}', operationId: 'updateWebhook', list: false },
 } as const;

@@ -7,6 +7,7 @@ import { auditApiVersion } from './0006-audit-api-version.js';
 import { eventsCreated } from './0007-events-created.js';
 import { dropClaimSchedule } from './0008-drop-claim-schedule.js';
 import { auditActor } from './0009-audit-actor.js';
+import { practitioners } from './0011-practitioners.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. Append new ones; never reorder or edit applied ones. */
@@ -20,4 +21,5 @@ export const migrations: readonly Migration[] = [
   eventsCreated,
   dropClaimSchedule,
   auditActor,
+  practitioners,
 ];

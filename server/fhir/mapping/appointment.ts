@@ -1,7 +1,9 @@
 /**
  * Appointment ↔ FHIR R4 Appointment, field by field (docs/design.md#fhir-r4). The patient, the
  * practitioner and the location are participants: the patient as a reference that resolves,
- * the practitioner and the location as the text `/v1` keeps (`actor.display`, with `type`).
+ * the practitioner as one too when the appointment has a `practitioner_id` (with the `/v1` text
+ * as its `display`), else as that text alone, and the location as text (`actor.display`, with
+ * `type`).
  * Statuses are FHIR's with `_` for `-` (`checked_in` is `checked-in`). Not mapped: `metadata`,
  * `livemode`, `cancelled_at` (FHIR Appointment has no such element).
  */
@@ -27,6 +29,16 @@ type Field = FieldMapping<StoredAppointment, AppointmentElements>;
 
 function textActor(type: 'Practitioner' | 'Location', display: string): Participant {
   return { actor: { display, type }, status: 'accepted' };
+}
+
+/** The practitioner: a reference when the appointment names a practitioner object. */
+function practitionerActor(a: StoredAppointment): Participant {
+  if (a.practitioner_id === undefined || a.practitioner_id === null)
+    return textActor('Practitioner', a.practitioner);
+  return {
+    actor: { ...referenceTo('Practitioner', a.practitioner_id), display: a.practitioner },
+    status: 'accepted',
+  };
 }
 
 /** Each stored field and its FHIR elements, both ways. */
@@ -82,7 +94,7 @@ export const APPOINTMENT_FIELDS: readonly Field[] = [
     toFhir: (a) => {
       const participant: Participant[] = [
         { actor: referenceTo('Patient', a.patient), status: 'accepted' },
-        textActor('Practitioner', a.practitioner),
+        practitionerActor(a),
       ];
       if (a.location !== null) participant.push(textActor('Location', a.location));
       return { participant };
@@ -92,8 +104,11 @@ export const APPOINTMENT_FIELDS: readonly Field[] = [
       for (const [n, { actor }] of (r.participant ?? []).entries()) {
         const where = `Appointment.participant[${n}].actor`;
         if (actor.type === 'Patient') out.patient = idFromReference('Patient', actor, where);
-        else if (actor.type === 'Practitioner' && actor.display) out.practitioner = actor.display;
-        else if (actor.type === 'Location' && actor.display) out.location = actor.display;
+        else if (actor.type === 'Practitioner' && actor.display) {
+          out.practitioner = actor.display;
+          if (actor.reference !== undefined)
+            out.practitioner_id = idFromReference('Practitioner', actor, where);
+        } else if (actor.type === 'Location' && actor.display) out.location = actor.display;
         else
           throw notStorable(
             where,

@@ -24,6 +24,18 @@ function nonEmpty<T>(list: readonly T[] | null | undefined): T[] | undefined {
   return list && list.length > 0 ? [...list] : undefined;
 }
 
+/** A `/v1` name (HumanName) as FHIR's: empty lists left out (a practitioner's name too). */
+export function fhirHumanName(stored: StoredPatient['name']): FhirPatient['name'][number] {
+  const name: FhirPatient['name'][number] = { family: stored.family };
+  const given = nonEmpty(stored.given);
+  const prefix = nonEmpty(stored.prefix);
+  const suffix = nonEmpty(stored.suffix);
+  if (given) name.given = given;
+  if (prefix) name.prefix = prefix;
+  if (suffix) name.suffix = suffix;
+  return name;
+}
+
 /** The elements fields map to (the server sets `resourceType`, `id` and `meta`). */
 type PatientElements = Omit<FhirPatient, 'resourceType' | 'id' | 'meta'>;
 type Field = FieldMapping<StoredPatient, PatientElements>;
@@ -62,16 +74,7 @@ export const PATIENT_FIELDS: readonly Field[] = [
   },
   {
     field: 'name',
-    toFhir: (p) => {
-      const name: FhirPatient['name'][number] = { family: p.name.family };
-      const given = nonEmpty(p.name.given);
-      const prefix = nonEmpty(p.name.prefix);
-      const suffix = nonEmpty(p.name.suffix);
-      if (given) name.given = given;
-      if (prefix) name.prefix = prefix;
-      if (suffix) name.suffix = suffix;
-      return { name: [name] };
-    },
+    toFhir: (p) => ({ name: [fhirHumanName(p.name)] }),
     fromFhir: (r) => {
       if (r.name === undefined) return {};
       if (r.name.length !== 1) throw notStorable('Patient.name', 'exactly one name is kept.');

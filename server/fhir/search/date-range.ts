@@ -7,7 +7,7 @@
  * before its start, `le` before its end. Repeated parameters all apply (a range:
  * `date=ge2026-11-01&date=lt2026-12-01`).
  */
-import type { CreatedRange } from '../../repos/pagination.js';
+import type { CreatedRange } from '../../sql/criteria.js';
 import { FhirError } from '../errors.js';
 
 const SHAPE =

@@ -3,7 +3,6 @@
  * system), `patient=Patient/{id}` (or the id alone).
  */
 import { FhirError } from '../errors.js';
-import { type FhirResourceType, fromReference } from '../ids.js';
 
 /** `system|value` → both; `value` → the value under any system. */
 export function identifierToken(text: string): { system?: string; value: string } {
@@ -17,12 +16,4 @@ export function identifierToken(text: string): { system?: string; value: string 
     });
   }
   return system === '' ? { value } : { system, value };
-}
-
-/**
- * Our id for a reference parameter, or `null` when it names nothing we could have (then the
- * search matches nothing, as a reference to a missing resource does).
- */
-export function referenceParam(type: FhirResourceType, text: string): string | null {
-  return fromReference(type, text) ?? null;
 }

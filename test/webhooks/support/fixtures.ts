@@ -1,9 +1,10 @@
 /** Rows the webhook tests need, written through the same repositories and event path as the API. */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../../server/db/types.js';
-import { type EventObject, type EventType, emitEvent } from '../../../server/domain/events.js';
+import { type EventObject, emitEvent } from '../../../server/domain/events.js';
 import { newId } from '../../../server/ids.js';
 import { insertWebhook } from '../../../server/repos/webhooks.js';
+import type { EventType } from '../../../server/resources/resource.js';
 import type { StoredWebhook } from '../../../server/resources/webhook.js';
 
 export function newSecret(): string {

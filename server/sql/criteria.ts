@@ -4,9 +4,16 @@
  * only as bound parameters, so the SQL text (which may be logged) never holds them.
  */
 import type { Dialect, SqlValue } from '../db/types.js';
-import type { CreatedRange } from './pagination.js';
-import type { SqlParams } from './sql-params.js';
+import type { SqlParams } from './params.js';
 import { prefixUpperBound } from './text-match.js';
+
+/** Bounds on a number column (`created`, an appointment's start: unix seconds), as in `created[gt]=…&created[lte]=…`. */
+export interface CreatedRange {
+  gt?: number;
+  gte?: number;
+  lt?: number;
+  lte?: number;
+}
 
 /** The SQL text of `column` compared with `value`, or `undefined` for no condition. */
 export type Operator<V> = (
