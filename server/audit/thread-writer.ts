@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { newId } from '../ids.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
+import { AuditTicket, asFailedAttempt, settleTickets } from './ticket.js';
 import type { AuditWriterOptions } from './writer.js';
 
 /**
@@ -22,6 +23,15 @@ type Queued = [
   readonly string[],
   string | null,
 ];
+
+/** A queued row as `asFailedAttempt` would leave its entry: outcome (index 6) `error`. */
+function failedAttempt(row: Queued): Queued {
+  const outcome = asFailedAttempt({ outcome: row[6] }).outcome;
+  if (outcome === row[6]) return row;
+  const copy: Queued = [...row];
+  copy[6] = outcome;
+  return copy;
+}
 
 type Reply = { type: 'done'; ms: number } | { type: 'failed'; message: string };
 
@@ -83,7 +93,12 @@ export class ThreadAuditWriter {
   readonly #maxQueue: number;
   readonly #onError: (err: unknown) => void;
   #queue: Queued[] = [];
+  /** The ticket of each queued entry (same index), undefined where nobody waits. */
+  #tickets: (AuditTicket | undefined)[] = [];
+  /** The ticket entries pushed now join; a new one starts with each batch sent. */
+  #open: AuditTicket | undefined;
   #inFlight: Queued[] | undefined;
+  #inFlightTickets: (AuditTicket | undefined)[] = [];
   #timer: NodeJS.Timeout | undefined;
   #lastCommitMs = 0;
   #closed = false;
@@ -129,10 +144,19 @@ export class ThreadAuditWriter {
    * when it was refused: the writer is closed or the queue is full.
    */
   push(entry: AuditEntry): boolean {
+    return this.#enqueue(entry) !== undefined;
+  }
+
+  /** As `AuditWriter.record`: settled when the entry's batch committed or failed. */
+  record(entry: AuditEntry): Promise<void> | undefined {
+    return this.#enqueue(entry)?.done;
+  }
+
+  #enqueue(entry: AuditEntry): AuditTicket | undefined {
     checkAuditEntry(entry);
     if (this.#closed || this.#exited || this.pending >= this.#maxQueue) {
       this.dropped++;
-      return false;
+      return undefined;
     }
     const at = entry.at ?? Date.now();
     this.#queue.push([
@@ -146,8 +170,11 @@ export class ThreadAuditWriter {
       entry.objectIds.slice(),
       entry.apiVersion ?? null,
     ]);
+    const ticket = (this.#open ??= new AuditTicket());
+    ticket.add();
+    this.#tickets.push(ticket);
     this.#schedule();
-    return true;
+    return ticket;
   }
 
   /** Resolves once every entry pushed before the call is committed (or failed to). */
@@ -193,6 +220,8 @@ export class ThreadAuditWriter {
     if (this.#inFlight || this.#queue.length === 0 || this.#exited) return;
     const batch = this.#queue.splice(0, this.#maxBatch);
     this.#inFlight = batch;
+    this.#inFlightTickets = this.#tickets.splice(0, batch.length);
+    this.#open = undefined;
     // A retried batch gets a new batch id: the failed attempt's transaction left nothing.
     this.#worker.postMessage({ batchId: newId('audb'), rows: JSON.stringify(batch) });
   }
@@ -201,13 +230,23 @@ export class ThreadAuditWriter {
     const batch = this.#inFlight;
     if (!batch) return;
     this.#inFlight = undefined;
+    const tickets = this.#inFlightTickets;
+    this.#inFlightTickets = [];
     if (reply.type === 'done') {
       this.#lastCommitMs = reply.ms;
+      settleTickets(tickets, { ok: true });
     } else {
-      this.#queue = [...batch, ...this.#queue].slice(0, this.#maxQueue);
+      const err = new Error(`audit batch failed: ${reply.message}`);
+      settleTickets(tickets, { ok: false, err });
+      const again = [...batch.map(failedAttempt), ...this.#queue];
+      const ticketsAgain = [...batch.map(() => undefined), ...this.#tickets];
+      // Beyond the queue's bound the newest entries go; their tickets are told.
+      settleTickets(ticketsAgain.slice(this.#maxQueue), { ok: false, err });
+      this.#queue = again.slice(0, this.#maxQueue);
+      this.#tickets = ticketsAgain.slice(0, this.#maxQueue);
       // Back off: the next attempt waits this long (a locked or failing database).
       this.#lastCommitMs = 100;
-      this.#onError(new Error(`audit batch failed: ${reply.message}`));
+      this.#onError(err);
     }
     const waiting = this.#answered;
     this.#answered = [];
