@@ -1,72 +1,34 @@
 /**
  * `npm run audit -- --patient pat_… [--limit N] [--json]`: a patient's access history.
  * `npm run audit -- versions [--since DAYS] [--json]`: requests per key and API version.
+ * `npm run audit -- verify [--json]`: the hash chain walked whole.
+ * `npm run audit -- export [--since DATE] [--after N] [--format jsonl|fhir]`: rows for a SIEM.
+ * Parsing and running live in server/audit/cli.ts.
  */
-import { auditCli, versionsCli } from '../server/audit/cli.js';
+import { once } from 'node:events';
+import { AUDIT_COMMAND, parseAuditCommand, runAuditCommand } from '../server/audit/cli.js';
 import { openDb } from '../server/db/open.js';
 import { sunsetDates } from '../server/http/deprecation.js';
 import { versions } from '../server/versioning/index.js';
-import { integerOption, runCommand, UsageError } from '../tooling/cli/command.js';
+import { runCommand } from '../tooling/cli/command.js';
 
 const io = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
 
-await runCommand(
-  {
-    name: 'npm run audit --',
-    prefix: 'audit',
-    summary:
-      "Prints a patient's access history from the audit trail (database of DATABASE_URL), newest first; with `versions`, the requests per key and API version (who still uses a version before it is retired).",
-    options: {
-      patient: {
-        type: 'string',
-        value: 'pat_…',
-        description: 'The patient (required without versions).',
-      },
-      limit: { type: 'string', value: 'N', default: '100', description: 'Most rows to print.' },
-      since: {
-        type: 'string',
-        value: 'DAYS',
-        description: 'versions: only requests of the last DAYS days (default: the whole log).',
-      },
-      json: { type: 'boolean', default: false, description: 'One JSON object per line.' },
-    },
-    positionals: '[versions]',
-  },
-  async ({ values, positionals }) => {
-    const [command, ...extra] = positionals;
-    if (extra.length > 0 || (command !== undefined && command !== 'versions'))
-      throw new UsageError(`unknown command ${positionals.join(' ')}; the only one is versions`);
-    if (command === 'versions') {
-      if (values.patient !== undefined) throw new UsageError('versions takes no --patient');
-      const sinceDays =
-        values.since === undefined
-          ? undefined
-          : integerOption('since', values.since, { min: 1, max: 36_500 });
-      const db = await openDb();
-      try {
-        return await versionsCli(
-          db,
-          {
-            json: values.json,
-            now: Date.now(),
-            sunsets: sunsetDates(versions),
-            ...(sinceDays ? { sinceDays } : {}),
-          },
-          io,
-        );
-      } finally {
-        await db.close();
-      }
-    }
-    if (values.since !== undefined) throw new UsageError('--since goes with versions');
-    if (!values.patient?.startsWith('pat_')) throw new UsageError('--patient pat_… is required');
-    const limit = integerOption('limit', values.limit, { min: 1, max: 100_000 });
-    // Parsed first: a mistyped command opens (and creates) no database.
-    const db = await openDb();
-    try {
-      return await auditCli(db, { patient: values.patient, limit, json: values.json }, io);
-    } finally {
-      await db.close();
-    }
-  },
-);
+/** A line to stdout; when the pipe is full, waits for it to drain (export stays constant-memory). */
+function write(line: string): Promise<unknown> | undefined {
+  return process.stdout.write(`${line}\n`) ? undefined : once(process.stdout, 'drain');
+}
+
+await runCommand(AUDIT_COMMAND, async ({ values, positionals }) => {
+  const command = parseAuditCommand(values, positionals);
+  const db = await openDb();
+  try {
+    return await runAuditCommand(db, command, io, {
+      now: Date.now(),
+      sunsets: sunsetDates(versions),
+      write,
+    });
+  } finally {
+    await db.close();
+  }
+});

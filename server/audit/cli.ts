@@ -1,5 +1,14 @@
 import type { Db } from '../db/types.js';
+import {
+  type CommandSpec,
+  integerOption,
+  type OptionSpec,
+  type Parsed,
+  UsageError,
+} from '../../tooling/cli/command.js';
+import { exportAudit, type LineSink } from './export.js';
 import { accessHistory } from './history.js';
+import { verifyChain } from './verify.js';
 import { versionUsage } from './versions.js';
 
 /** Where the command writes; injected so tests can read it. */
@@ -96,4 +105,185 @@ export async function versionsCli(db: Db, values: VersionsArgs, io: CliIo): Prom
     );
   }
   return 0;
+}
+
+/** The `audit` command line: every subcommand's options, for `--help` and the parser. */
+export const AUDIT_COMMAND = {
+  name: 'npm run audit --',
+  prefix: 'audit',
+  summary:
+    "The audit trail (database of DATABASE_URL): a patient's access history, newest first; `versions`, the requests per key and API version; `verify`, the hash chain walked from its start (exit 0 intact, 1 naming the first row where it breaks); `export`, every row for a SIEM as JSON lines or FHIR R4 AuditEvents.",
+  options: {
+    patient: {
+      type: 'string',
+      value: 'pat_…',
+      description: 'The patient (required without a command).',
+    },
+    limit: { type: 'string', value: 'N', default: '100', description: 'Most rows to print.' },
+    since: {
+      type: 'string',
+      value: 'DAYS|DATE',
+      description:
+        'versions: only requests of the last DAYS days (default: the whole log). export: rows at or after DATE (YYYY-MM-DD or an ISO 8601 time).',
+    },
+    after: {
+      type: 'string',
+      value: 'N',
+      description:
+        'export: only rows past chain place N, the cursor the last export printed (stderr: `cursor: N`).',
+    },
+    format: {
+      type: 'string',
+      value: 'jsonl|fhir',
+      default: 'jsonl',
+      description: 'export: one JSON object per row, or one FHIR R4 AuditEvent per line.',
+    },
+    json: { type: 'boolean', default: false, description: 'One JSON object per line.' },
+  },
+  positionals: '[versions|verify|export]',
+} as const satisfies CommandSpec<Record<string, OptionSpec>>;
+
+type AuditValues = Parsed<(typeof AUDIT_COMMAND)['options']>['values'];
+
+/** A parsed `audit` command line, ready to run. */
+export type AuditCommand =
+  | { kind: 'history'; args: AuditArgs }
+  | { kind: 'versions'; sinceDays?: number; json: boolean }
+  | { kind: 'verify'; json: boolean }
+  | { kind: 'export'; sinceMs?: number; after?: number; format: 'jsonl' | 'fhir' };
+
+const COMMANDS = ['versions', 'verify', 'export'] as const;
+
+/** Parses before anything runs: a mistyped command opens (and creates) no database. */
+export function parseAuditCommand(values: AuditValues, positionals: readonly string[]): AuditCommand {
+  const [command, ...extra] = positionals;
+  if (
+    extra.length > 0 ||
+    (command !== undefined && !(COMMANDS as readonly string[]).includes(command))
+  ) {
+    throw new UsageError(`unknown command ${positionals.join(' ')}; the commands are ${COMMANDS.join(', ')}`);
+  }
+  const only = (allowed: readonly string[]) => {
+    for (const name of ['patient', 'since', 'after'] as const) {
+      if (values[name] !== undefined && !allowed.includes(name)) {
+        throw new UsageError(`--${name} does not go with ${command ?? 'a patient history'}`);
+      }
+    }
+    if (values.format !== 'jsonl' && command !== 'export') {
+      throw new UsageError('--format goes with export');
+    }
+  };
+  if (command === 'versions') {
+    only(['since']);
+    const sinceDays =
+      values.since === undefined
+        ? undefined
+        : integerOption('since', values.since, { min: 1, max: 36_500 });
+    return { kind: 'versions', json: values.json, ...(sinceDays ? { sinceDays } : {}) };
+  }
+  if (command === 'verify') {
+    only([]);
+    return { kind: 'verify', json: values.json };
+  }
+  if (command === 'export') {
+    only(['since', 'after']);
+    if (values.format !== 'jsonl' && values.format !== 'fhir') {
+      throw new UsageError('--format is jsonl or fhir');
+    }
+    const after =
+      values.after === undefined
+        ? undefined
+        : integerOption('after', values.after, { min: 0, max: Number.MAX_SAFE_INTEGER });
+    let sinceMs: number | undefined;
+    if (values.since !== undefined) {
+      sinceMs = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(values.since)
+        ? Date.parse(values.since)
+        : Number.NaN;
+      if (Number.isNaN(sinceMs)) {
+        throw new UsageError('--since takes a date (YYYY-MM-DD) or an ISO 8601 time with an offset');
+      }
+    }
+    return {
+      kind: 'export',
+      format: values.format,
+      ...(sinceMs === undefined ? {} : { sinceMs }),
+      ...(after === undefined ? {} : { after }),
+    };
+  }
+  only(['patient']);
+  if (!values.patient?.startsWith('pat_')) throw new UsageError('--patient pat_… is required');
+  const limit = integerOption('limit', values.limit, { min: 1, max: 100_000 });
+  return { kind: 'history', args: { patient: values.patient, limit, json: values.json } };
+}
+
+/** Extra context a command may need from the process that runs it. */
+export interface AuditRunContext {
+  /** Milliseconds since the epoch (versions' window). */
+  now: number;
+  /** Sunset date of each deprecated version (versions). */
+  sunsets?: Readonly<Record<string, string>>;
+  /** Where export's lines go, waiting when the reader is slow; default `io.out`. */
+  write?: LineSink;
+}
+
+/** Runs a parsed command; the exit code. */
+export async function runAuditCommand(
+  db: Db,
+  command: AuditCommand,
+  io: CliIo,
+  context: AuditRunContext,
+): Promise<number> {
+  switch (command.kind) {
+    case 'history':
+      return auditCli(db, command.args, io);
+    case 'versions':
+      return versionsCli(
+        db,
+        {
+          json: command.json,
+          now: context.now,
+          ...(context.sunsets ? { sunsets: context.sunsets } : {}),
+          ...(command.sinceDays ? { sinceDays: command.sinceDays } : {}),
+        },
+        io,
+      );
+    case 'verify':
+      return verifyCli(db, command.json, io);
+    case 'export': {
+      const { rows, cursor } = await exportAudit(
+        db,
+        {
+          format: command.format,
+          ...(command.sinceMs === undefined ? {} : { sinceMs: command.sinceMs }),
+          ...(command.after === undefined ? {} : { after: command.after }),
+        },
+        context.write ?? io.out,
+      );
+      // On stderr, so stdout stays pure data; the next run passes it as --after.
+      io.err(`exported ${rows} row(s); cursor: ${cursor}`);
+      return 0;
+    }
+  }
+}
+
+/**
+ * Walks the chain: exit 0 and one line when intact, exit 1 and the first row where it breaks
+ * otherwise. The head's hash is printed to be kept elsewhere: a trail rewritten whole, with
+ * every hash recomputed, no longer ends with it.
+ */
+export async function verifyCli(db: Db, json: boolean, io: CliIo): Promise<number> {
+  const result = await verifyChain(db);
+  if (json) io.out(JSON.stringify(result));
+  else if (result.broken === undefined) {
+    io.out(
+      `audit trail intact: ${result.rows} chained row(s), head ${result.head?.seq ?? 0} ${result.head?.hash ?? ''}; ${result.legacyRows} row(s) from before the chain (not covered)`,
+    );
+  } else {
+    const { rowId, seq, reason } = result.broken;
+    const where = rowId === null ? 'the chain head' : `row ${rowId}`;
+    io.out(
+      `audit trail broken at ${where}${seq === null ? '' : ` (place ${seq})`}: ${reason}`,
+    );
+  }
+  return result.broken === undefined ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { newId } from '../ids.js';
+import { CHAINED_FIELDS } from './chain.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
 import { AuditTicket, asFailedAttempt, settleTickets } from './ticket.js';
 import type { AuditWriterOptions } from './writer.js';
@@ -38,23 +39,50 @@ type Reply = { type: 'done'; ms: number } | { type: 'failed'; message: string };
 // The thread's code, plain JavaScript run with `eval` so it loads the same way under tsx, a
 // bundle or a test runner. Same statements and rows as `insertAuditBatch`
 // (server/audit/record.ts): one row per entry with its distinct object ids as JSON, one
-// `audit_batch_objects` row per distinct object of the batch.
+// `audit_batch_objects` row per distinct object of the batch, the rows taking the next places
+// of the hash chain. `chainHash` is `chainHash` of server/audit/chain.ts over the fields it
+// is sent (`CHAINED_FIELDS`); test/audit/chain.test.ts verifies this thread's rows with that
+// one, so the two cannot drift apart unnoticed.
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs, fileMustExist: true });
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.pragma('foreign_keys = ON');
-const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+const fields = workerData.chainedFields;
+function chainHash(previous, row) {
+  const parts = [];
+  for (const field of fields) {
+    const value = row[field];
+    if (value !== null && value !== undefined) parts.push(field, String(value));
+  }
+  return createHash('sha256').update(previous + '\\n' + JSON.stringify(parts)).digest('hex');
+}
+const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version, chain_seq, hash) VALUES (@id, @at, @key_id, @operation_id, @request_id, @client_ip, @outcome, @object_ids, @batch_id, @api_version, @chain_seq, @hash)');
 const insertObject = db.prepare('INSERT INTO audit_batch_objects (object_id, batch_id) VALUES (?, ?)');
+const readHead = db.prepare('SELECT seq, hash FROM audit_chain WHERE id = 1');
+const moveHead = db.prepare('UPDATE audit_chain SET seq = ?, hash = ? WHERE id = 1');
 const store = db.transaction((batchId, rows) => {
   const objects = new Set();
+  const head = readHead.get();
+  if (head === undefined) throw new Error('the audit chain has no head row (migration 0010)');
+  let seq = Number(head.seq);
+  let hash = head.hash;
   for (const [id, at, keyId, operationId, requestId, clientIp, outcome, objectIds, apiVersion] of rows) {
     const distinct = [...new Set(objectIds)];
     for (const objectId of distinct) objects.add(objectId);
-    insertLog.run(id, at, keyId, operationId, requestId, clientIp, outcome, JSON.stringify(distinct), batchId, apiVersion);
+    seq += 1;
+    const row = {
+      id, at, key_id: keyId, operation_id: operationId, request_id: requestId,
+      client_ip: clientIp, outcome, object_ids: JSON.stringify(distinct), batch_id: batchId,
+      api_version: apiVersion, chain_seq: seq,
+    };
+    hash = chainHash(hash, row);
+    insertLog.run({ ...row, hash });
   }
+  if (rows.length > 0) moveHead.run(seq, hash);
   for (const objectId of objects) insertObject.run(objectId, batchId);
 });
 parentPort.on('message', (message) => {
@@ -117,7 +145,7 @@ export class ThreadAuditWriter {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.#worker = new Worker(THREAD_SOURCE, {
       eval: true,
-      workerData: { path, driver, busyTimeoutMs: 5000 },
+      workerData: { path, driver, busyTimeoutMs: 5000, chainedFields: [...CHAINED_FIELDS] },
       // A small heap: the thread holds one batch at a time, and its isolate counts in RSS.
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 48 },
     });

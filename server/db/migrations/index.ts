@@ -6,6 +6,7 @@ import { accountApiVersion } from './0005-account-api-version.js';
 import { auditApiVersion } from './0006-audit-api-version.js';
 import { eventsCreated } from './0007-events-created.js';
 import { dropClaimSchedule } from './0008-drop-claim-schedule.js';
+import { auditChain } from './0010-audit-chain.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. Append new ones; never reorder or edit applied ones. */
@@ -18,4 +19,6 @@ export const migrations: readonly Migration[] = [
   auditApiVersion,
   eventsCreated,
   dropClaimSchedule,
+  // 0009 (the acting person) comes from another branch; versions only need to grow.
+  auditChain,
 ];
