@@ -58,7 +58,9 @@ export function canonicalRow(row: ChainedRow): string {
 
 /** A row's hash: SHA-256 (hex) of the previous hash, a newline and its canonical encoding. */
 export function chainHash(previous: string, row: ChainedRow): string {
-  return createHash('sha256').update(`${previous}\n${canonicalRow(row)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${previous}\n${canonicalRow(row)}`)
+    .digest('hex');
 }
 
 /** The chain's head: the last place taken and its hash (`GENESIS_HASH` at place 0). */

@@ -1,4 +1,3 @@
-import type { Db } from '../db/types.js';
 import {
   type CommandSpec,
   integerOption,
@@ -6,6 +5,7 @@ import {
   type Parsed,
   UsageError,
 } from '../../tooling/cli/command.js';
+import type { Db } from '../db/types.js';
 import { exportAudit, type LineSink } from './export.js';
 import { accessHistory } from './history.js';
 import { verifyChain } from './verify.js';
@@ -155,13 +155,18 @@ export type AuditCommand =
 const COMMANDS = ['versions', 'verify', 'export'] as const;
 
 /** Parses before anything runs: a mistyped command opens (and creates) no database. */
-export function parseAuditCommand(values: AuditValues, positionals: readonly string[]): AuditCommand {
+export function parseAuditCommand(
+  values: AuditValues,
+  positionals: readonly string[],
+): AuditCommand {
   const [command, ...extra] = positionals;
   if (
     extra.length > 0 ||
     (command !== undefined && !(COMMANDS as readonly string[]).includes(command))
   ) {
-    throw new UsageError(`unknown command ${positionals.join(' ')}; the commands are ${COMMANDS.join(', ')}`);
+    throw new UsageError(
+      `unknown command ${positionals.join(' ')}; the commands are ${COMMANDS.join(', ')}`,
+    );
   }
   const only = (allowed: readonly string[]) => {
     for (const name of ['patient', 'since', 'after'] as const) {
@@ -200,7 +205,9 @@ export function parseAuditCommand(values: AuditValues, positionals: readonly str
         ? Date.parse(values.since)
         : Number.NaN;
       if (Number.isNaN(sinceMs)) {
-        throw new UsageError('--since takes a date (YYYY-MM-DD) or an ISO 8601 time with an offset');
+        throw new UsageError(
+          '--since takes a date (YYYY-MM-DD) or an ISO 8601 time with an offset',
+        );
       }
     }
     return {
@@ -281,9 +288,7 @@ export async function verifyCli(db: Db, json: boolean, io: CliIo): Promise<numbe
   } else {
     const { rowId, seq, reason } = result.broken;
     const where = rowId === null ? 'the chain head' : `row ${rowId}`;
-    io.out(
-      `audit trail broken at ${where}${seq === null ? '' : ` (place ${seq})`}: ${reason}`,
-    );
+    io.out(`audit trail broken at ${where}${seq === null ? '' : ` (place ${seq})`}: ${reason}`);
   }
   return result.broken === undefined ? 0 : 1;
 }

@@ -27,7 +27,10 @@ export interface VerifyResult {
 const COLUMNS = [...new Set([...CHAINED_FIELDS, 'id', 'chain_seq', 'hash'])].join(', ');
 
 /** Walks the whole chain, `pageSize` rows at a time; stops at the first break. */
-export async function verifyChain(db: Db, options: { pageSize?: number } = {}): Promise<VerifyResult> {
+export async function verifyChain(
+  db: Db,
+  options: { pageSize?: number } = {},
+): Promise<VerifyResult> {
   const pageSize = options.pageSize ?? 5000;
   const head = await db.get<{
     seq: number | string;

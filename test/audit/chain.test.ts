@@ -8,13 +8,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
+import { CHAINED_FIELDS, canonicalRow, chainHash, GENESIS_HASH } from '../../server/audit/chain.js';
 import { verifyCli } from '../../server/audit/cli.js';
-import {
-  CHAINED_FIELDS,
-  canonicalRow,
-  chainHash,
-  GENESIS_HASH,
-} from '../../server/audit/chain.js';
 import { AuditWriter, openAuditWriter, recordAudit } from '../../server/audit/index.js';
 import { verifyChain } from '../../server/audit/verify.js';
 import type { Db } from '../../server/db/types.js';
