@@ -6,11 +6,16 @@
  * Parsing and running live in server/audit/cli.ts.
  */
 import { once } from 'node:events';
-import { AUDIT_COMMAND, parseAuditCommand, runAuditCommand } from '../server/audit/cli.js';
+import {
+  AUDIT_COMMAND,
+  AuditUsageError,
+  parseAuditCommand,
+  runAuditCommand,
+} from '../server/audit/cli.js';
 import { openDb } from '../server/db/open.js';
 import { sunsetDates } from '../server/http/deprecation.js';
 import { versions } from '../server/versioning/index.js';
-import { runCommand } from '../tooling/cli/command.js';
+import { runCommand, UsageError } from '../tooling/cli/command.js';
 
 const io = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
 
@@ -20,7 +25,13 @@ function write(line: string): Promise<unknown> | undefined {
 }
 
 await runCommand(AUDIT_COMMAND, async ({ values, positionals }) => {
-  const command = parseAuditCommand(values, positionals);
+  let command: ReturnType<typeof parseAuditCommand>;
+  try {
+    command = parseAuditCommand(values, positionals);
+  } catch (err) {
+    if (err instanceof AuditUsageError) throw new UsageError(err.message);
+    throw err;
+  }
   const db = await openDb();
   try {
     return await runAuditCommand(db, command, io, {

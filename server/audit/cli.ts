@@ -1,10 +1,3 @@
-import {
-  type CommandSpec,
-  integerOption,
-  type OptionSpec,
-  type Parsed,
-  UsageError,
-} from '../../tooling/cli/command.js';
 import type { Db } from '../db/types.js';
 import { exportAudit, type LineSink } from './export.js';
 import { accessHistory } from './history.js';
@@ -107,7 +100,18 @@ export async function versionsCli(db: Db, values: VersionsArgs, io: CliIo): Prom
   return 0;
 }
 
-/** The `audit` command line: every subcommand's options, for `--help` and the parser. */
+/**
+ * A mistake in the `audit` command line; the message names the option, never a value that
+ * could be PHI. The entry point prints it as a usage error (exit 2).
+ */
+export class AuditUsageError extends Error {
+  override readonly name = 'AuditUsageError';
+}
+
+/**
+ * The `audit` command line, every subcommand's options: the shape `runCommand`
+ * (tooling/cli/command.ts) takes for `--help` and parsing, kept here beside the parser.
+ */
 export const AUDIT_COMMAND = {
   name: 'npm run audit --',
   prefix: 'audit',
@@ -141,9 +145,26 @@ export const AUDIT_COMMAND = {
     json: { type: 'boolean', default: false, description: 'One JSON object per line.' },
   },
   positionals: '[versions|verify|export]',
-} as const satisfies CommandSpec<Record<string, OptionSpec>>;
+} as const;
 
-type AuditValues = Parsed<(typeof AUDIT_COMMAND)['options']>['values'];
+/** The parsed option values (`--limit` and `--format` always have theirs). */
+export interface AuditValues {
+  readonly patient?: string | undefined;
+  readonly limit: string;
+  readonly since?: string | undefined;
+  readonly after?: string | undefined;
+  readonly format: string;
+  readonly json: boolean;
+}
+
+/** A whole number in [min, max], or a usage error naming the option. */
+function integer(name: string, text: string, min: number, max: number): number {
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new AuditUsageError(`--${name} must be a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
 
 /** A parsed `audit` command line, ready to run. */
 export type AuditCommand =
@@ -164,26 +185,24 @@ export function parseAuditCommand(
     extra.length > 0 ||
     (command !== undefined && !(COMMANDS as readonly string[]).includes(command))
   ) {
-    throw new UsageError(
+    throw new AuditUsageError(
       `unknown command ${positionals.join(' ')}; the commands are ${COMMANDS.join(', ')}`,
     );
   }
   const only = (allowed: readonly string[]) => {
     for (const name of ['patient', 'since', 'after'] as const) {
       if (values[name] !== undefined && !allowed.includes(name)) {
-        throw new UsageError(`--${name} does not go with ${command ?? 'a patient history'}`);
+        throw new AuditUsageError(`--${name} does not go with ${command ?? 'a patient history'}`);
       }
     }
     if (values.format !== 'jsonl' && command !== 'export') {
-      throw new UsageError('--format goes with export');
+      throw new AuditUsageError('--format goes with export');
     }
   };
   if (command === 'versions') {
     only(['since']);
     const sinceDays =
-      values.since === undefined
-        ? undefined
-        : integerOption('since', values.since, { min: 1, max: 36_500 });
+      values.since === undefined ? undefined : integer('since', values.since, 1, 36_500);
     return { kind: 'versions', json: values.json, ...(sinceDays ? { sinceDays } : {}) };
   }
   if (command === 'verify') {
@@ -193,19 +212,19 @@ export function parseAuditCommand(
   if (command === 'export') {
     only(['since', 'after']);
     if (values.format !== 'jsonl' && values.format !== 'fhir') {
-      throw new UsageError('--format is jsonl or fhir');
+      throw new AuditUsageError('--format is jsonl or fhir');
     }
     const after =
       values.after === undefined
         ? undefined
-        : integerOption('after', values.after, { min: 0, max: Number.MAX_SAFE_INTEGER });
+        : integer('after', values.after, 0, Number.MAX_SAFE_INTEGER);
     let sinceMs: number | undefined;
     if (values.since !== undefined) {
       sinceMs = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(values.since)
         ? Date.parse(values.since)
         : Number.NaN;
       if (Number.isNaN(sinceMs)) {
-        throw new UsageError(
+        throw new AuditUsageError(
           '--since takes a date (YYYY-MM-DD) or an ISO 8601 time with an offset',
         );
       }
@@ -218,8 +237,8 @@ export function parseAuditCommand(
     };
   }
   only(['patient']);
-  if (!values.patient?.startsWith('pat_')) throw new UsageError('--patient pat_… is required');
-  const limit = integerOption('limit', values.limit, { min: 1, max: 100_000 });
+  if (!values.patient?.startsWith('pat_')) throw new AuditUsageError('--patient pat_… is required');
+  const limit = integer('limit', values.limit, 1, 100_000);
   return { kind: 'history', args: { patient: values.patient, limit, json: values.json } };
 }
 

@@ -4,12 +4,17 @@
  * since; `--since` bounds by time; the command line is parsed before anything runs.
  */
 import { expect, it } from 'vitest';
-import { AUDIT_COMMAND, parseAuditCommand, runAuditCommand } from '../../server/audit/cli.js';
+import {
+  AUDIT_COMMAND,
+  AuditUsageError,
+  parseAuditCommand,
+  runAuditCommand,
+} from '../../server/audit/cli.js';
 import { auditEvent, type ExportedRow, exportAudit } from '../../server/audit/export.js';
 import { AuditWriter, recordAudit } from '../../server/audit/index.js';
 import type { Db } from '../../server/db/types.js';
 import { newId } from '../../server/ids.js';
-import { parseCommandLine, UsageError } from '../../tooling/cli/command.js';
+import { parseCommandLine } from '../../tooling/cli/command.js';
 import { problems } from '../fhir/support/both-validators.js';
 import { auditEntry } from '../support/audit-entries.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
@@ -152,11 +157,11 @@ it('parses the export and verify command lines before anything runs', () => {
     after: 42,
   });
   expect(parse('verify')).toEqual({ kind: 'verify', json: false });
-  expect(() => parse('export', '--since', 'yesterday')).toThrow(UsageError);
-  expect(() => parse('export', '--format', 'xml')).toThrow(UsageError);
-  expect(() => parse('verify', '--after', '3')).toThrow(UsageError);
-  expect(() => parse('export', '--patient', 'pat_x')).toThrow(UsageError);
-  expect(() => parse('shred')).toThrow(UsageError);
+  expect(() => parse('export', '--since', 'yesterday')).toThrow(AuditUsageError);
+  expect(() => parse('export', '--format', 'xml')).toThrow(AuditUsageError);
+  expect(() => parse('verify', '--after', '3')).toThrow(AuditUsageError);
+  expect(() => parse('export', '--patient', 'pat_x')).toThrow(AuditUsageError);
+  expect(() => parse('shred')).toThrow(AuditUsageError);
 });
 
 it('prints the cursor on stderr, the rows alone on stdout', async () => {
