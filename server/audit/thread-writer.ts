@@ -198,7 +198,8 @@ export class ThreadAuditWriter {
       entry.objectIds.slice(),
       entry.apiVersion ?? null,
     ]);
-    const ticket = (this.#open ??= new AuditTicket());
+    this.#open ??= new AuditTicket();
+    const ticket = this.#open;
     ticket.add();
     this.#tickets.push(ticket);
     this.#schedule();

@@ -91,7 +91,8 @@ export class AuditWriter {
       return undefined;
     }
     this.#queue.push(entry.at === undefined ? { ...entry, at: Date.now() } : entry);
-    const ticket = (this.#open ??= new AuditTicket());
+    this.#open ??= new AuditTicket();
+    const ticket = this.#open;
     ticket.add();
     this.#tickets.push(ticket);
     if (this.#queue.length >= this.#maxBatch && !this.#failing) this.#schedule(0);

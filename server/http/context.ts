@@ -204,8 +204,9 @@ export function createContext(init: ContextInit): RequestContext {
     },
 
     recorded() {
-      if (awaited.length === 0) return undefined;
-      const all = awaited.length === 1 ? awaited[0]! : Promise.all(awaited).then(() => {});
+      const [only, ...more] = awaited;
+      if (only === undefined) return undefined;
+      const all = more.length === 0 ? only : Promise.all(awaited).then(() => {});
       return all.catch((err: unknown) => {
         init.log.error({ operationId: init.operationId }, 'audit batch failed: answer withheld');
         throw auditUnavailable(err);
