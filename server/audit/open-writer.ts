@@ -7,6 +7,7 @@ import { AuditWriter, type AuditWriterOptions } from './writer.js';
 /** What the service needs from a read-audit writer. */
 export interface ReadAuditWriter {
   push(entry: AuditEntry): boolean;
+  record(entry: AuditEntry): Promise<void> | undefined;
   flush(): Promise<void>;
   close(): Promise<void>;
   readonly pending: number;

@@ -1,6 +1,7 @@
 import { runDeferred } from '../db/deferred.js';
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
+import { chainHash, lockChainHead, MOVE_CHAIN_HEAD } from './chain.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
 
 /**
@@ -27,6 +28,9 @@ interface AuditLogValues {
   objectIdsJson: string;
   apiVersion: string | null;
   actor: string | null;
+  /** The row's place in the hash chain and its hash (server/audit/chain.ts). */
+  chainSeq: number;
+  hash: string;
 }
 
 /**
@@ -34,7 +38,10 @@ interface AuditLogValues {
  * now), with its distinct object ids for the batch's object index. The thread writer
  * (thread-writer.ts) builds the same rows in its thread.
  */
-function auditRow(entry: AuditEntry): { row: AuditLogValues; objectIds: string[] } {
+function auditRow(entry: AuditEntry): {
+  row: Omit<AuditLogValues, 'chainSeq' | 'hash'>;
+  objectIds: string[];
+} {
   const at = entry.at ?? Date.now();
   const objectIds = [...new Set(entry.objectIds)];
   return {
@@ -58,18 +65,27 @@ function auditRow(entry: AuditEntry): { row: AuditLogValues; objectIds: string[]
  * Inserts already checked entries as one batch, inside `tx`: one `audit_log` row per entry,
  * all with the same new `batch_id`, and one `audit_batch_objects` row per distinct object
  * of the whole batch (so a batch of list reads of the same ten patients indexes ten
- * objects, not ten per entry). Returns the entries' ids. Shared with the batching writer;
- * `thread-writer.ts` runs the same statements on its own connection.
+ * objects, not ten per entry). The rows take the next places of the hash chain, whose head
+ * is locked until `tx` ends and moved past them (server/audit/chain.ts). Returns the entries'
+ * ids. Shared with the batching writer; `thread-writer.ts` runs the same statements on its
+ * own connection.
  */
 export async function insertAuditBatch(tx: Db, entries: readonly AuditEntry[]): Promise<string[]> {
   const batchId = newId('audb');
   const objects = new Set<string>();
   const rows: AuditLogValues[] = [];
+  const head = await lockChainHead(tx);
+  let { seq, hash } = head;
   for (const entry of entries) {
     const { row, objectIds } = auditRow(entry);
     for (const objectId of objectIds) objects.add(objectId);
-    rows.push(row);
+    seq += 1;
+    // The hash covers the row as stored: its columns by name (`asRecord`), so a column added
+    // there is covered once its name is in `CHAINED_FIELDS`.
+    hash = chainHash(hash, { ...asRecord(row), batch_id: batchId, chain_seq: seq });
+    rows.push({ ...row, chainSeq: seq, hash });
   }
+  if (rows.length > 0) await runDeferred(tx, MOVE_CHAIN_HEAD, [seq, hash]);
   if (tx.dialect === 'postgres') {
     await insertBatchAsJson(tx, rows, [...objects], batchId);
   } else {
@@ -77,7 +93,8 @@ export async function insertAuditBatch(tx: Db, entries: readonly AuditEntry[]): 
     // compiling a statement for each batch size.
     for (const row of rows) {
       await tx.run(
-        `INSERT INTO audit_log (${LOG_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        `INSERT INTO audit_log (${LOG_COLUMNS})
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
         [
           row.id,
           row.at,
@@ -90,6 +107,8 @@ export async function insertAuditBatch(tx: Db, entries: readonly AuditEntry[]): 
           batchId,
           row.apiVersion,
           row.actor,
+          row.chainSeq,
+          row.hash,
         ],
       );
     }
@@ -104,7 +123,7 @@ export async function insertAuditBatch(tx: Db, entries: readonly AuditEntry[]): 
 }
 
 const LOG_COLUMNS =
-  'id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version, actor';
+  'id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version, actor, chain_seq, hash';
 
 /**
  * PostgreSQL: the batch's rows as one JSON parameter per table, unpacked by `json_to_recordset`
@@ -126,10 +145,10 @@ async function insertBatchAsJson(
     tx,
     `INSERT INTO audit_log (${LOG_COLUMNS})
      SELECT r.id, r.at, r.key_id, r.operation_id, r.request_id, r.client_ip, r.outcome,
-       r.object_ids, $2, r.api_version, r.actor
+       r.object_ids, $2, r.api_version, r.actor, r.chain_seq, r.hash
      FROM json_to_recordset($1::json) AS r(id TEXT, at BIGINT, key_id TEXT, operation_id TEXT,
        request_id TEXT, client_ip TEXT, outcome TEXT, object_ids TEXT, api_version TEXT,
-       actor TEXT)`,
+       actor TEXT, chain_seq BIGINT, hash TEXT)`,
     [JSON.stringify(rows.map(asRecord)), batchId],
   );
   if (objectIds.length === 0) return;
@@ -142,7 +161,9 @@ async function insertBatchAsJson(
 }
 
 /** A row under the column names `json_to_recordset` maps by. */
-function asRecord(row: AuditLogValues): Record<string, string | number | null> {
+function asRecord(
+  row: Omit<AuditLogValues, 'chainSeq' | 'hash'> & Partial<AuditLogValues>,
+): Record<string, string | number | null> {
   return {
     id: row.id,
     at: row.at,
@@ -154,5 +175,7 @@ function asRecord(row: AuditLogValues): Record<string, string | number | null> {
     object_ids: row.objectIdsJson,
     api_version: row.apiVersion,
     actor: row.actor,
+    chain_seq: row.chainSeq ?? null,
+    hash: row.hash ?? null,
   };
 }

@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { newId } from '../ids.js';
+import { CHAINED_FIELDS } from './chain.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
+import { AuditTicket, asFailedAttempt, settleTickets } from './ticket.js';
 import type { AuditWriterOptions } from './writer.js';
 
 /**
@@ -24,28 +26,64 @@ type Queued = [
   string | null,
 ];
 
+/** A queued row as `asFailedAttempt` would leave its entry: outcome (index 6) `error`. */
+function failedAttempt(row: Queued): Queued {
+  const outcome = asFailedAttempt({ outcome: row[6] }).outcome;
+  if (outcome === row[6]) return row;
+  const copy: Queued = [...row];
+  copy[6] = outcome;
+  return copy;
+}
+
 type Reply = { type: 'done'; ms: number } | { type: 'failed'; message: string };
 
 // The thread's code, plain JavaScript run with `eval` so it loads the same way under tsx, a
 // bundle or a test runner. Same statements and rows as `insertAuditBatch`
 // (server/audit/record.ts): one row per entry with its distinct object ids as JSON, one
-// `audit_batch_objects` row per distinct object of the batch.
+// `audit_batch_objects` row per distinct object of the batch, the rows taking the next places
+// of the hash chain. `chainHash` is `chainHash` of server/audit/chain.ts over the fields it
+// is sent (`CHAINED_FIELDS`); test/audit/chain.test.ts verifies this thread's rows with that
+// one, so the two cannot drift apart unnoticed.
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs, fileMustExist: true });
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.pragma('foreign_keys = ON');
-const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+const fields = workerData.chainedFields;
+function chainHash(previous, row) {
+  const parts = [];
+  for (const field of fields) {
+    const value = row[field];
+    if (value !== null && value !== undefined) parts.push(field, String(value));
+  }
+  return createHash('sha256').update(previous + '\\n' + JSON.stringify(parts)).digest('hex');
+}
+const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version, actor, chain_seq, hash) VALUES (@id, @at, @key_id, @operation_id, @request_id, @client_ip, @outcome, @object_ids, @batch_id, @api_version, @actor, @chain_seq, @hash)');
 const insertObject = db.prepare('INSERT INTO audit_batch_objects (object_id, batch_id) VALUES (?, ?)');
+const readHead = db.prepare('SELECT seq, hash FROM audit_chain WHERE id = 1');
+const moveHead = db.prepare('UPDATE audit_chain SET seq = ?, hash = ? WHERE id = 1');
 const store = db.transaction((batchId, rows) => {
   const objects = new Set();
+  const head = readHead.get();
+  if (head === undefined) throw new Error('the audit chain has no head row (migration 0010)');
+  let seq = Number(head.seq);
+  let hash = head.hash;
   for (const [id, at, keyId, operationId, requestId, clientIp, outcome, objectIds, apiVersion, actor] of rows) {
     const distinct = [...new Set(objectIds)];
     for (const objectId of distinct) objects.add(objectId);
-    insertLog.run(id, at, keyId, operationId, requestId, clientIp, outcome, JSON.stringify(distinct), batchId, apiVersion, actor);
+    seq += 1;
+    const row = {
+      id, at, key_id: keyId, operation_id: operationId, request_id: requestId,
+      client_ip: clientIp, outcome, object_ids: JSON.stringify(distinct), batch_id: batchId,
+      api_version: apiVersion, actor, chain_seq: seq,
+    };
+    hash = chainHash(hash, row);
+    insertLog.run({ ...row, hash });
   }
+  if (rows.length > 0) moveHead.run(seq, hash);
   for (const objectId of objects) insertObject.run(objectId, batchId);
 });
 parentPort.on('message', (message) => {
@@ -84,7 +122,12 @@ export class ThreadAuditWriter {
   readonly #maxQueue: number;
   readonly #onError: (err: unknown) => void;
   #queue: Queued[] = [];
+  /** The ticket of each queued entry (same index), undefined where nobody waits. */
+  #tickets: (AuditTicket | undefined)[] = [];
+  /** The ticket entries pushed now join; a new one starts with each batch sent. */
+  #open: AuditTicket | undefined;
   #inFlight: Queued[] | undefined;
+  #inFlightTickets: (AuditTicket | undefined)[] = [];
   #timer: NodeJS.Timeout | undefined;
   #lastCommitMs = 0;
   #closed = false;
@@ -103,7 +146,7 @@ export class ThreadAuditWriter {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.#worker = new Worker(THREAD_SOURCE, {
       eval: true,
-      workerData: { path, driver, busyTimeoutMs: 5000 },
+      workerData: { path, driver, busyTimeoutMs: 5000, chainedFields: [...CHAINED_FIELDS] },
       // A small heap: the thread holds one batch at a time, and its isolate counts in RSS.
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 48 },
     });
@@ -130,10 +173,19 @@ export class ThreadAuditWriter {
    * when it was refused: the writer is closed or the queue is full.
    */
   push(entry: AuditEntry): boolean {
+    return this.#enqueue(entry) !== undefined;
+  }
+
+  /** As `AuditWriter.record`: settled when the entry's batch committed or failed. */
+  record(entry: AuditEntry): Promise<void> | undefined {
+    return this.#enqueue(entry)?.done;
+  }
+
+  #enqueue(entry: AuditEntry): AuditTicket | undefined {
     checkAuditEntry(entry);
     if (this.#closed || this.#exited || this.pending >= this.#maxQueue) {
       this.dropped++;
-      return false;
+      return undefined;
     }
     const at = entry.at ?? Date.now();
     this.#queue.push([
@@ -148,8 +200,12 @@ export class ThreadAuditWriter {
       entry.apiVersion ?? null,
       entry.actor ?? null,
     ]);
+    this.#open ??= new AuditTicket();
+    const ticket = this.#open;
+    ticket.add();
+    this.#tickets.push(ticket);
     this.#schedule();
-    return true;
+    return ticket;
   }
 
   /** Resolves once every entry pushed before the call is committed (or failed to). */
@@ -195,6 +251,8 @@ export class ThreadAuditWriter {
     if (this.#inFlight || this.#queue.length === 0 || this.#exited) return;
     const batch = this.#queue.splice(0, this.#maxBatch);
     this.#inFlight = batch;
+    this.#inFlightTickets = this.#tickets.splice(0, batch.length);
+    this.#open = undefined;
     // A retried batch gets a new batch id: the failed attempt's transaction left nothing.
     this.#worker.postMessage({ batchId: newId('audb'), rows: JSON.stringify(batch) });
   }
@@ -203,13 +261,23 @@ export class ThreadAuditWriter {
     const batch = this.#inFlight;
     if (!batch) return;
     this.#inFlight = undefined;
+    const tickets = this.#inFlightTickets;
+    this.#inFlightTickets = [];
     if (reply.type === 'done') {
       this.#lastCommitMs = reply.ms;
+      settleTickets(tickets, { ok: true });
     } else {
-      this.#queue = [...batch, ...this.#queue].slice(0, this.#maxQueue);
+      const err = new Error(`audit batch failed: ${reply.message}`);
+      settleTickets(tickets, { ok: false, err });
+      const again = [...batch.map(failedAttempt), ...this.#queue];
+      const ticketsAgain = [...batch.map(() => undefined), ...this.#tickets];
+      // Beyond the queue's bound the newest entries go; their tickets are told.
+      settleTickets(ticketsAgain.slice(this.#maxQueue), { ok: false, err });
+      this.#queue = again.slice(0, this.#maxQueue);
+      this.#tickets = ticketsAgain.slice(0, this.#maxQueue);
       // Back off: the next attempt waits this long (a locked or failing database).
       this.#lastCommitMs = 100;
-      this.#onError(new Error(`audit batch failed: ${reply.message}`));
+      this.#onError(err);
     }
     const waiting = this.#answered;
     this.#answered = [];

@@ -1,6 +1,7 @@
 import type { Db } from '../db/types.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
 import { insertAuditBatch } from './record.js';
+import { AuditTicket, asFailedAttempt, settleTickets } from './ticket.js';
 
 /**
  * After a failed batch, how long the next attempt waits: a database that is down refuses a
@@ -27,10 +28,10 @@ export interface AuditWriterOptions {
 }
 
 /**
- * Group-commits audit entries of reads: `push` queues in memory, and every few ms one
- * transaction stores everything queued, so a read costs no fsync of its own while the trail
- * still reaches the disk within milliseconds. `flush()` waits until everything pushed so far
- * is committed; `close()` flushes and stops accepting.
+ * Group-commits audit entries of reads: `push` (or `record`, whose caller waits for the
+ * commit) queues in memory, and every few ms one transaction stores everything queued, so a
+ * read costs no fsync of its own, only the wait for its batch. `flush()` waits until
+ * everything pushed so far is committed; `close()` flushes and stops accepting.
  */
 export class AuditWriter {
   readonly #db: Db;
@@ -39,6 +40,10 @@ export class AuditWriter {
   readonly #maxQueue: number;
   readonly #onError: (err: unknown) => void;
   #queue: AuditEntry[] = [];
+  /** The ticket of each queued entry (same index), undefined where nobody waits. */
+  #tickets: (AuditTicket | undefined)[] = [];
+  /** The ticket entries pushed now join; a new one starts with each batch taken. */
+  #open: AuditTicket | undefined;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #closed = false;
@@ -67,15 +72,32 @@ export class AuditWriter {
    * keeping up); the caller decides whether that request may proceed.
    */
   push(entry: AuditEntry): boolean {
+    return this.#enqueue(entry) !== undefined;
+  }
+
+  /**
+   * Like `push`, for a read whose answer must wait until its row is on record: the promise
+   * resolves once the entry's batch committed and rejects if that batch failed (the entry is
+   * then kept, queued again as an `error` attempt). Undefined when refused, as `push`'s false.
+   */
+  record(entry: AuditEntry): Promise<void> | undefined {
+    return this.#enqueue(entry)?.done;
+  }
+
+  #enqueue(entry: AuditEntry): AuditTicket | undefined {
     checkAuditEntry(entry);
     if (this.#closed || this.#queue.length >= this.#maxQueue) {
       this.dropped++;
-      return false;
+      return undefined;
     }
     this.#queue.push(entry.at === undefined ? { ...entry, at: Date.now() } : entry);
+    this.#open ??= new AuditTicket();
+    const ticket = this.#open;
+    ticket.add();
+    this.#tickets.push(ticket);
     if (this.#queue.length >= this.#maxBatch && !this.#failing) this.#schedule(0);
     else this.#schedule(this.#delayMs());
-    return true;
+    return ticket;
   }
 
   /** Resolves once every entry pushed before the call is committed (or failed to). */
@@ -133,6 +155,8 @@ export class AuditWriter {
     if (this.#running) return this.#running;
     const batch = this.#queue.splice(0, this.#maxBatch);
     if (batch.length === 0) return;
+    const tickets = this.#tickets.splice(0, batch.length);
+    this.#open = undefined;
     const started = performance.now();
     this.#running = this.#db
       .transaction(async (tx) => {
@@ -140,10 +164,17 @@ export class AuditWriter {
       })
       .then(() => {
         this.#failing = false;
+        settleTickets(tickets, { ok: true });
       })
       .catch((err: unknown) => {
         this.#failing = true;
-        this.#queue = [...batch, ...this.#queue].slice(0, this.#maxQueue);
+        settleTickets(tickets, { ok: false, err });
+        const again = [...batch.map(asFailedAttempt), ...this.#queue];
+        const ticketsAgain = [...batch.map(() => undefined), ...this.#tickets];
+        // Beyond the queue's bound the newest entries go; their tickets are told.
+        settleTickets(ticketsAgain.slice(this.#maxQueue), { ok: false, err });
+        this.#queue = again.slice(0, this.#maxQueue);
+        this.#tickets = ticketsAgain.slice(0, this.#maxQueue);
         this.#onError(err);
       })
       .finally(() => {

@@ -8,7 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { CURRENT_API_VERSION } from '../config.js';
 import { DbError } from '../db/errors.js';
 import type { Db } from '../db/types.js';
-import { ApiError } from '../errors.js';
+import { ApiError, OUTAGE_RETRY_AFTER_SECONDS } from '../errors.js';
 import type { AuthenticatedKey } from './auth.js';
 import type { IdempotencyRecord } from './idempotency.js';
 import type { AuditEntry, AuditOutcome, AuditSink, HttpStore } from './store.js';
@@ -71,7 +71,8 @@ export interface HandlerContext {
   /**
    * Records that this request touched these objects (ids only, never PHI; include the
    * patient's id for its appointments and claims). Inside `write` the row joins the write's
-   * transaction; elsewhere (reads) it is group-committed a few ms later. Throws when the audit
+   * transaction; elsewhere (reads) it is group-committed a few ms later, and the reply is sent
+   * only once that batch committed (`RequestContext.recorded`). Throws 503 when the audit
    * writer refuses the entry, so PHI is never returned without a record of it.
    */
   audit(objectIds: readonly string[], outcome?: AuditOutcome): void;
@@ -104,10 +105,34 @@ export interface ContextInit {
   actor?: string | null;
 }
 
+/** The context as the route sees it: the handler's, and what the reply must wait for. */
+export interface RequestContext extends HandlerContext {
+  /**
+   * Settles once every read-audit row of the request so far is committed; undefined when
+   * there is none to wait for. Rejects with 503 `service_unavailable` (and `Retry-After`) when
+   * a batch failed: the answer is then not sent.
+   */
+  recorded(): Promise<void> | undefined;
+}
+
+/**
+ * The 503 of a read whose audit row could not be put on record (the writer refused it: its
+ * queue is full or it is closed; or its batch failed): retrying later is the fix, as for a
+ * database outage, and nothing of the answer was sent.
+ */
+function auditUnavailable(cause?: unknown): ApiError {
+  return new ApiError('service_unavailable', {
+    ...(cause === undefined ? {} : { cause }),
+    headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+  });
+}
+
 /** Builds the context of one request. */
-export function createContext(init: ContextInit): HandlerContext {
+export function createContext(init: ContextInit): RequestContext {
   let writeStarted = false;
   let inWrite: AuditEntry[] | null = null;
+  /** The distinct commit promises of the request's read-audit rows (usually one). */
+  const awaited: Promise<void>[] = [];
 
   const entry = (objectIds: readonly string[], outcome: AuditOutcome): AuditEntry => ({
     keyId: init.key.id,
@@ -177,11 +202,24 @@ export function createContext(init: ContextInit): HandlerContext {
         inWrite.push(row);
         return;
       }
-      if (init.audit !== null && !init.audit.push(row)) {
+      if (init.audit === null) return;
+      const committed = init.audit.record(row);
+      if (committed === undefined) {
         // PHI is not handed out unless its access is on record.
         init.log.error({ operationId: init.operationId }, 'audit writer refused an entry');
-        throw new ApiError('internal');
+        throw auditUnavailable();
       }
+      if (awaited.at(-1) !== committed) awaited.push(committed);
+    },
+
+    recorded() {
+      const [only, ...more] = awaited;
+      if (only === undefined) return undefined;
+      const all = more.length === 0 ? only : Promise.all(awaited).then(() => {});
+      return all.catch((err: unknown) => {
+        init.log.error({ operationId: init.operationId }, 'audit batch failed: answer withheld');
+        throw auditUnavailable(err);
+      });
     },
 
     assertPatient(patientId) {

@@ -220,6 +220,10 @@ function registerRoute(
     } finally {
       if (record !== null) await release(request, record);
     }
+    // On record before the answer leaves: a read's audit rows are committed (in the batch
+    // they joined, a few ms) before any of it is sent; a failed batch answers 503 instead.
+    const recorded = ctx.recorded();
+    if (recorded !== undefined) await recorded;
     for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
     return sendJson(reply, Number(result.status), out(withRequestId(result.body, request.id)));
   };

@@ -22,10 +22,13 @@ export type {
 
 /**
  * Where read audit rows go: the group-committing `AuditWriter` in production. `push` returns
- * false when it refuses an entry (closed, or the database is not keeping up).
+ * false when it refuses an entry (closed, or the database is not keeping up); `record` queues
+ * the same way and returns a promise settled when the entry's batch commits (rejected when
+ * it fails), or undefined when refused: the reply waits for it (docs/design.md#audit-on-record).
  */
 export interface AuditSink {
   push(entry: AuditEntry): boolean;
+  record(entry: AuditEntry): Promise<void> | undefined;
 }
 
 /** Everything the HTTP layer needs from storage. */

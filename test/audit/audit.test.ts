@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { GENESIS_HASH } from '../../server/audit/chain.js';
 import {
   type AuditEntry,
   AuditWriter,
@@ -71,7 +72,12 @@ describe('AuditWriter pacing after a slow commit', () => {
   async function startedSoonAfter(dialect: 'sqlite' | 'postgres'): Promise<number> {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     let started = 0;
-    const tx = { dialect, run: async () => ({ changes: 1 }) } as unknown as Db;
+    const tx = {
+      dialect,
+      run: async () => ({ changes: 1 }),
+      // The hash chain's head, as migration 0010 leaves it.
+      get: async () => ({ seq: 0, hash: GENESIS_HASH }),
+    } as unknown as Db;
     const slow = {
       dialect,
       transaction: async <T>(fn: (tx: Db) => Promise<T>): Promise<T> => {

@@ -121,7 +121,7 @@ await describeEachDatabase('audit rows from before migration 0006', (dialect) =>
       [Date.now(), before.keyId, before.operationId, before.requestId],
     );
     expect(await migrate(ctx.db, migrations.slice(0, 6))).toEqual([6]);
-    // Today's code writes today's rows: the later migrations first (0009 added `actor`).
+    // Today's writer needs today's schema: `actor` (0009) and the hash chain's head (0010).
     await migrate(ctx.db);
     const after = { ...auditEntry(newId('pat')), keyId: before.keyId, apiVersion: '2026-12-01' };
     await ctx.db.transaction((tx) => recordAudit(tx, after));

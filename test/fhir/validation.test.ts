@@ -8,38 +8,15 @@
  * warning entry, count only, by POST `_search`), the CapabilityStatement, a read, a create and
  * OperationOutcomes.
  */
-import { Fhir } from 'fhir';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFhir } from '../../server/fhir/faces.js';
 import { advanceClaim } from '../../server/webhooks/clearinghouse.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { makeKey } from '../support/keys.js';
 import { storedAppointment, storedClaim, storedPatient } from './fixtures.js';
+import { fhirJsErrors, problems, type Resource } from './support/both-validators.js';
 import { validate } from './support/r4-definitions.js';
 import { checkRequiredBindings } from './support/required-bindings.js';
-
-type Resource = { resourceType: string } & Record<string, unknown>;
-
-const fhirJs = new Fhir();
-
-/** FHIR.js's errors for a resource (unknown properties are errors too). */
-function fhirJsErrors(resource: unknown): string[] {
-  return fhirJs
-    .validate(resource as object, { errorOnUnexpected: true })
-    .messages.filter((m) => m.severity === 'error')
-    .map((m) => `FHIR.js ${m.location}: ${m.message}`);
-}
-
-/** Both validators' errors and the binding problems of a resource: all must be empty. */
-function problems(resource: Resource): string[] {
-  const issues = validate(resource)
-    .filter((i) => i.severity === 'error' || i.severity === 'fatal')
-    .map((i) => `${i.expression?.join(',')}: ${i.diagnostics}`);
-  const bindings = checkRequiredBindings(resource).problems.map(
-    (p) => `${p.path}: ${p.code} not in ${p.valueSet}`,
-  );
-  return [...issues, ...bindings, ...fhirJsErrors(resource)];
-}
 
 const STATUSES = [
   'proposed',

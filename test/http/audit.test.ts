@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FixtureApp, fixtureApp } from '../fixtures/http/app.js';
+import { buildTestApp } from '../support/app.js';
+import { makeKey } from '../support/keys.js';
 
 let t: FixtureApp;
 beforeAll(async () => {
@@ -57,17 +59,60 @@ describe('audit through the handler context', () => {
     });
   });
 
-  it('refuses to answer a read whose audit entry is refused', async () => {
-    const refusing = await fixtureApp({ audit: { push: () => false } });
+  it('refuses to answer a read whose audit entry is refused: 503 with Retry-After', async () => {
+    const refusing = await buildTestApp({ audit: { push: () => false, record: () => undefined } });
     try {
-      const res = await refusing.request({
-        method: 'GET',
-        url: '/v1/widgets',
-        key: refusing.keys.secret.secret,
-      });
-      expect(res.status).toBe(500);
+      const key = await makeKey(refusing.db);
+      const res = await refusing.request({ method: 'GET', url: '/v1/patients', key: key.secret });
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body).toMatchObject({ error: { code: 'service_unavailable' } });
     } finally {
       await refusing.close();
+    }
+  });
+
+  it('answers a read only once its audit row is committed, and 503 when the batch fails', async () => {
+    const gate: { settle?: { resolve: () => void; reject: (err: unknown) => void } } = {};
+    const waiting = await buildTestApp({
+      audit: {
+        push: () => true,
+        record: () =>
+          new Promise<void>((resolve, reject) => {
+            gate.settle = { resolve, reject };
+          }),
+      },
+    });
+    const next = async () => {
+      while (gate.settle === undefined) await new Promise((r) => setTimeout(r, 1));
+      const settle = gate.settle;
+      gate.settle = undefined;
+      return settle;
+    };
+    try {
+      const key = await makeKey(waiting.db);
+      const request = () =>
+        waiting.request({ method: 'GET', url: '/v1/patients', key: key.secret });
+      let answered = false;
+      const first = request().then((res) => {
+        answered = true;
+        return res;
+      });
+      const commit = await next();
+      // The handler is done; only the commit is missing, and the answer waits for it.
+      await new Promise((r) => setTimeout(r, 20));
+      expect(answered).toBe(false);
+      commit.resolve();
+      expect((await first).status).toBe(200);
+
+      const second = request();
+      (await next()).reject(new Error('database down'));
+      const res = await second;
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body).toMatchObject({ error: { code: 'service_unavailable' } });
+    } finally {
+      await waiting.close();
     }
   });
 });

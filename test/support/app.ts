@@ -23,6 +23,10 @@ export class MemoryAudit implements AuditSink {
     this.entries.push(entry);
     return true;
   }
+  record(entry: AuditEntry): Promise<void> {
+    this.entries.push(entry);
+    return Promise.resolve();
+  }
 }
 
 /** A clock tests can move. */

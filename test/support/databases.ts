@@ -129,7 +129,13 @@ const DELETE_ORDER = [
   'rate_limit_buckets',
   'api_keys',
 ];
-const KEEP = new Set(['schema_migrations', 'audit_log', 'audit_objects', 'audit_batch_objects']);
+const KEEP = new Set([
+  'schema_migrations',
+  'audit_log',
+  'audit_objects',
+  'audit_batch_objects',
+  'audit_chain',
+]);
 
 /** Deletes every row of every table except the migration record and the audit trail. */
 export async function emptyTables(db: Db): Promise<void> {

@@ -7,6 +7,7 @@ import { auditApiVersion } from './0006-audit-api-version.js';
 import { eventsCreated } from './0007-events-created.js';
 import { dropClaimSchedule } from './0008-drop-claim-schedule.js';
 import { auditActor } from './0009-audit-actor.js';
+import { auditChain } from './0010-audit-chain.js';
 import { practitioners } from './0011-practitioners.js';
 import type { Migration } from './migration.js';
 
@@ -21,5 +22,6 @@ export const migrations: readonly Migration[] = [
   eventsCreated,
   dropClaimSchedule,
   auditActor,
+  auditChain,
   practitioners,
 ];
