@@ -35,12 +35,18 @@ export interface BoundNode {
   object: ObjectRule | null;
 }
 
-/** A bound a value broke: where (keys and indexes from the root), which keyword, its limit. */
-export interface BoundViolation {
-  path: (string | number)[];
-  keyword: 'maxItems' | 'maxLength' | 'maxProperties';
-  limit: number;
-}
+/**
+ * A bound a value broke: where (keys and indexes from the root), which keyword, its limit; or,
+ * for an object with more keys than its closed schema names (`additionalProperties: false`),
+ * the first key it does not name.
+ */
+export type BoundViolation =
+  | {
+      path: (string | number)[];
+      keyword: 'maxItems' | 'maxLength' | 'maxProperties';
+      limit: number;
+    }
+  | { path: (string | number)[]; keyword: 'additionalProperties'; key: string };
 
 /** Anything goes (its array items and object keys are again anything: it refers to itself). */
 const ANY: BoundNode = { array: null, string: { max: undefined }, object: null };
@@ -244,6 +250,12 @@ export function findBoundViolation(value: unknown, root: BoundNode): BoundViolat
       const names = Object.keys(v);
       if (rule.max !== undefined && names.length > rule.max) {
         return { path: pathOf(visit), keyword: 'maxProperties', limit: rule.max };
+      }
+      // More keys than a closed object names (a body of 80,000 keys): one is unknown, and Ajv
+      // would make an error of every one, with every branch of a `oneOf` tried on them all.
+      if (rule.rest === NONE && names.length > rule.properties.size) {
+        const key = names.find((name) => !rule.properties.has(name)) as string;
+        return { path: pathOf(visit), keyword: 'additionalProperties', key };
       }
       for (let i = names.length - 1; i >= 0; i--) {
         const name = names[i] as string;

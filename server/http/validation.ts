@@ -126,7 +126,10 @@ function boundError(over: BoundViolation): ErrorObject {
     keyword: over.keyword,
     instancePath: toPointer(over.path).slice(1),
     schemaPath: '',
-    params: { limit: over.limit },
+    params:
+      over.keyword === 'additionalProperties'
+        ? { additionalProperty: over.key }
+        : { limit: over.limit },
   };
 }
 
