@@ -25,12 +25,14 @@
  * once.
  */
 import { beforeAll, expect, it } from 'vitest';
-import type { RouteDefinition } from '../../contract/route-types.js';
-import { componentSchemas, routes } from '../../generated/routes.js';
-import { versionRouteTables } from '../../generated/versions/index.js';
 import { CURRENT_API_VERSION, DEFAULT_HTTP_CONFIG } from '../../server/config.js';
-import { SchemaRegistry } from '../../tooling/fuzz/schema-registry.js';
-import { type WorstRequest, worstRequests } from '../../tooling/fuzz/worst-bodies.js';
+import {
+  servedTables,
+  type WorstOperation,
+  type WorstRequest,
+  worstOperations,
+  worstRequests,
+} from '../../tooling/fuzz/worst-bodies.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
 import { makeKey } from '../support/keys.js';
@@ -39,55 +41,9 @@ const CPU_BUDGET_MS = 1_000;
 const BODY_LIMIT = DEFAULT_HTTP_CONFIG.bodyLimit;
 const PLACE_BYTES = Math.floor(BODY_LIMIT / 4);
 
-interface Case {
-  version: string;
-  route: RouteDefinition;
-  registry: SchemaRegistry;
-}
-
-/** A schema with every `$ref` written out, as text: two versions' schemas compare equal by it. */
-function spelledOut(schema: unknown, registry: SchemaRegistry): string {
-  const inline = (s: unknown, depth: number): unknown => {
-    if (s === null || typeof s !== 'object' || depth > 30) return s;
-    if (Array.isArray(s)) return s.map((x) => inline(x, depth + 1));
-    const target = typeof (s as { $ref?: unknown }).$ref === 'string' ? registry.resolve(s as Record<string, unknown>) : s;
-    const { $id: _id, ...rest } = target as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, inline(v, depth + 1)]));
-  };
-  return JSON.stringify(inline(schema, 0));
-}
-
-/**
- * Every operation with a body, of every version; an older version's operation whose body and
- * path schemas are the same as the latest's is left out (its validator would be given the
- * same bodies and judge them the same way).
- */
-async function cases(): Promise<Case[]> {
-  const tables: [string, readonly RouteDefinition[], readonly unknown[]][] = [
-    [LATEST, routes, Object.values(componentSchemas)],
-  ];
-  for (const [version, load] of Object.entries(versionRouteTables)) {
-    const table = await load();
-    tables.push([version, table.routes, table.componentSchemas]);
-  }
-  const seen = new Set<string>();
-  const out: Case[] = [];
-  for (const [version, table, components] of tables) {
-    const registry = new SchemaRegistry(components as never);
-    for (const route of table) {
-      if (route.schemas.body === undefined) continue;
-      const id = `${route.operationId} ${spelledOut(route.schemas.body, registry)} ${spelledOut(route.schemas.params, registry)}`;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      out.push({ version, route, registry });
-    }
-  }
-  return out;
-}
-
 const LATEST: string = CURRENT_API_VERSION;
-const ALL = await cases();
-const requestsOf = (c: Case): WorstRequest[] =>
+const ALL = worstOperations(await servedTables(LATEST));
+const requestsOf = (c: WorstOperation): WorstRequest[] =>
   worstRequests(c.route, c.registry, { bodyLimit: BODY_LIMIT, placeBytes: PLACE_BYTES });
 
 it('covers every operation with a body, in every version, with worst bodies', () => {

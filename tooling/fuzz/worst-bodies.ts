@@ -7,10 +7,12 @@
  * worst-body test (`test/http/worst-bodies.test.ts`) and `npm run bench:hostile` send them.
  */
 import fc from 'fast-check';
-import type { RouteDefinition } from '../../contract/route-types.js';
+import type { JsonSchema, RouteDefinition } from '../../contract/route-types.js';
+import { componentSchemas, routes } from '../../generated/routes.js';
+import { versionRouteTables } from '../../generated/versions/index.js';
 import { type QueryText, serializeQuery } from './request-parts.js';
 import { arbitraryFor } from './schema-arbitrary.js';
-import type { Schema, SchemaRegistry } from './schema-registry.js';
+import { type Schema, SchemaRegistry } from './schema-registry.js';
 
 /** One request: where it goes and what it carries; `label` says which worst case it is. */
 export interface WorstRequest {
@@ -227,4 +229,65 @@ function formRequests(
     ),
     make(`form: ${names} names`, serializeQuery(many)),
   ];
+}
+
+/** A version's route table, as the service serves it. */
+export interface ServedTable {
+  version: string;
+  routes: readonly RouteDefinition[];
+  componentSchemas: readonly JsonSchema[];
+}
+
+/** The latest version's table (`generated/routes.ts`, named `latest`) and every older one's. */
+export async function servedTables(latest: string): Promise<ServedTable[]> {
+  const tables: ServedTable[] = [
+    { version: latest, routes, componentSchemas: Object.values(componentSchemas) },
+  ];
+  for (const [version, load] of Object.entries(versionRouteTables)) {
+    tables.push({ version, ...(await load()) });
+  }
+  return tables;
+}
+
+/** An operation with a body, in one version, with the registry of that version's schemas. */
+export interface WorstOperation {
+  version: string;
+  route: RouteDefinition;
+  registry: SchemaRegistry;
+}
+
+/** A schema with every `$ref` written out, as text: two versions' schemas compare equal by it. */
+function spelledOut(schema: unknown, registry: SchemaRegistry): string {
+  const inline = (s: unknown, depth: number): unknown => {
+    if (s === null || typeof s !== 'object' || depth > 30) return s;
+    if (Array.isArray(s)) return s.map((x) => inline(x, depth + 1));
+    const target =
+      typeof (s as { $ref?: unknown }).$ref === 'string'
+        ? registry.resolve(s as Record<string, unknown>)
+        : s;
+    const { $id: _id, ...rest } = target as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, inline(v, depth + 1)]));
+  };
+  return JSON.stringify(inline(schema, 0));
+}
+
+/**
+ * Every operation with a body, of every table; an older version's operation whose body and
+ * path schemas are those of a table before it is left out (its validator would be given the
+ * same bodies and judge them the same way).
+ */
+export function worstOperations(tables: readonly ServedTable[]): WorstOperation[] {
+  const seen = new Set<string>();
+  const out: WorstOperation[] = [];
+  for (const table of tables) {
+    const registry = new SchemaRegistry(table.componentSchemas);
+    for (const route of table.routes) {
+      if (route.schemas.body === undefined) continue;
+      const id = `${route.operationId} ${spelledOut(route.schemas.body, registry)} ${spelledOut(route.schemas.params, registry)}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push({ version: table.version, route, registry });
+    }
+  }
+  return out;
 }
