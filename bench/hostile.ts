@@ -23,7 +23,12 @@ import { CURRENT_API_VERSION, DEFAULT_HTTP_CONFIG } from '../server/config.js';
 import { openDb } from '../server/db/open.js';
 import { createKey } from '../server/keys/index.js';
 import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
-import { servedTables, worstOperations, worstRequests } from '../tooling/fuzz/worst-bodies.js';
+import {
+  malformedBodies,
+  servedTables,
+  worstOperations,
+  worstRequests,
+} from '../tooling/fuzz/worst-bodies.js';
 import { scratchDatabase } from '../tooling/node/scratch-database.js';
 import { checked } from './support/options.js';
 import {
@@ -157,53 +162,10 @@ async function worstPart(base: string, keys: Record<'secret' | 'publishable', st
   ].join('\n');
 }
 
-/** The malformed and oversized bodies, in turn. */
-function malformed(
-  patient: string,
-): { label: string; url: string; contentType: string; payload: string | Buffer }[] {
-  const json = 'application/json';
-  const room = Math.floor(LIMIT * 0.9);
-  const scopes = JSON.stringify({ patient, scopes: Array.from({ length: 100_000 }, (_, i) => i) });
-  const keys = JSON.stringify(
-    Object.fromEntries(Array.from({ length: 74_000 }, (_, i) => [`k${i}`, 1])),
-  );
-  const latin1 = Buffer.alloc(room, 0xe9);
-  latin1.write('{"name":{"family":"', 0);
-  return [
-    {
-      label: 'broken JSON',
-      url: '/v1/patients',
-      contentType: json,
-      payload: `{"name":{"family":"${'a'.repeat(room)}`,
-    },
-    { label: 'not UTF-8', url: '/v1/patients', contentType: json, payload: latin1 },
-    { label: '100,000 scopes', url: '/v1/ephemeral_keys', contentType: json, payload: scopes },
-    {
-      label: '900 KB family name',
-      url: '/v1/patients',
-      contentType: json,
-      payload: JSON.stringify({ name: { family: 'a'.repeat(room) } }),
-    },
-    { label: '74,000 unknown keys', url: '/v1/patients', contentType: json, payload: keys },
-    {
-      label: 'nested 440,000 deep',
-      url: '/v1/patients',
-      contentType: json,
-      payload: `${'['.repeat(440_000)}${']'.repeat(440_000)}`,
-    },
-    {
-      label: '1.1 MiB',
-      url: '/v1/patients',
-      contentType: json,
-      payload: `{"a":"${'a'.repeat(LIMIT + LIMIT / 10)}"}`,
-    },
-  ];
-}
-
 async function memoryPart(service: RunningService, secret: string, patient: string) {
   const pid = service.child.pid as number;
   const before = rssMb(pid);
-  const bodies = malformed(patient);
+  const bodies = malformedBodies(patient, LIMIT);
   const statuses = new Map<string, number>();
   let peak = before;
   let sent = 0;

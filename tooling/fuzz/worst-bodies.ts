@@ -291,3 +291,68 @@ export function worstOperations(tables: readonly ServedTable[]): WorstOperation[
   }
   return out;
 }
+
+/** A malformed or oversized body for `POST`, with what it is. */
+export interface MalformedBody {
+  label: string;
+  url: string;
+  contentType: string;
+  payload: string | Buffer;
+}
+
+/**
+ * Seven malformed or oversized JSON bodies of about `size` bytes (the last just over it):
+ * broken JSON, bytes that are not UTF-8, 100,000 numbers as `scopes` (at 1 MiB), a name far
+ * over its `maxLength`, unknown keys, deep nesting, and a body over the limit. `patient` is
+ * an existing patient's id, for the `scopes` body.
+ */
+export function malformedBodies(patient: string, size: number): MalformedBody[] {
+  const json = 'application/json';
+  const room = Math.floor(size * 0.9);
+  const scopes = Array.from({ length: Math.floor(room / 6.5) }, (_, i) => i);
+  const keys = Object.fromEntries(
+    Array.from({ length: Math.floor(room / 12) }, (_, i) => [`k${i}`, 1]),
+  );
+  const latin1 = Buffer.alloc(room, 0xe9);
+  latin1.write('{"name":{"family":"', 0);
+  const depth = Math.floor(room / 2);
+  return [
+    {
+      label: 'broken JSON',
+      url: '/v1/patients',
+      contentType: json,
+      payload: `{"name":{"family":"${'a'.repeat(room)}`,
+    },
+    { label: 'not UTF-8', url: '/v1/patients', contentType: json, payload: latin1 },
+    {
+      label: `${scopes.length} scopes`,
+      url: '/v1/ephemeral_keys',
+      contentType: json,
+      payload: JSON.stringify({ patient, scopes }),
+    },
+    {
+      label: `${room} character family name`,
+      url: '/v1/patients',
+      contentType: json,
+      payload: JSON.stringify({ name: { family: 'a'.repeat(room) } }),
+    },
+    {
+      label: `${Object.keys(keys).length} unknown keys`,
+      url: '/v1/patients',
+      contentType: json,
+      payload: JSON.stringify(keys),
+    },
+    {
+      label: `nested ${depth} deep`,
+      url: '/v1/patients',
+      contentType: json,
+      payload: `${'['.repeat(depth)}${']'.repeat(depth)}`,
+    },
+    {
+      label: 'over the size',
+      url: '/v1/patients',
+      contentType: json,
+      payload: `{"a":"${'a'.repeat(Math.ceil(size * 1.1))}"}`,
+    },
+  ];
+}
