@@ -2,8 +2,9 @@
  * Issue 42, item 4: after 1,500 malformed and oversized bodies over real sockets (the seven
  * kinds of `malformedBodies`, one round in seven at the 1 MiB limit, the rest at 64 KiB), the
  * heap that survives a full garbage collection is back at its level before them: nothing
- * keeps a refused body. Before the fix each compiled validator kept its last errors, and
- * with them (`verbose`) the refused value itself, until its next call.
+ * gathers refused bodies (a cache without a bound, a list of errors kept per request). The
+ * first round of every kind is sent before the level is taken, so what is built once (each
+ * version's validators) counts in it.
  *
  * Integration tier: about 300 MB sent through the service in this process (a minute or more
  * on a busy two-core machine). `--expose-gc` is turned on from here (`v8.setFlagsFromString`);
