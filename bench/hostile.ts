@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import { CURRENT_API_VERSION, DEFAULT_HTTP_CONFIG } from '../server/config.js';
 import { openDb } from '../server/db/open.js';
 import { createKey } from '../server/keys/index.js';
-import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
+import { exitOnFailure, integerOption, parseOrExit, UsageError } from '../tooling/cli/command.js';
 import {
   malformedBodies,
   servedTables,
@@ -69,7 +69,17 @@ const [BODIES, CONNECTIONS, SETTLE] = checked('bench:hostile', () => [
   integerOption('connections', values.connections, { min: 1 }),
   integerOption('settle', values.settle, { min: 1 }),
 ]);
-const PART = values.part ?? 'both';
+const [PART, DB] = checked('bench:hostile', () => {
+  const part = values.part ?? 'both';
+  const db = values.db ?? 'sqlite';
+  if (!['worst', 'memory', 'both'].includes(part)) {
+    throw new UsageError(`--part must be worst, memory or both, got "${part}"`);
+  }
+  if (db !== 'sqlite' && db !== 'postgres') {
+    throw new UsageError(`--db must be sqlite or postgres, got "${db}"`);
+  }
+  return [part, db] as const;
+});
 const OUT = values.out ?? resultsFile('hostile.md');
 const LIMIT = DEFAULT_HTTP_CONFIG.bodyLimit;
 
@@ -219,13 +229,9 @@ async function memoryPart(service: RunningService, secret: string, patient: stri
 }
 
 async function run(): Promise<void> {
-  if (!['worst', 'memory', 'both'].includes(PART))
-    throw new Error('--part is worst, memory or both');
-  if (values.db !== 'sqlite' && values.db !== 'postgres')
-    throw new Error('--db is sqlite or postgres');
   const database = await scratchDatabase(
     'bench_hostile',
-    values.db === 'postgres'
+    DB === 'postgres'
       ? (process.env.TEST_DATABASE_URL ?? 'postgres://127.0.0.1:5432/test')
       : undefined,
   );
@@ -246,7 +252,7 @@ async function run(): Promise<void> {
     const sections = [
       '# bench:hostile',
       '',
-      `${machine()}; ${values.db}; \`npm run bench:hostile -- --part ${PART} --bodies ${BODIES} --connections ${CONNECTIONS} --settle ${SETTLE} --db ${values.db}\``,
+      `${machine()}; ${DB}; \`npm run bench:hostile -- --part ${PART} --bodies ${BODIES} --connections ${CONNECTIONS} --settle ${SETTLE} --db ${DB}\``,
       '',
     ];
     if (PART !== 'worst') sections.push(await memoryPart(service, secret, patient), '');

@@ -42,6 +42,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   'bench:fhir': 'bench/fhir.ts',
   'bench:versions': 'bench/versions.ts',
   'bench:retention': 'bench/retention.ts',
+  'bench:hostile': 'bench/hostile.ts',
   'bench/audit.ts': 'bench/audit.ts',
   'bench/db.ts': 'bench/db.ts',
 };
