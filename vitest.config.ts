@@ -52,6 +52,8 @@ export const INTEGRATION_TESTS = [
   // earlier releases installed (npm ci, cached) and run as processes, then today's build on
   // their databases (`npm run test:upgrade`)
   'test/upgrade/releases.test.ts',
+  // 1,500 malformed bodies (about 300 MB) through the service, then the heap after full GCs
+  'test/http/hostile-memory.test.ts',
 ];
 
 export default defineConfig({

@@ -91,21 +91,31 @@ function links(
   return out;
 }
 
+/**
+ * How many ignored parameters the warning names one by one. A form body of 1 MiB can hold
+ * 80,000 names; one issue each made a 16 MB answer from it (docs/design.md#validation-cost),
+ * so past this many the rest are counted in one issue.
+ */
+export const NAMED_IGNORED_LIMIT = 20;
+
 /** The warning entry naming the ignored parameters, or `undefined` when none were. */
 function outcomeEntry(ignored: readonly string[]): OutcomeEntry | undefined {
   if (ignored.length === 0) return undefined;
-  return {
-    resource: {
-      resourceType: 'OperationOutcome',
-      issue: ignored.map((name) => ({
-        severity: 'warning' as const,
-        code: 'not-supported' as const,
-        diagnostics: `The search parameter ${name.slice(0, 100)} is not supported here and was ignored (send Prefer: handling=strict to have it refused).`,
-        expression: [name.slice(0, 100)],
-      })),
-    },
-    search: { mode: 'outcome' },
-  };
+  const issue: OperationOutcome['issue'] = ignored.slice(0, NAMED_IGNORED_LIMIT).map((name) => ({
+    severity: 'warning' as const,
+    code: 'not-supported' as const,
+    diagnostics: `The search parameter ${name.slice(0, 100)} is not supported here and was ignored (send Prefer: handling=strict to have it refused).`,
+    expression: [name.slice(0, 100)],
+  }));
+  const more = ignored.length - issue.length;
+  if (more > 0) {
+    issue.push({
+      severity: 'warning' as const,
+      code: 'not-supported' as const,
+      diagnostics: `${more} more search parameters are not supported here and were ignored (send Prefer: handling=strict to have them refused).`,
+    });
+  }
+  return { resource: { resourceType: 'OperationOutcome', issue }, search: { mode: 'outcome' } };
 }
 
 /**

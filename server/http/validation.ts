@@ -11,7 +11,13 @@
  */
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { ajvSchemaLookup, createAjv } from '../../contract/ajv.js';
+import { toPointer } from '../../contract/pointer.js';
 import type { JsonSchema, RouteDefinition } from '../../contract/route-types.js';
+import {
+  type BoundViolation,
+  findBoundViolation,
+  schemaBounds,
+} from '../../contract/schema-bounds.js';
 import { followSchemaRef } from '../../contract/schema-refs.js';
 import { ApiError } from '../errors.js';
 import { compileParameterReader } from './parameter-text.js';
@@ -78,6 +84,7 @@ function resolveRefs(ajv: Ajv, schema: JsonSchema): JsonSchema {
  */
 function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObject[] | null {
   const validate = ajv.compile(schema as object);
+  const bounds = schemaBounds(schema, ajvSchemaLookup(ajv));
   const resolved = resolveRefs(ajv, schema);
   const branches = (resolved.oneOf ?? resolved.anyOf) as JsonSchema[] | undefined;
   const branchValidators: ValidateFunction[] = Array.isArray(branches)
@@ -87,18 +94,22 @@ function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObje
     ? branches.map((b) => Object.keys((resolveRefs(ajv, b).properties ?? {}) as object))
     : [];
   return (body) => {
+    // Over a bound the schema sets: refused on the bound, before Ajv's costlier checks
+    // (docs/design.md#validation-cost).
+    const over = findBoundViolation(body, bounds);
+    if (over !== undefined) return [boundError(over)];
     if (validate(body)) return null;
     rejectMixedBranches(branchFields, body);
-    let best: readonly ErrorObject[] = validate.errors ?? [];
+    let best: readonly ErrorObject[] = takeErrors(validate);
     const meant = intendedBranch(branchFields, body);
     const chosen = meant === undefined ? undefined : branchValidators[meant];
     if (chosen !== undefined) {
-      if (!chosen(body)) return [...(chosen.errors ?? [])];
+      if (!chosen(body)) return takeErrors(chosen);
     } else if (branchValidators.length > 0) {
       let fewest = Number.POSITIVE_INFINITY;
       for (const branch of branchValidators) {
         if (branch(body)) continue;
-        const errs = branch.errors ?? [];
+        const errs = takeErrors(branch);
         if (errs.length < fewest) {
           fewest = errs.length;
           best = errs;
@@ -107,6 +118,30 @@ function compileBody(ajv: Ajv, schema: JsonSchema): (body: unknown) => ErrorObje
     }
     return [...best];
   };
+}
+
+/** A broken bound as the error Ajv would have given for it (same message, same `param`). */
+function boundError(over: BoundViolation): ErrorObject {
+  return {
+    keyword: over.keyword,
+    instancePath: toPointer(over.path).slice(1),
+    schemaPath: '',
+    params:
+      over.keyword === 'additionalProperties'
+        ? { additionalProperty: over.key }
+        : { limit: over.limit },
+  };
+}
+
+/**
+ * A validator's errors, taken off it: Ajv keeps the last call's errors on the function, and
+ * with `verbose` each holds the failing part of the body (`data`), so a validator left holding
+ * them would keep its last refused body alive until its next call (docs/design.md#validation-cost).
+ */
+function takeErrors(validate: ValidateFunction): ErrorObject[] {
+  const errors = validate.errors ?? [];
+  validate.errors = null;
+  return errors;
 }
 
 /** Fields of each branch that no other branch has. */
@@ -180,7 +215,7 @@ function check(
   part: RequestPart,
   headerNames?: ReadonlyMap<string, string>,
 ): void {
-  if (!validate(data)) throw toValidationError(validate.errors ?? [], part, headerNames);
+  if (!validate(data)) throw toValidationError(takeErrors(validate), part, headerNames);
 }
 
 function rejectBothCursors(values: unknown): void {

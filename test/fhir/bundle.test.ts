@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { searchset, searchsetText } from '../../server/fhir/bundle.js';
+import { NAMED_IGNORED_LIMIT, searchset, searchsetText } from '../../server/fhir/bundle.js';
 import { toFhir } from '../../server/fhir/faces.js';
 import { RenderCache } from '../../server/fhir/render-cache.js';
 import { attachRequestInfo } from '../../server/fhir/request-info.js';
@@ -108,6 +108,23 @@ describe('searchset Bundles', () => {
       total: 7,
       link: [{ relation: 'self', url: `${BASE}/Patient?_summary=count` }],
     });
+  });
+
+  it('80,000 ignored parameters: the first ones named, the rest counted in one issue', () => {
+    const names = Array.from({ length: 80_000 }, (_, i) => `p${i}`);
+    const page = { data: [], hasMore: false, total: 0 };
+    const bundle = searchset('Patient', queryOf({}, names), page, (r: StoredPatient) =>
+      toFhir('Patient', r),
+    );
+    const outcome = JSON.parse(JSON.stringify(bundle.entry?.[0]?.resource)) as {
+      issue: { diagnostics?: string }[];
+    };
+    const issues = outcome.issue;
+    expect(issues).toHaveLength(NAMED_IGNORED_LIMIT + 1);
+    expect(issues[0]).toMatchObject({ expression: ['p0'] });
+    expect(issues.at(-1)).toMatchObject({ severity: 'warning', code: 'not-supported' });
+    expect(issues.at(-1)?.diagnostics).toMatch(/^79980 more search parameters/);
+    expect(JSON.stringify(bundle).length).toBeLessThan(10_000);
   });
 
   it('a cached entry is served on another base with that base', () => {

@@ -27,10 +27,11 @@ export function formatReport(report: FuzzReport, printLimit = Number.POSITIVE_IN
   const lines: string[] = [];
   const width = Math.max(...report.operations.map((o) => o.operationId.length), 9);
   lines.push(`Contract fuzz: seed ${report.seed}, ${report.runs} cases per operation`);
-  lines.push(`${'operation'.padEnd(width)}  cases  valid  invalid  failures`);
+  // The slowest answer per operation: a case whose cost grows with the body shows here first.
+  lines.push(`${'operation'.padEnd(width)}  cases  valid  invalid  failures  slowest ms  (case)`);
   for (const o of report.operations) {
     lines.push(
-      `${o.operationId.padEnd(width)}  ${String(o.cases).padStart(5)}  ${String(o.valid).padStart(5)}  ${String(o.invalid).padStart(7)}  ${String(o.failures).padStart(8)}`,
+      `${o.operationId.padEnd(width)}  ${String(o.cases).padStart(5)}  ${String(o.valid).padStart(5)}  ${String(o.invalid).padStart(7)}  ${String(o.failures).padStart(8)}  ${o.slowestMs.toFixed(0).padStart(10)}  (${o.slowestWhy.slice(0, 60)})`,
     );
   }
   const cases = report.operations.reduce((n, o) => n + o.cases, 0);

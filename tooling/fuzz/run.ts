@@ -78,6 +78,10 @@ export interface OperationFigure {
   valid: number;
   invalid: number;
   failures: number;
+  /** The slowest answer of the operation's cases (ms, at the client, any database). */
+  slowestMs: number;
+  /** Which case that was (`valid`, or why it is broken). */
+  slowestWhy: string;
 }
 
 /** What a run found. */
@@ -276,6 +280,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         valid: 0,
         invalid: 0,
         failures: 0,
+        slowestMs: 0,
+        slowestWhy: '',
       };
       for (const [index, c] of cases.entries()) {
         const answers: { target: Target; request: WireRequest; response: WireResponse }[] = [];
@@ -287,7 +293,13 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
             targetPrism !== undefined && !c.bypassPrism
               ? targetPrism.baseUrl
               : target.service.baseUrl;
+          const started = performance.now();
           const response = await send(to, request).catch(noAnswer);
+          const ms = performance.now() - started;
+          if (ms > figure.slowestMs) {
+            figure.slowestMs = ms;
+            figure.slowestWhy = c.valid ? 'valid' : c.why;
+          }
           answers.push({ target, request, response });
           if (target.service.exited()) {
             throw new Error(`the service on ${target.dialect} exited:\n${target.service.output()}`);
