@@ -25,13 +25,14 @@ export function mentionFiles(root: string): string[] {
 }
 
 const DATE = String.raw`(\d{4}-\d{2}-\d{2})`;
+const TICK = '`';
 /** `current version is `D``, `current one is `D``, `current version, `D`` (across a line break). */
 const CURRENT_BEFORE = new RegExp(
-  String.raw`\bcurrent(?:\s+(?:version|one))?(?:\s+is|,)?\s+` + '`' + DATE + '`',
+  String.raw`\bcurrent(?:\s+(?:version|one))?(?:\s+is|,)?\s+${TICK}${DATE}${TICK}`,
   'g',
 );
 /** `` `D` (current) `` (a table row of the versioning guide). */
-const CURRENT_AFTER = new RegExp('`' + DATE + '`' + String.raw`\s+\(current\)`, 'g');
+const CURRENT_AFTER = new RegExp(String.raw`${TICK}${DATE}${TICK}\s+\(current\)`, 'g');
 
 export interface Mention {
   /** Repository-relative file. */
@@ -86,7 +87,7 @@ export function moveMentions(text: string, from: string, to: string, row: string
     date === from ? whole.replace(`\`${from}\``, `\`${to}\``) : whole,
   );
   out = out.replace(
-    new RegExp(String.raw`^(\|\s*)` + '`' + from + '`' + String.raw`\s+\(current\)`, 'gm'),
+    new RegExp(String.raw`^(\|\s*)${TICK}${from}${TICK}\s+\(current\)`, 'gm'),
     (_whole, lead: string) => `${lead}\`${to}\` (current) | ${row} |\n${lead}\`${from}\``,
   );
   return out.replace(CURRENT_AFTER, (whole, date: string) =>

@@ -68,7 +68,8 @@ export function changeSide(change: Change): 'request' | 'response' | 'event' {
 function differences(pointer: string, base: unknown, head: unknown): PlannedLeaf[] {
   if (base === undefined && head === undefined) return [];
   if (base === undefined) return [{ pointer, didNotExist: true }];
-  if (!isObject(base) || !isObject(head)) return same(base, head) ? [] : [{ pointer, was: base as Json }];
+  if (!isObject(base) || !isObject(head))
+    return same(base, head) ? [] : [{ pointer, was: base as Json }];
   const leaves: PlannedLeaf[] = [];
   for (const key of new Set([...Object.keys(base), ...Object.keys(head)])) {
     if (DOCS.has(key) || same(base[key], head[key])) continue;
