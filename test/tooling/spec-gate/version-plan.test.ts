@@ -4,7 +4,7 @@
  * released 2026-12-01 contract edited in memory.
  */
 import { describe, expect, it } from 'vitest';
-import { todo, todosOf } from '../../../contract/version-change.js';
+import { type JsonObject, todo, todosOf } from '../../../contract/version-change.js';
 import { mentionsIn, moveMentions } from '../../../tooling/spec-gate/current-version.js';
 import { readReleased } from '../../../tooling/spec-gate/released.js';
 import { planVersion } from '../../../tooling/spec-gate/version-plan.js';
@@ -59,7 +59,7 @@ describe('todo converters', () => {
       changelog: [],
       document: [],
       requests: {},
-      objects: { patient: stub, claim: (v: never) => v },
+      objects: { patient: stub, claim: (v: JsonObject) => v },
       events: {},
       todo: ['restore /paths/x'],
     };
