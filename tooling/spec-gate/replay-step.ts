@@ -15,15 +15,13 @@
  * answer the version's validation already accepted, which is all the replay asks.
  */
 import type { FastifyInstance } from 'fastify';
-import { buildRouteTable } from '../../generators/route-table.js';
+import { routeTableOf } from '../../generators/route-table.js';
 import { buildApp } from '../../server/app.js';
 import { openDb } from '../../server/db/open.js';
 import { createKey } from '../../server/keys/index.js';
 import { deriveDocument } from '../../server/versioning/derive.js';
 import { createRegistry } from '../../server/versioning/registry.js';
 import type { VersionChange } from '../../server/versioning/version-change.js';
-import { assertOpenApi30 } from '../openapi/document.js';
-import { listOperations } from '../openapi/operations.js';
 import { worktreeReader } from './git-base.js';
 import { loadSpec } from './load-spec.js';
 import { readReleased, releasedVersions } from './released.js';
@@ -39,12 +37,6 @@ export interface ReplayOptions {
   versionChanges?: readonly VersionChange[];
   /** Default: the head spec read from `root` (tests pass an edited copy). */
   document?: Record<string, unknown>;
-}
-
-function tableOf(document: Record<string, unknown>) {
-  assertOpenApi30(document);
-  const { routes, components } = buildRouteTable(document, listOperations(document));
-  return { routes, componentSchemas: components.map((component) => component.schema) };
 }
 
 /** Whether an answer fails the replay (the rule above). */
@@ -102,7 +94,7 @@ export async function runReplayCheck(opts: ReplayOptions): Promise<StepOutcome> 
   if (older.length === 0) return { status: 'pass', summary: 'no older version', details: [] };
   const released = new Set(releasedVersions(opts.root));
   const derived = new Map(older.map((v) => [v, deriveDocument(head, registry, v)]));
-  const latestTable = tableOf(head);
+  const latestTable = routeTableOf(head);
   const db = await openDb('sqlite::memory:');
   const app = await buildApp({
     db,
@@ -112,7 +104,7 @@ export async function runReplayCheck(opts: ReplayOptions): Promise<StepOutcome> 
     versionTables: async (version) => {
       const document = derived.get(version);
       if (document === undefined) throw new Error(`no derived document for ${version}`);
-      return tableOf(document);
+      return routeTableOf(document);
     },
     config: { rateLimits: { liveRps: 1_000_000, testRps: 1_000_000, anonymousRps: 1_000_000 } },
   });
