@@ -28,6 +28,7 @@ import { serverTimeoutOptions } from './http/timeouts.js';
 import { type ComponentSchemas, createValidators } from './http/validation.js';
 import { createVersionStep, type VersionTableSource } from './http/version-step.js';
 import { newId } from './ids.js';
+import { fillRulesOf, useFillRules } from './repos/stored-shape.js';
 import { type RetentionScheduler, startRetention } from './retention/scheduler.js';
 import { versions } from './versioning/index.js';
 
@@ -67,6 +68,9 @@ export interface AppOptions {
 function resolveConfig(config: AppOptions['config']): HttpConfig {
   return {
     ...DEFAULT_HTTP_CONFIG,
+    // The registry as it is when the app is built: the dev loop replaces it when a version
+    // module is added or removed (DEFAULT_HTTP_CONFIG holds the one the process started with).
+    apiVersions: versions.supported,
     ...config,
     rateLimits: { ...DEFAULT_HTTP_CONFIG.rateLimits, ...config?.rateLimits },
   };
@@ -219,6 +223,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   installErrorHandling(app, deps, errorFaces);
   if (options.retention !== undefined) installRetention(app, db, options.retention, clock);
+  // Stored rows answer the fields this table's schemas added since they were written.
+  useFillRules(fillRulesOf(componentSchemas));
   const registerDeps = {
     ...deps,
     allowPrivateWebhookTargets: config.allowPrivateWebhookTargets,
