@@ -68,9 +68,6 @@ export interface AppOptions {
 function resolveConfig(config: AppOptions['config']): HttpConfig {
   return {
     ...DEFAULT_HTTP_CONFIG,
-    // The registry as it is when the app is built: the dev loop replaces it when a version
-    // module is added or removed (DEFAULT_HTTP_CONFIG holds the one the process started with).
-    apiVersions: versions.supported,
     ...config,
     rateLimits: { ...DEFAULT_HTTP_CONFIG.rateLimits, ...config?.rateLimits },
   };

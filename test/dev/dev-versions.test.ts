@@ -51,10 +51,14 @@ describe('npm run dev with a version shipped while it runs', () => {
       () => `output matching ${pattern}; printed:\n${output.join('\n')}`,
       async () => output.find((line) => pattern.test(line)),
     );
+  let last = '';
   const served = (version: string, n: number, expected: string) =>
     until(
-      () => `${version} limit=${n} → ${expected}; printed:\n${output.join('\n')}`,
-      async () => ((await limit(version, n)) === expected ? true : undefined),
+      () => `${version} limit=${n} → ${expected} (last: ${last}); printed:\n${output.join('\n')}`,
+      async () => {
+        last = await limit(version, n);
+        return last === expected ? true : undefined;
+      },
     );
 
   beforeAll(async () => {

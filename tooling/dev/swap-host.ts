@@ -196,6 +196,8 @@ export class SwapHost implements ServiceHost {
       return table;
     };
     return {
+      // The header check's list, which the process's settings took from the first registry.
+      config: { apiVersions: registry.supported },
       routes: contract.routes,
       componentSchemas: contract.componentSchemas,
       versionTables,
