@@ -2,11 +2,13 @@
  * Stored documents meet today's schema (server/repos/stored-shape.ts): a patient stored before
  * the spec adds a required nullable `preferred_language` answers `"preferred_language": null`
  * from an app built from the grown document, with no other edit: on `/v1` (read and list, in
- * the latest version and pinned to 2026-11-01) and in its event.
+ * the latest version and pinned to 2026-11-01) and in its event; `doctor` lists a stored row
+ * the grown schema would reject, by id.
  */
 import { describe, expect, it } from 'vitest';
 import { routeTableOf } from '../../generators/route-table.js';
 import { openDb } from '../../server/db/open.js';
+import { runDoctor } from '../../server/doctor/checks.js';
 import { fillRulesOf } from '../../server/repos/stored-shape.js';
 import { versions } from '../../server/versioning/index.js';
 import { loadSpec } from '../spec/load-spec.js';
@@ -85,6 +87,20 @@ describe('stored rows after the spec grows a field', () => {
       };
       const event = events.data.find((e) => e.type === 'patient.created');
       expect(event?.data.object.preferred_language).toBeNull();
+      // The doctor reads rows as the API does: filled, this one meets the grown schema.
+      const grown = routeTableOf(grownSpec()).componentSchemas;
+      const stored = async () =>
+        (await runDoctor(db, { limit: 10, componentSchemas: grown })).find(
+          (finding) => finding.check === 'stored-schema',
+        );
+      expect(await stored()).toMatchObject({ count: 0 });
+      // A row the schema would reject (a required field without a default) is listed by id.
+      const row = await db.get('SELECT data FROM patients WHERE id = $1', [id]);
+      const { name: _name, ...nameless } = JSON.parse(String(row?.data)) as Record<string, unknown>;
+      await db.run('UPDATE patients SET data = $1 WHERE id = $2', [JSON.stringify(nameless), id]);
+      const found = await stored();
+      expect(found).toMatchObject({ count: 1, ids: [id], kind: 'repair' });
+      expect(found?.summary).toContain('patient/ required');
     } finally {
       await after.app.close();
       await db.close();
