@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../server/db/types.js';
 import { startService } from '../../tooling/fuzz/service.js';
-import { mentionFiles, moveMentions } from '../../tooling/spec-gate/current-version.js';
 import { POSTGRES_URL, postgresAvailable } from '../support/databases.js';
 import { copyRepository, runInCopy } from '../support/repo-copy.js';
 
@@ -79,14 +78,6 @@ beforeAll(() => {
   );
   expect(text).toContain('maximum: 50');
   writeFileSync(spec, text);
-  // By hand, the owner also moves every "current version" mention (the gate refuses a stale one).
-  for (const file of mentionFiles(copy)) {
-    const path = join(copy, file);
-    writeFileSync(
-      path,
-      moveMentions(readFileSync(path, 'utf8'), '2026-12-01', NEW, 'At most 50 a page.'),
-    );
-  }
   const index = join(copy, 'spec/versions/index.ts');
   writeFileSync(
     index,
