@@ -33,6 +33,10 @@ export const INTEGRATION_TESTS = [
   'test/versions/prism-walk.test.ts',
   // a copy of the repository shipped a fixture version: generate, two services, the gate
   'test/versions/fixture-version.test.ts',
+  // the same with `npm run spec:version` writing the version: a copy, generate, a service, the gate
+  'test/versions/spec-version.test.ts',
+  // `npm run dev` in a copy of the repository while a version is shipped and edited
+  'test/dev/dev-versions.test.ts',
   // every command line started as its own process, three times each (~40 Node starts under
   // tsx): 50 s of the fast tier's 173 s on 2 cores, for behaviour that changes rarely; the
   // shared parser behind it (`tooling/cli/command.ts`) keeps its unit tests in the fast tier

@@ -15,6 +15,7 @@ import type {
   RouteDefinition,
   RouteSchemas,
 } from '../contract/route-types.js';
+import { assertOpenApi30 } from '../tooling/openapi/document.js';
 import {
   type ConvertedComponent,
   componentSchemaId,
@@ -23,7 +24,11 @@ import {
   type Direction,
   directionalComponents,
 } from '../tooling/openapi/json-schema.js';
-import type { OperationModel, ParameterModel } from '../tooling/openapi/operations.js';
+import {
+  listOperations,
+  type OperationModel,
+  type ParameterModel,
+} from '../tooling/openapi/operations.js';
 
 /** The route table of a document: its converted component schemas and one route per operation. */
 export interface RouteTable {
@@ -112,4 +117,19 @@ function routeDefinition(operation: OperationModel, convert: Convert): RouteDefi
     })),
     schemas,
   };
+}
+
+/**
+ * What the service registers for `document` (its routes and the component schemas they
+ * `$ref`), as `generated/routes.ts` prints it: the dev loop, the gate's replay and each older
+ * version's table in the dev loop all build it here.
+ * @throws DocumentError for what the generators refuse (not OpenAPI 3.0, a strict-model error).
+ */
+export function routeTableOf(document: Record<string, unknown>): {
+  routes: RouteTable['routes'];
+  componentSchemas: RouteTable['components'][number]['schema'][];
+} {
+  assertOpenApi30(document);
+  const { routes, components } = buildRouteTable(document, listOperations(document));
+  return { routes, componentSchemas: components.map((component) => component.schema) };
 }

@@ -64,8 +64,9 @@ const loop = startDevLoop({
     ? 'npm run generate'
     : `npm run dev -- --spec ${values.spec} --out ${values.out}`,
   configPath: resolve(ROOT, 'redocly.yaml'),
-  // spec/versions/: the service's list of versions (registry, docs picker) is its modules.
-  codeDirs: [resolve(ROOT, 'server'), resolve(ROOT, 'client'), resolve(ROOT, 'spec/versions')],
+  // spec/versions/ is no code dir: a module added, edited or removed is a new contract, which
+  // the service swaps in with its registry and tables (tooling/dev/swap-host.ts), no restart.
+  codeDirs: [resolve(ROOT, 'server'), resolve(ROOT, 'client')],
   ruleDirs: [resolve(ROOT, 'tooling/lint-rules')],
   env: process.env,
 });

@@ -28,6 +28,7 @@ import { serverTimeoutOptions } from './http/timeouts.js';
 import { type ComponentSchemas, createValidators } from './http/validation.js';
 import { createVersionStep, type VersionTableSource } from './http/version-step.js';
 import { newId } from './ids.js';
+import { fillRulesOf, useFillRules } from './repos/stored-shape.js';
 import { type RetentionScheduler, startRetention } from './retention/scheduler.js';
 import { versions } from './versioning/index.js';
 
@@ -220,6 +221,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   installErrorHandling(app, deps, errorFaces);
   if (options.retention !== undefined) installRetention(app, db, options.retention, clock);
+  // Stored rows answer the fields this table's schemas added since they were written.
+  useFillRules(fillRulesOf(componentSchemas));
   const registerDeps = {
     ...deps,
     allowPrivateWebhookTargets: config.allowPrivateWebhookTargets,

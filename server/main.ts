@@ -143,7 +143,12 @@ async function main(): Promise<void> {
   // docs prepared in memory) and swaps in a new app when the spec changes.
   const host = serviceHost();
   const build: AppBuilder = (overrides = {}) =>
-    buildApp({ ...appOptions, ...overrides, docs: { ...appOptions.docs, ...overrides.docs } });
+    buildApp({
+      ...appOptions,
+      ...overrides,
+      config: { ...appOptions.config, ...overrides.config },
+      docs: { ...appOptions.docs, ...overrides.docs },
+    });
   const app = host ? await host.start(build) : await build();
   // Webhook delivery and the test-mode clearinghouse (WORKER=off leaves them to `npm run worker`).
   const background = startBackgroundWork({ db, config: backgroundConfig, log: app.log });

@@ -3,6 +3,7 @@ import { placeholderList } from '../db/placeholders.js';
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
 import { type Filter, type ListParams, type Page, paginate } from './pagination.js';
+import { meetSchema } from './stored-shape.js';
 import { subscribedWebhookIds } from './webhooks.js';
 
 /**
@@ -82,7 +83,7 @@ const SELECT_EVENT = `e.data, (SELECT COUNT(*) FROM webhook_deliveries d
   WHERE d.event_id = e.id AND d.status = 'pending') AS pending`;
 
 function toEvent<T>(row: Record<string, unknown>): T {
-  const event = JSON.parse(String(row.data)) as T & { pending_webhooks?: number };
+  const event = meetSchema(JSON.parse(String(row.data)) as T & { pending_webhooks?: number });
   event.pending_webhooks = Number(row.pending);
   return event;
 }

@@ -1,9 +1,13 @@
 import type { Db } from '../db/types.js';
 import type { DocTable } from '../resources/index.js';
+import { meetSchema, meetSchemaText } from './stored-shape.js';
 
-/** Parses a row's JSON `data` column back into the object that was stored. */
+/**
+ * Parses a row's JSON `data` column back into the object that was stored, with the fields the
+ * spec added since it was written (stored-shape.ts).
+ */
 export function parseData<T>(row: Record<string, unknown>): T {
-  return JSON.parse(String(row.data)) as T;
+  return meetSchema(JSON.parse(String(row.data)) as T);
 }
 
 /** A stored object as it left `JSON.stringify`: its id (for the audit) and its JSON text. */
@@ -14,7 +18,7 @@ export interface StoredJson {
 
 /** A row's `id` and its `data` JSON text as stored (for lists sent without re-serialising). */
 export function storedJson(row: Record<string, unknown>): StoredJson {
-  return { id: String(row.id), json: String(row.data) };
+  return { id: String(row.id), json: meetSchemaText(String(row.data)) };
 }
 
 /** 0/1 integer column → boolean; the schema stores booleans as integers in both engines. */

@@ -2,6 +2,7 @@ import { placeholderList } from '../db/placeholders.js';
 import type { Db, SqlValue } from '../db/types.js';
 import { newId } from '../ids.js';
 import { sqlLimit } from '../sql/params.js';
+import { meetSchemaText } from './stored-shape.js';
 
 /** A delivery a worker has leased: what to send, where, and with which secret. */
 export interface LeasedDelivery {
@@ -91,7 +92,7 @@ function toLeased(row: Record<string, unknown>): LeasedDelivery {
     attempts: Number(row.attempts),
     url: String(row.url),
     secret: String(row.secret),
-    eventJson: String(row.data),
+    eventJson: meetSchemaText(String(row.data)),
   };
 }
 

@@ -7,22 +7,13 @@
  * passes. Without the edit the gate fails and the pinned client loses its bound: the edit is
  * what protects it.
  */
-import { execFileSync } from 'node:child_process';
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../server/db/types.js';
 import { startService } from '../../tooling/fuzz/service.js';
 import { POSTGRES_URL, postgresAvailable } from '../support/databases.js';
+import { copyRepository, runInCopy } from '../support/repo-copy.js';
 
 const ROOT = process.cwd();
 const NEW = '2027-01-01';
@@ -44,19 +35,7 @@ export const change = defineVersion({
 `;
 
 /** Runs a Node entry point of the copy under tsx; returns its exit code and output. */
-function run(args: string[]): { code: number; output: string } {
-  try {
-    const output = execFileSync(process.execPath, ['--import', 'tsx', ...args], {
-      cwd: copy,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    return { code: 0, output };
-  } catch (error) {
-    const e = error as { status?: number; stdout?: string; stderr?: string };
-    return { code: e.status ?? 1, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
-}
+const run = (args: string[]) => runInCopy(copy, args);
 
 /** Writes the fixture module (with or without its document edit) and regenerates the copy. */
 function ship(withEdit: boolean): void {
@@ -90,22 +69,7 @@ async function limits(dialect: Dialect): Promise<Record<string, number>> {
 }
 
 beforeAll(() => {
-  copy = mkdtempSync(join(tmpdir(), 'fixture-version-'));
-  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  })
-    .split('\n')
-    .filter((f) => f !== '' && !f.startsWith('node_modules/'));
-  for (const file of files) {
-    mkdirSync(dirname(join(copy, file)), { recursive: true });
-    try {
-      cpSync(join(ROOT, file), join(copy, file));
-    } catch {
-      // a file deleted in the work tree but still listed
-    }
-  }
-  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+  copy = copyRepository(ROOT, 'fixture-version-');
   const spec = join(copy, 'spec/openapi.yaml');
   let text = readFileSync(spec, 'utf8').replace("  version: '2026-12-01'", `  version: '${NEW}'`);
   text = text.replace(

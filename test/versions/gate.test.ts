@@ -84,7 +84,7 @@ describe('a breaking change passes only when a dated version covers it', () => {
   it('fails: info.version moved without a module of that date', async () => {
     const outcome = await check(head('no-module'), [versionChanges[0]!]);
     expect(outcome.status).toBe('fail');
-    expect(outcome.details.join('\n')).toContain('add spec/versions/2026-12-01.ts');
+    expect(outcome.details.join('\n')).toContain('npm run spec:version -- 2026-12-01');
   });
 
   it('fails: the changelog section does not hold the module bullets, and shows them', async () => {

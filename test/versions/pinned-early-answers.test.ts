@@ -23,7 +23,7 @@ import { versions } from '../../server/versioning/index.js';
 import type { CheckedAnswer } from '../../tooling/fuzz/response-checker.js';
 import { ResponseChecker } from '../../tooling/fuzz/response-checker.js';
 import { readReleased } from '../../tooling/spec-gate/released.js';
-import { routeTableOf } from '../../tooling/spec-gate/replay-step.js';
+import { routeTableOf } from '../../generators/route-table.js';
 import { rawExchange } from '../http/support/raw-http.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';

@@ -5,14 +5,12 @@
  * that lints, whose garbage collections would otherwise walk it on every save (the lint is the
  * longest step of a save; see scripts/generate.ts for the same effect measured).
  */
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { VersionChange } from '../../contract/version-change.js';
 import { deriveDocument } from '../../server/versioning/derive.js';
 import { createRegistry } from '../../server/versioning/registry.js';
 import { treeFiles } from '../generate/tree.js';
 import { olderVersionFiles } from '../generate/versions.js';
+import { freshVersionChanges } from '../openapi/version-list.js';
 
 export interface RegenerateRequest {
   root: string;
@@ -24,17 +22,6 @@ export interface RegenerateRequest {
   handlersDir: string | null;
   /** Our spec: also every older dated version, from the modules as they are now. */
   versions?: boolean;
-}
-
-/**
- * The version modules as they are on disk now: the list is imported again whenever
- * `spec/versions/index.ts` changed, so a module added or removed while the loop runs is seen
- * (a module already loaded keeps its first text until the loop restarts).
- */
-async function currentModules(root: string): Promise<readonly VersionChange[]> {
-  const file = join(root, 'spec/versions/index.ts');
-  const url = `${pathToFileURL(file).href}?mtime=${statSync(file).mtimeMs}`;
-  return ((await import(url)) as { versionChanges: VersionChange[] }).versionChanges;
 }
 
 export type RegenerateResult =
@@ -52,7 +39,9 @@ export async function regenerate(request: RegenerateRequest): Promise<Regenerate
   try {
     const { files, report } = treeFiles(request);
     if (request.versions === true) {
-      const registry = createRegistry(await currentModules(request.root));
+      const registry = createRegistry(
+        await freshVersionChanges(join(request.root, 'spec/versions/index.ts')),
+      );
       const older = olderVersionFiles(request.root, registry, (date) =>
         deriveDocument(request.document, registry, date),
       );

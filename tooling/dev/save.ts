@@ -12,6 +12,7 @@ import type { ContractPayload } from './messages.js';
 import { displayPath, problemOf, type Reporter } from './report.js';
 import type { ServiceProcess } from './service-process.js';
 import { contractId, SpecProblem, type Toolchain } from './toolchain.js';
+import { versionLine, versionModulesStamp } from './version-report.js';
 
 export interface SavePaths {
   root: string;
@@ -72,7 +73,7 @@ export class SaveRunner {
     const document = await this.toolchain.bundle(spec);
     phases.mark('bundle');
     const before = this.service.current;
-    const id = contractId(document);
+    const id = contractId({ document, versions: versionModulesStamp(this.paths.root) });
     if (before?.id === id && !this.lastProblem && !recheck) {
       const ms = performance.now() - at;
       this.reporter.saved(diffContracts(before, before), { stubs: [], files: 0, ms });
@@ -108,7 +109,7 @@ export class SaveRunner {
     const ms = performance.now() - at;
 
     const { root, outDir, handlersDir, remakeCommand } = this.paths;
-    const { files, stubs } = await this.toolchain.regenerate(
+    const regenerated = this.toolchain.regenerate(
       {
         document,
         outDir: relative(root, outDir),
@@ -119,6 +120,11 @@ export class SaveRunner {
       },
       spec,
     );
+    // Beside the regeneration worker, so the line costs the save no time of its own.
+    const versions = await versionLine(root, document).catch(
+      (error: unknown) => `✗ versions: ${messageOf(error)}`,
+    );
+    const { files, stubs } = await regenerated;
     const written = this.writer.writeChanged(files);
     phases.mark('regenerate');
     if (process.env.DEV_PHASES === '1') this.reporter.note(`  ${phases}`);
@@ -138,6 +144,7 @@ export class SaveRunner {
         ms,
       });
     }
+    if (versions !== undefined) this.reporter.note(`  ${versions}`);
     this.reporter.warnings(findings.filter((finding) => finding.severity !== 'error'));
     return { outcome: 'served', ms };
   }

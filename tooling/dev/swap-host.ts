@@ -8,11 +8,15 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDefinition } from '../../contract/route-types.js';
+import { routeTableOf } from '../../generators/route-table.js';
 import { handlerEntries } from '../../server/app.js';
 import { notImplemented } from '../../server/handlers/not-implemented.js';
 import { createNodeServer, type NodeServerSettings } from '../../server/http/node-server.js';
 import type { HandlerTable } from '../../server/http/register-routes.js';
+import type { VersionTable } from '../../server/http/version-step.js';
 import type { AppBuilder, AppOverrides, ServiceHost } from '../../server/service-host.js';
+import { deriveDocument, useVersionChanges, versions } from '../../server/versioning/index.js';
+import { freshVersionChanges } from '../openapi/version-list.js';
 import { LiveReload, liveReloadScript } from './live-reload.js';
 import type { ContractPayload, FromService, ProblemPayload } from './messages.js';
 import { ServedDocs } from './served-docs.js';
@@ -52,7 +56,7 @@ export class SwapHost implements ServiceHost {
     // No good contract yet (the spec was broken at start): serve the generated route table.
     const app = await build(
       contract
-        ? this.overrides(contract)
+        ? await this.overrides(contract)
         : { docs: { load: this.docs.fallback(), liveReloadScript: liveReloadScript(null) } },
     );
     await app.ready();
@@ -88,7 +92,9 @@ export class SwapHost implements ServiceHost {
   /** Builds `contract` beside the serving app; `commit` swaps it in. */
   candidate(contract: ContractPayload): void {
     if (this.build === undefined) return;
-    const built = this.build(this.overrides(contract)).then(async (app) => {
+    const build = this.build;
+    const built = this.overrides(contract).then(async (overrides) => {
+      const app = await build(overrides);
       await app.ready();
       return app;
     });
@@ -168,10 +174,33 @@ export class SwapHost implements ServiceHost {
     });
   }
 
-  private overrides(contract: ContractPayload): AppOverrides {
+  /**
+   * The app options for `contract`, every version with its own contract: the version modules
+   * as they are on disk now become the service's registry (renderers, docs picker, pins), and
+   * a request pinned to an older version is judged by the table of the document those modules
+   * derive for it from this contract's document, built on that version's first request.
+   */
+  private async overrides(contract: ContractPayload): Promise<AppOverrides> {
+    useVersionChanges(await freshVersionChanges());
+    const registry = versions;
+    const document = contract.document as Record<string, unknown>;
+    const older = new Map<string, Promise<VersionTable>>();
+    const versionTables = (version: string): Promise<VersionTable> => {
+      let table = older.get(version);
+      if (table === undefined) {
+        table = Promise.resolve().then(() =>
+          routeTableOf(deriveDocument(document, registry, version)),
+        );
+        older.set(version, table);
+      }
+      return table;
+    };
     return {
+      // The header check's list, which the process's settings took from the first registry.
+      config: { apiVersions: registry.supported },
       routes: contract.routes,
       componentSchemas: contract.componentSchemas,
+      versionTables,
       handlers: withNotImplemented(this.handlers ?? {}, contract.routes),
       docs: {
         load: this.docs.loaderFor(contract.document),

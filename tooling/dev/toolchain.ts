@@ -13,9 +13,8 @@ import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { type Config, clearPluginsCache, lintDocument, loadConfig } from '@redocly/openapi-core';
 import type { RouteDefinition } from '../../contract/route-types.js';
-import { buildRouteTable } from '../../generators/route-table.js';
+import { routeTableOf } from '../../generators/route-table.js';
 import type { ComponentSchemas } from '../../server/http/validation.js';
-import { assertOpenApi30 } from '../openapi/document.js';
 import { DocumentError } from '../openapi/errors.js';
 import {
   bundleFile,
@@ -25,7 +24,6 @@ import {
   type ParsedFile,
   parseFile,
 } from '../openapi/load.js';
-import { listOperations } from '../openapi/operations.js';
 import { validateDocument } from '../openapi/validate-document.js';
 import { locateViolations } from '../openapi/validate-file.js';
 import type { RegenerateRequest, RegenerateResult } from './regenerate.js';
@@ -136,9 +134,7 @@ export class Toolchain {
    */
   async routeTable(document: Record<string, unknown>, spec: ParsedSpec): Promise<ContractTable> {
     try {
-      assertOpenApi30(document);
-      const { routes, components } = buildRouteTable(document, listOperations(document));
-      return { routes, componentSchemas: components.map((component) => component.schema) };
+      return routeTableOf(document);
     } catch (error) {
       throw this.generatorProblem(error, spec);
     }

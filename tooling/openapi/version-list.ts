@@ -12,9 +12,9 @@
  * import), so a long-lived process (the dev loop) sees a module added or removed.
  */
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { fillVersionLists } from '../../contract/version-change.js';
+import { fillVersionLists, type VersionChange } from '../../contract/version-change.js';
 
 /** This repository's module list, for a document whose own is not on the disk. */
 const OWN_MODULES = resolve(import.meta.dirname, '../../spec/versions/index.ts');
@@ -24,12 +24,35 @@ type Node = Record<string, unknown>;
 const isNode = (value: unknown): value is Node =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The dates of the modules listed by the index file at `file` (`versionChanges`). */
-export async function moduleDates(file: string): Promise<string[]> {
+/** A module's URL keyed by its modification time, so an edited file is imported afresh. */
+function stamped(file: string): string {
   // No dot in the query: vitest's transform took `.6394` of a fractional mtime for the file's
   // extension and parsed the module as JavaScript (every test bundling the spec failed).
   const stamp = String(statSync(file).mtimeMs).replace('.', '_');
-  const module = (await import(`${pathToFileURL(file).href}?mtime=${stamp}`)) as {
+  return `${pathToFileURL(file).href}?mtime=${stamp}`;
+}
+
+/**
+ * The modules listed by the index file at `file` (default this repository's) as they are on
+ * disk now: the index and each `DATE.ts` beside it are imported again when their file changed,
+ * so a long-lived process (the dev loop) sees a module added, edited or removed. A module
+ * imports only `contract/`, which does not change while it runs.
+ */
+export async function freshVersionChanges(file = OWN_MODULES): Promise<VersionChange[]> {
+  const index = (await import(stamped(file))) as { versionChanges?: VersionChange[] };
+  if (!Array.isArray(index.versionChanges))
+    throw new Error(`${file} exports no versionChanges list`);
+  return Promise.all(
+    index.versionChanges.map(async ({ date }) => {
+      const module = join(dirname(file), `${date}.ts`);
+      return ((await import(stamped(module))) as { change: VersionChange }).change;
+    }),
+  );
+}
+
+/** The dates of the modules listed by the index file at `file` (`versionChanges`). */
+export async function moduleDates(file: string): Promise<string[]> {
+  const module = (await import(stamped(file))) as {
     versionChanges?: ReadonlyArray<{ date: string }>;
   };
   if (!Array.isArray(module.versionChanges)) {

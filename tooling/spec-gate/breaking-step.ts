@@ -3,6 +3,7 @@ import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { VersionChange } from '../../server/versioning/version-change.js';
 import { diffSpecs } from '../breaking/diff-specs.js';
 import type { Change } from '../breaking/types.js';
+import { staleMentions } from './current-version.js';
 import { gitReader, isCommit, resolveBaseRevision, worktreeReader } from './git-base.js';
 import { type LoadedSpec, loadSpec, showPointer } from './load-spec.js';
 import { checkReleased, RELEASED_DIR } from './released.js';
@@ -157,7 +158,10 @@ export async function runBreakingCheck(opts: BreakingOptions): Promise<StepOutco
           headVersion,
           changelog: worktreeReader(opts.root)(opts.changelog),
         });
-  const ok = gate.ok && coverage.length === 0 && released.problems.length === 0;
+  // "The current version" in prose has one source: info.version.
+  const stale = typeof headVersion === 'string' ? staleMentions(opts.root, headVersion) : [];
+  const ok =
+    gate.ok && coverage.length === 0 && released.problems.length === 0 && stale.length === 0;
   const details = [
     `base: ${base.note}; info.version ${String(baseVersion)} → ${String(headVersion)}`,
     ...breaking.map((c) =>
@@ -172,6 +176,7 @@ export async function runBreakingCheck(opts: BreakingOptions): Promise<StepOutco
       : []),
     ...gate.problems.map((p) => `FAIL ${p}`),
     ...coverage.map((p) => (p.startsWith('  ') ? p : `FAIL ${p}`)),
+    ...stale.map((p) => `FAIL ${p}`),
     ...(modules === undefined ? [] : [`version changes: ${modules.length} module(s) checked`]),
     ...releasedLines,
   ];

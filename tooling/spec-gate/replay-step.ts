@@ -15,15 +15,13 @@
  * answer the version's validation already accepted, which is all the replay asks.
  */
 import type { FastifyInstance } from 'fastify';
-import { buildRouteTable } from '../../generators/route-table.js';
+import { routeTableOf } from '../../generators/route-table.js';
 import { buildApp } from '../../server/app.js';
 import { openDb } from '../../server/db/open.js';
 import { createKey } from '../../server/keys/index.js';
 import { deriveDocument } from '../../server/versioning/derive.js';
 import { createRegistry } from '../../server/versioning/registry.js';
 import type { VersionChange } from '../../server/versioning/version-change.js';
-import { assertOpenApi30 } from '../openapi/document.js';
-import { listOperations } from '../openapi/operations.js';
 import { worktreeReader } from './git-base.js';
 import { loadSpec } from './load-spec.js';
 import { readReleased, releasedVersions } from './released.js';
@@ -39,13 +37,6 @@ export interface ReplayOptions {
   versionChanges?: readonly VersionChange[];
   /** Default: the head spec read from `root` (tests pass an edited copy). */
   document?: Record<string, unknown>;
-}
-
-/** The route table of an OpenAPI document (a released file, a derived version), built in memory. */
-export function routeTableOf(document: Record<string, unknown>) {
-  assertOpenApi30(document);
-  const { routes, components } = buildRouteTable(document, listOperations(document));
-  return { routes, componentSchemas: components.map((component) => component.schema) };
 }
 
 /** Whether an answer fails the replay (the rule above). */

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { OpenApiDocument } from '../../contract/openapi-document.js';
+import { todosOf } from '../../contract/version-change.js';
 import { deriveDocument } from '../../server/versioning/derive.js';
 import { createRegistry } from '../../server/versioning/registry.js';
 import type { VersionChange } from '../../server/versioning/version-change.js';
@@ -55,13 +56,17 @@ export function checkVersionCoverage(input: CoverageInput): string[] {
   }
   if (registry.latest !== input.headVersion) {
     problems.push(
-      `info.version ${String(input.headVersion)} is not the newest version-change module (${registry.latest}): add spec/versions/${String(input.headVersion)}.ts`,
+      `info.version ${String(input.headVersion)} is not the newest version-change module (${registry.latest}): run \`npm run spec:version -- ${String(input.headVersion)}\` (it writes spec/versions/${String(input.headVersion)}.ts from the breaking changes)`,
     );
     return problems;
   }
   // createRegistry refuses an empty list, and `latest` is the first change's date.
   const [headChange] = registry.changes;
   if (headChange === undefined) return problems;
+  for (const change of registry.changes) {
+    for (const note of todosOf(change))
+      problems.push(`spec/versions/${change.date}.ts: TODO left: ${note}`);
+  }
   const bullets = [...(parseChangelog(input.changelog ?? '').get(headChange.date) ?? [])];
   const text = sectionText(input.changelog ?? '', headChange.date);
   const missing = headChange.changelog.filter((line) => !text.includes(`- ${line}`));
@@ -90,7 +95,11 @@ export function checkVersionCoverage(input: CoverageInput): string[] {
   ).filter(breakingBeyondStatedBounds(input.headDocument, registry, input.baseVersion));
   if (uncovered.length > 0) {
     problems.push(
-      `${uncovered.length} breaking change(s) not covered by a version change: the document derived for ${input.baseVersion} from the head differs from the base's. Describe each in spec/versions/${registry.latest}.ts (document edits and converters):`,
+      `${uncovered.length} breaking change(s) not covered by a version change: the document derived for ${input.baseVersion} from the head differs from the base's. ${
+        registry.latest === input.baseVersion
+          ? 'Run `npm run spec:version -- YYYY-MM-DD` (a date after it): it writes the module, its registration, info.version and the changelog section'
+          : `Describe each in spec/versions/${registry.latest}.ts (document edits and converters)`
+      }:`,
       ...uncovered.map((c) => `  ${c.kind} ${c.pointer}: ${c.message}`),
     );
   }

@@ -53,7 +53,7 @@ export function evaluateGate({
   if (breaking.length > 0) {
     if (!moved) {
       problems.push(
-        `${breaking.length} breaking change(s) while info.version is still ${String(baseVersion)}: move it to a new date and list each change under that date in spec/CHANGELOG.md`,
+        `${breaking.length} breaking change(s) while info.version is still ${String(baseVersion)}: run \`npm run spec:version -- YYYY-MM-DD\` (a new date): it writes the version module, registers it, moves info.version and lists each change under that date in spec/CHANGELOG.md`,
       );
       unlisted = breaking;
     } else {

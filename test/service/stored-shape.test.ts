@@ -1,0 +1,109 @@
+/**
+ * Stored documents meet today's schema (server/repos/stored-shape.ts): a patient stored before
+ * the spec adds a required nullable `preferred_language` answers `"preferred_language": null`
+ * from an app built from the grown document, with no other edit: on `/v1` (read and list, in
+ * the latest version and pinned to 2026-11-01) and in its event; `doctor` lists a stored row
+ * the grown schema would reject, by id.
+ */
+import { describe, expect, it } from 'vitest';
+import { routeTableOf } from '../../generators/route-table.js';
+import { openDb } from '../../server/db/open.js';
+import { runDoctor } from '../../server/doctor/checks.js';
+import { fillRulesOf } from '../../server/repos/stored-shape.js';
+import { versions } from '../../server/versioning/index.js';
+import { loadSpec } from '../spec/load-spec.js';
+import { buildTestApp } from '../support/app.js';
+import { makeKey } from '../support/keys.js';
+
+interface Grown {
+  components: {
+    schemas: Record<string, { properties: Record<string, unknown>; required: string[] }>;
+  };
+}
+
+/** The spec with `preferred_language` added to Patient the house way: required and nullable. */
+function grownSpec(): Record<string, unknown> {
+  const document = loadSpec();
+  const patient = (document as unknown as Grown).components.schemas.Patient;
+  if (patient === undefined) throw new Error('no Patient schema');
+  patient.properties.preferred_language = {
+    type: 'string',
+    nullable: true,
+    description: 'BCP 47 language tag the patient prefers; `null` when not stated.',
+    example: 'es',
+  };
+  patient.required = [...patient.required, 'preferred_language'];
+  return document;
+}
+
+describe('stored rows after the spec grows a field', () => {
+  it('derives the fill from the response schema: null for required nullable, else the default', () => {
+    const rules = fillRulesOf(routeTableOf(grownSpec()).componentSchemas);
+    expect(rules.get('patient')).toContainEqual(['preferred_language', null]);
+  });
+
+  it('answers "preferred_language": null for a patient stored before it, everywhere', async () => {
+    const db = await openDb('sqlite::memory:');
+    const { secret } = await makeKey(db);
+    const auth = { authorization: `Bearer ${secret}` };
+    const before = await buildTestApp({ db });
+    const created = await before.request({
+      method: 'POST',
+      url: '/v1/patients',
+      key: secret,
+      headers: { 'patientcare-version': versions.latest },
+      body: { name: { family: 'Rivera', given: ['Ana'] }, birth_date: '1987-04-12' },
+    });
+    expect(created.status).toBe(200);
+    const id = (created.body as { id: string }).id;
+    expect(created.body).not.toHaveProperty('preferred_language');
+    await before.app.close();
+
+    // The grown document's app; its injector checks every answer against that document.
+    const after = await buildTestApp({ db, table: routeTableOf(grownSpec()) });
+    try {
+      const get = async (url: string, version: string = versions.latest) => {
+        const response = await after.request({
+          method: 'GET',
+          url,
+          key: secret,
+          headers: { 'patientcare-version': version },
+        });
+        expect(response.status, url).toBe(200);
+        return response.body as Record<string, unknown>;
+      };
+      expect((await get(`/v1/patients/${id}`)).preferred_language).toBeNull();
+      const list = (await get('/v1/patients')) as { data: Record<string, unknown>[] };
+      expect(list.data.map((p) => p.preferred_language)).toEqual([null]);
+      // Pinned to an older version (no module mentions the new field: an addition).
+      const pinned = await after.app.inject({
+        method: 'GET',
+        url: `/v1/patients/${id}`,
+        headers: { ...auth, 'patientcare-version': '2026-11-01' },
+      });
+      expect(pinned.json()).toHaveProperty('preferred_language', null);
+      const events = (await get('/v1/events')) as {
+        data: { type: string; data: { object: Record<string, unknown> } }[];
+      };
+      const event = events.data.find((e) => e.type === 'patient.created');
+      expect(event?.data.object.preferred_language).toBeNull();
+      // The doctor reads rows as the API does: filled, this one meets the grown schema.
+      const grown = routeTableOf(grownSpec()).componentSchemas;
+      const stored = async () =>
+        (await runDoctor(db, { limit: 10, componentSchemas: grown })).find(
+          (finding) => finding.check === 'stored-schema',
+        );
+      expect(await stored()).toMatchObject({ count: 0 });
+      // A row the schema would reject (a required field without a default) is listed by id.
+      const row = await db.get('SELECT data FROM patients WHERE id = $1', [id]);
+      const { name: _name, ...nameless } = JSON.parse(String(row?.data)) as Record<string, unknown>;
+      await db.run('UPDATE patients SET data = $1 WHERE id = $2', [JSON.stringify(nameless), id]);
+      const found = await stored();
+      expect(found).toMatchObject({ count: 1, ids: [id], kind: 'repair' });
+      expect(found?.summary).toContain('patient/ required');
+    } finally {
+      await after.app.close();
+      await db.close();
+    }
+  });
+});
