@@ -30,7 +30,13 @@ import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { integerOption, parseOrExit } from '../tooling/cli/command.js';
 import { type ScratchDatabase, scratchDatabase } from '../tooling/node/scratch-database.js';
-import { checked } from './support/options.js';
+import {
+  checked,
+  connectionsOption,
+  outOption,
+  roundsOption,
+  secondsOption,
+} from './support/options.js';
 import { cpuModel, oneMinuteLoad, resultsFile, writeResults } from './support/report.js';
 import { createRequest, insertPatients } from './support/seed.js';
 import { median } from './support/stats.js';
@@ -41,24 +47,10 @@ const { values } = parseOrExit({
   summary:
     "How fast GET /v1/patients?limit=10 could be before the service's own per-request work: a plain Fastify route with the unavoidable parts added one at a time; medians to bench/results/ceiling.md.",
   options: {
-    rounds: {
-      type: 'string',
-      value: 'N',
-      default: '3',
-      description: 'Rounds (medians are reported).',
-    },
-    seconds: { type: 'string', value: 'S', default: '5', description: 'Seconds per measurement.' },
-    connections: {
-      type: 'string',
-      value: 'N',
-      default: '50',
-      description: 'Concurrent connections.',
-    },
-    out: {
-      type: 'string',
-      value: 'FILE',
-      description: 'Results file (default bench/results/ceiling.md).',
-    },
+    rounds: roundsOption(3),
+    seconds: secondsOption(5),
+    connections: connectionsOption(50),
+    out: outOption('ceiling.md'),
     pg: {
       type: 'string',
       value: 'URL',

@@ -14,7 +14,13 @@ import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
 import { scratchDatabase } from '../tooling/node/scratch-database.js';
-import { checked } from './support/options.js';
+import {
+  checked,
+  connectionsOption,
+  outOption,
+  runsOption,
+  secondsOption,
+} from './support/options.js';
 import { oneMinuteLoad, resultsFile, writeResults } from './support/report.js';
 import { benchPatient, createPatients } from './support/seed.js';
 import { buildService, type RunningService, startService, testKey } from './support/service.js';
@@ -26,19 +32,10 @@ const { values } = parseOrExit({
   summary:
     'FHIR Patient search vs the /v1 patient list on one service, alternating; medians to bench/results/fhir.md.',
   options: {
-    runs: { type: 'string', value: 'N', default: '3', description: 'Runs (medians are reported).' },
-    seconds: { type: 'string', value: 'S', default: '5', description: 'Seconds per measurement.' },
-    connections: {
-      type: 'string',
-      value: 'N',
-      default: '20',
-      description: 'Concurrent connections.',
-    },
-    out: {
-      type: 'string',
-      value: 'FILE',
-      description: 'Results file (default bench/results/fhir.md).',
-    },
+    runs: runsOption(3),
+    seconds: secondsOption(5),
+    connections: connectionsOption(20),
+    out: outOption('fhir.md'),
   },
 });
 

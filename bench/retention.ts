@@ -31,7 +31,7 @@ import { createKey } from '../server/keys/index.js';
 import { runPurgeRound } from '../server/retention/purge-round.js';
 import { choiceOption, exitOnFailure, integerOption, parseOrExit } from '../tooling/cli/command.js';
 import { scratchDatabase } from '../tooling/node/scratch-database.js';
-import { checked } from './support/options.js';
+import { checked, secondsOption } from './support/options.js';
 import { loadAverages, markdownTable, resultsFile, writeResults } from './support/report.js';
 import { UNLIMITED } from './support/service.js';
 
@@ -43,12 +43,7 @@ const { values } = parseOrExit({
   options: {
     events: { type: 'string', value: 'N', default: '1000000', description: 'Old events seeded.' },
     rate: { type: 'string', value: 'N', default: '100', description: 'POSTs per second.' },
-    seconds: {
-      type: 'string',
-      value: 'S',
-      default: '15',
-      description: 'Length of the before and after phases.',
-    },
+    seconds: secondsOption(15, 'Length of the before and after phases.'),
     'max-seconds': {
       type: 'string',
       value: 'S',

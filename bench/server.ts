@@ -23,14 +23,21 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { choiceOption, integerOption, parseOrExit } from '../tooling/cli/command.js';
 import { stopChild, waitForHttp } from '../tooling/node/child-process.js';
 import { freePort } from '../tooling/node/ports.js';
-import { checked } from './support/options.js';
+import {
+  checked,
+  connectionsOption,
+  outOption,
+  runsOption,
+  secondsOption,
+} from './support/options.js';
+import { type Cores, coresFrom, rssOf, summed, treeOf } from './support/proc.js';
 import {
   cpuModel,
   loadAverages,
@@ -50,19 +57,10 @@ const { values } = parseOrExit({
   summary:
     'HTTP figures of the service on this machine (bare Fastify reference, GET list, distinct reads, POST create, RSS); medians to bench/results/server.md.',
   options: {
-    runs: { type: 'string', value: 'N', default: '3', description: 'Runs (medians are reported).' },
-    seconds: { type: 'string', value: 'S', default: '10', description: 'Seconds per measurement.' },
-    connections: {
-      type: 'string',
-      value: 'N',
-      default: '50',
-      description: 'Concurrent connections.',
-    },
-    out: {
-      type: 'string',
-      value: 'FILE',
-      description: 'Results file (default bench/results/server.md).',
-    },
+    runs: runsOption(3),
+    seconds: secondsOption(10),
+    connections: connectionsOption(50),
+    out: outOption('server.md'),
     role: {
       type: 'string',
       value: 'ROLE',
@@ -137,134 +135,6 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** The process and its children's pids (the service processes of WORKERS=N), from /proc. */
-function treeOf(pid: number): number[] {
-  try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-    return [pid, ...(children === '' ? [] : children.split(' ').map(Number))];
-  } catch {
-    return [pid];
-  }
-}
-
-/** `measure` summed over the process tree; undefined when /proc has none of it. */
-function summed(pid: number, measure: (pid: number) => number | undefined): number | undefined {
-  const values = treeOf(pid).map(measure);
-  return values.every((v) => v === undefined)
-    ? undefined
-    : values.reduce<number>((sum, v) => sum + (v ?? 0), 0);
-}
-
-/** RSS of a process in bytes, from /proc (Linux); undefined elsewhere. */
-function rssOf(pid: number): number | undefined {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU time (user + system, all threads) a process has used, in ms, from /proc (Linux). */
-function cpuMsOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start at index 2 (state).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the file, in clock ticks (100 per second).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The machine's CPU ticks since boot, busy and in all (the `cpu` line of /proc/stat, Linux). */
-function machineTicks(): { busy: number; stolen: number; total: number } | undefined {
-  try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
-    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
-    const total = ticks.reduce((sum, t) => sum + t, 0);
-    // idle and iowait are the 4th and 5th fields; steal (a virtual machine's cores taken by
-    // its host) the 8th.
-    const stolen = ticks[7] ?? 0;
-    return { busy: total - (ticks[3] ?? 0) - (ticks[4] ?? 0) - stolen, stolen, total };
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU ms used so far by every PostgreSQL server process on this machine (by command name). */
-function postgresCpuMs(): number {
-  let sum = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
-    } catch {
-      continue;
-    }
-    sum += cpuMsOf(Number(entry)) ?? 0;
-  }
-  return sum;
-}
-
-/**
- * Where the machine's cores went during one measurement, in cores (2 = both cores all the
- * time): the service's processes, PostgreSQL's, this process (autocannon, the load
- * generator), everything else, the host's steal, and idle.
- */
-interface Cores {
-  service: number;
-  database: number;
-  loadGenerator: number;
-  other: number;
-  /** Taken by the virtual machine's host (steal). */
-  stolen: number;
-  idle: number;
-}
-
-/**
- * Starts counting; the returned function gives the cores used since, and the service's CPU
- * ms in that time (its processes' CPU is read once at each end, for both figures). PostgreSQL
- * backends that exit meanwhile take their CPU with them (the pool keeps its connections).
- */
-function coresFrom(servicePid: number): () => { cores: Cores; serviceMs: number } | undefined {
-  const started = performance.now();
-  const machine = machineTicks();
-  const service = summed(servicePid, cpuMsOf);
-  const database = postgresCpuMs();
-  const self = process.cpuUsage();
-  return () => {
-    const seconds = (performance.now() - started) / 1000;
-    const machineNow = machineTicks();
-    const serviceNow = summed(servicePid, cpuMsOf);
-    if (!machine || !machineNow || service === undefined || serviceNow === undefined) {
-      return undefined;
-    }
-    const total = machineNow.total - machine.total;
-    const cores = cpus().length;
-    const share = (ticks: number) => (total > 0 ? (ticks / total) * cores : 0);
-    const busyCores = share(machineNow.busy - machine.busy);
-    const stolen = share(machineNow.stolen - machine.stolen);
-    const used = process.cpuUsage(self);
-    const of = (ms: number) => ms / 1000 / seconds;
-    const serviceCores = of(serviceNow - service);
-    const databaseCores = of(postgresCpuMs() - database);
-    const loadGenerator = (used.user + used.system) / 1e6 / seconds;
-    return {
-      cores: {
-        service: serviceCores,
-        database: databaseCores,
-        loadGenerator,
-        other: Math.max(0, busyCores - serviceCores - databaseCores - loadGenerator),
-        stolen,
-        idle: Math.max(0, cores - busyCores - stolen),
-      },
-      serviceMs: serviceNow - service,
-    };
-  };
-}
-
 interface Figure {
   rps: number;
   p50: number;
@@ -279,173 +149,210 @@ interface Figure {
   cores?: Cores;
 }
 
+/** `--env NAME=VALUE` pairs as an environment. */
+function extraEnvironment(pairs: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
+
+type Service = Awaited<ReturnType<typeof startService>>;
+
+/**
+ * What `npm start` runs: the build (server bundle and docs site), then build/server/main.js;
+ * WORKERS=N runs through `npm start`'s script, whose primary forks the service processes.
+ */
+async function startBenchService(databaseUrl: string, secret: string): Promise<Service> {
+  buildService();
+  const service = await startService({
+    databaseUrl,
+    secret,
+    workers: WORKERS,
+    nodeArgs: values['node-arg'] ?? [],
+    env: extraEnvironment(values.env ?? []),
+  });
+  // The first process to listen answered; give the others the time a start takes.
+  while (WORKERS > 1 && treeOf(service.child.pid!).length <= WORKERS) await sleep(200);
+  if (WORKERS > 1) await sleep(3000);
+  return service;
+}
+
+/**
+ * 12 patients with a few fields each: a page of 10 is a list of about 2.4 KB. Returns the
+ * page as the service answers it, also written to a file for the bare route.
+ */
+async function seedList(base: string, secret: string, dir: string) {
+  await createPatients(base, secret, 12);
+  const listRes = await fetch(`${base}/v1/patients?limit=10`, {
+    headers: { authorization: `Bearer ${secret}` },
+  });
+  const listText = await listRes.text();
+  const bodyFile = join(dir, 'list.json');
+  writeFileSync(bodyFile, listText);
+  return { listText, bodyFile };
+}
+
+/** Starts (a), the bare route, as a child serving `bodyFile`; checks it answers `listText`. */
+async function startBare(
+  bodyFile: string,
+  listText: string,
+  children: ChildProcess[],
+): Promise<string> {
+  const barePort = await freePort();
+  const bare = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      import.meta.filename,
+      '--role',
+      'bare',
+      '--port',
+      String(barePort),
+      '--body',
+      bodyFile,
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  children.push(bare);
+  const url = `http://127.0.0.1:${barePort}/v1/patients?limit=10`;
+  await waitForHttp(url, 60_000, () => bare.exitCode === null, { ok: true });
+  const bareText = await (await fetch(url)).text();
+  if (bareText !== listText) throw new Error('the bare route does not answer the same JSON');
+  return url;
+}
+
+/**
+ * One autocannon measurement; with `servicePid`, the service's RSS (sampled every 100 ms),
+ * CPU per request and where the cores went are measured too.
+ */
+async function measure(
+  label: string,
+  options: Partial<autocannon.Options>,
+  servicePid: number | undefined,
+): Promise<Figure> {
+  const sampleRss = servicePid !== undefined;
+  let rssMax = 0;
+  const timer = sampleRss
+    ? setInterval(() => {
+        rssMax = Math.max(rssMax, summed(servicePid, rssOf) ?? 0);
+      }, 100)
+    : undefined;
+  const coresUsed = sampleRss ? coresFrom(servicePid) : undefined;
+  const result = await autocannon({
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    ...options,
+  } as autocannon.Options);
+  if (timer) clearInterval(timer);
+  const used = coresUsed?.();
+  const cores = used?.cores;
+  const answered = result.requests.total;
+  const cpuUs = used !== undefined && answered > 0 ? (used.serviceMs * 1000) / answered : undefined;
+  const figure: Figure = {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    load: oneMinuteLoad(),
+    ...(sampleRss ? { rssMax } : {}),
+    ...(cpuUs !== undefined ? { cpuUsPerRequest: cpuUs } : {}),
+    ...(cores !== undefined ? { cores } : {}),
+  };
+  process.stdout.write(
+    `${label}: ${Math.round(figure.rps)} req/s, p50 ${figure.p50} ms, p99 ${figure.p99} ms, non-2xx ${figure.non2xx}, errors ${figure.errors}, load ${figure.load.toFixed(2)}${sampleRss ? `, RSS max ${(rssMax / 2 ** 20).toFixed(0)} MB` : ''}${cpuUs !== undefined ? `, service CPU ${cpuUs.toFixed(0)} µs/req` : ''}${cores !== undefined ? `, cores ${coreText(cores)}` : ''}\n`,
+  );
+  return figure;
+}
+
+/** Where the measurements go: the service, its pid, the bare route, the key's header. */
+interface Targets {
+  base: string;
+  servicePid: number;
+  bareUrl: string;
+  auth: Record<string, string>;
+  /** A `created[lte]` bound no request has used yet, for (b′). */
+  nextBound: () => number;
+}
+
+/** The GET measurements of one run, alternating: (a) bare, (b) the list, (b′) no two alike. */
+async function getRun(run: number, t: Targets) {
+  const bare = await measure(`run ${run} bare Fastify`, { url: t.bareUrl }, undefined);
+  const get = await measure(
+    `run ${run} GET /v1/patients`,
+    { url: `${t.base}/v1/patients?limit=10`, headers: t.auth },
+    t.servicePid,
+  );
+  const distinct = await measure(
+    `run ${run} GET /v1/patients, no two alike`,
+    {
+      url: t.base,
+      requests: [
+        {
+          method: 'GET',
+          headers: t.auth,
+          // The same page, but each request's own upper bound on `created` (years
+          // ahead): no two reads are alike, so none is shared (see server/db/read-batch.ts).
+          setupRequest: (request) => ({
+            ...request,
+            path: `/v1/patients?limit=10&created%5Blte%5D=${t.nextBound()}`,
+          }),
+        },
+      ],
+    },
+    t.servicePid,
+  );
+  return { bare, get, distinct };
+}
+
+/** (c): one POST measurement. */
+function postRun(run: number, t: Targets): Promise<Figure> {
+  return measure(
+    `run ${run} POST /v1/patients`,
+    { url: t.base, requests: [createRequest(t.auth)] },
+    t.servicePid,
+  );
+}
+
+/**
+ * The phases: a key, the service, the seeded list, the bare route, RUNS rounds of the GET
+ * measurements, then RUNS of the POST one, the report.
+ */
 async function runBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'patient-care-bench-server-'));
   const databaseUrl = values.db ?? `sqlite:${join(dir, 'bench.db')}`;
   const children: ChildProcess[] = [];
-  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  let service: Service | undefined;
+  let distinctSeq = 0;
   try {
     const secret = await testKey(databaseUrl);
-    const auth = { authorization: `Bearer ${secret}` };
-
-    const extraEnv = Object.fromEntries(
-      (values.env ?? []).map((pair) => [
-        pair.slice(0, pair.indexOf('=')),
-        pair.slice(pair.indexOf('=') + 1),
-      ]),
-    );
-    // What `npm start` runs: the build (server bundle and docs site), then build/server/main.js;
-    // WORKERS=N runs through `npm start`'s script, whose primary forks the service processes.
-    buildService();
-    service = await startService({
-      databaseUrl,
-      secret,
-      workers: WORKERS,
-      nodeArgs: values['node-arg'] ?? [],
-      env: extraEnv,
-    });
-    const base = service.base;
-    // The first process to listen answered; give the others the time a start takes.
-    while (WORKERS > 1 && treeOf(service.child.pid!).length <= WORKERS) await sleep(200);
-    if (WORKERS > 1) await sleep(3000);
-
-    // 12 patients with a few fields each: a page of 10 is a list of about 2.4 KB.
-    await createPatients(base, secret, 12);
-    const listRes = await fetch(`${base}/v1/patients?limit=10`, { headers: auth });
-    const listText = await listRes.text();
-    const bodyFile = join(dir, 'list.json');
-    writeFileSync(bodyFile, listText);
-
-    const barePort = await freePort();
-    const bare = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        import.meta.filename,
-        '--role',
-        'bare',
-        '--port',
-        String(barePort),
-        '--body',
-        bodyFile,
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
-    );
-    children.push(bare);
-    await waitForHttp(
-      `http://127.0.0.1:${barePort}/v1/patients?limit=10`,
-      60_000,
-      () => bare.exitCode === null,
-      { ok: true },
-    );
-    const bareText = await (
-      await fetch(`http://127.0.0.1:${barePort}/v1/patients?limit=10`)
-    ).text();
-    if (bareText !== listText) throw new Error('the bare route does not answer the same JSON');
-
-    const servicePid = service.child.pid!;
-    const measure = async (
-      label: string,
-      options: Partial<autocannon.Options>,
-      sampleRss: boolean,
-    ): Promise<Figure> => {
-      let rssMax = 0;
-      const timer = sampleRss
-        ? setInterval(() => {
-            rssMax = Math.max(rssMax, summed(servicePid, rssOf) ?? 0);
-          }, 100)
-        : undefined;
-      const coresUsed = sampleRss ? coresFrom(servicePid) : undefined;
-      const result = await autocannon({
-        connections: CONNECTIONS,
-        duration: SECONDS,
-        ...options,
-      } as autocannon.Options);
-      if (timer) clearInterval(timer);
-      const used = coresUsed?.();
-      const cores = used?.cores;
-      const answered = result.requests.total;
-      const cpuUs =
-        used !== undefined && answered > 0 ? (used.serviceMs * 1000) / answered : undefined;
-      const figure: Figure = {
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        non2xx: result.non2xx,
-        errors: result.errors + result.timeouts,
-        load: oneMinuteLoad(),
-        ...(sampleRss ? { rssMax } : {}),
-        ...(cpuUs !== undefined ? { cpuUsPerRequest: cpuUs } : {}),
-        ...(cores !== undefined ? { cores } : {}),
-      };
-      process.stdout.write(
-        `${label}: ${Math.round(figure.rps)} req/s, p50 ${figure.p50} ms, p99 ${figure.p99} ms, non-2xx ${figure.non2xx}, errors ${figure.errors}, load ${figure.load.toFixed(2)}${sampleRss ? `, RSS max ${(rssMax / 2 ** 20).toFixed(0)} MB` : ''}${cpuUs !== undefined ? `, service CPU ${cpuUs.toFixed(0)} µs/req` : ''}${cores !== undefined ? `, cores ${coreText(cores)}` : ''}\n`,
-      );
-      return figure;
+    service = await startBenchService(databaseUrl, secret);
+    const { listText, bodyFile } = await seedList(service.base, secret, dir);
+    const targets: Targets = {
+      base: service.base,
+      servicePid: service.child.pid!,
+      bareUrl: await startBare(bodyFile, listText, children),
+      auth: { authorization: `Bearer ${secret}` },
+      // From 2100-01-01 in unix seconds, one more each request.
+      nextBound: () => 4_102_444_800 + distinctSeq++,
     };
 
     const loadStart = loadAverages();
     const bareRuns: Figure[] = [];
     const getRuns: Figure[] = [];
     const distinctRuns: Figure[] = [];
-    // 2100-01-01 in unix seconds; each (b') request adds one.
-    const FAR_FUTURE = 4_102_444_800;
-    let distinctSeq = 0;
     const postRuns: Figure[] = [];
-    const only = ONLY;
-    for (let run = 1; run <= RUNS; run++) {
-      if (only === undefined || only === 'get') {
-        bareRuns.push(
-          await measure(
-            `run ${run} bare Fastify`,
-            { url: `http://127.0.0.1:${barePort}/v1/patients?limit=10` },
-            false,
-          ),
-        );
-        getRuns.push(
-          await measure(
-            `run ${run} GET /v1/patients`,
-            { url: `${base}/v1/patients?limit=10`, headers: auth },
-            true,
-          ),
-        );
-        distinctRuns.push(
-          await measure(
-            `run ${run} GET /v1/patients, no two alike`,
-            {
-              url: base,
-              requests: [
-                {
-                  method: 'GET',
-                  headers: auth,
-                  // The same page, but each request's own upper bound on `created` (years
-                  // ahead): no two reads are alike, so none is shared (see server/db/read-batch.ts).
-                  setupRequest: (request) => ({
-                    ...request,
-                    path: `/v1/patients?limit=10&created%5Blte%5D=${FAR_FUTURE + distinctSeq++}`,
-                  }),
-                },
-              ],
-            },
-            true,
-          ),
-        );
+    if (ONLY === undefined || ONLY === 'get') {
+      for (let run = 1; run <= RUNS; run++) {
+        const { bare, get, distinct } = await getRun(run, targets);
+        bareRuns.push(bare);
+        getRuns.push(get);
+        distinctRuns.push(distinct);
       }
     }
-    for (let run = 1; run <= RUNS; run++) {
-      if (only === undefined || only === 'post') {
-        postRuns.push(
-          await measure(
-            `run ${run} POST /v1/patients`,
-            {
-              url: base,
-              requests: [createRequest(auth)],
-            },
-            true,
-          ),
-        );
-      }
+    if (ONLY === undefined || ONLY === 'post') {
+      for (let run = 1; run <= RUNS; run++) postRuns.push(await postRun(run, targets));
     }
     const loadEnd = loadAverages();
 

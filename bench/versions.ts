@@ -29,7 +29,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { integerOption, parseOrExit } from '../tooling/cli/command.js';
 import { extractCommit } from '../tooling/releases/release-tree.js';
-import { checked } from './support/options.js';
+import { checked, outOption, roundsOption } from './support/options.js';
 import { cpuModel, loadAverages, ROOT, resultsFile, writeResults } from './support/report.js';
 import { median, pairedRatios } from './support/stats.js';
 
@@ -43,23 +43,14 @@ const { values } = parseOrExit({
   summary:
     'Per-request cost of the oldest pinned version vs the latest vs the service before versions (6cc14ed), GET and POST, one process; medians to bench/results/versions.md.',
   options: {
-    rounds: {
-      type: 'string',
-      value: 'N',
-      default: '15',
-      description: 'Rounds (medians are reported).',
-    },
+    rounds: roundsOption(15),
     requests: {
       type: 'string',
       value: 'N',
       default: '400',
       description: 'Requests per variant and round.',
     },
-    out: {
-      type: 'string',
-      value: 'FILE',
-      description: 'Results file (default bench/results/versions.md).',
-    },
+    out: outOption('versions.md'),
     base: {
       type: 'string',
       value: 'REF',

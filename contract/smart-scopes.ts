@@ -9,6 +9,7 @@ import type { Scope } from './scopes.js';
 /** The scope family of each FHIR resource type we serve. */
 const RESOURCES: Readonly<Record<string, string>> = {
   Patient: 'patients',
+  Practitioner: 'practitioners',
   Appointment: 'appointments',
   Claim: 'billing',
   ClaimResponse: 'billing',

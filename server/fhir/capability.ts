@@ -5,6 +5,7 @@
  * `POST [type]/_search` are one interaction (`search-type`) with one list of parameters.
  */
 import type { RouteDefinition } from '../../contract/route-types.js';
+import { ALL_SCOPES } from '../../contract/scopes.js';
 import type { components } from '../../generated/types.js';
 import { FHIR_TYPES } from './faces.js';
 import type { FhirResourceType } from './ids.js';
@@ -44,6 +45,25 @@ const SECURITY_SERVICE = 'http://terminology.hl7.org/CodeSystem/restful-security
 
 type ResourceCapability = CapabilityStatement['rest'][number]['resource'][number];
 type SearchType = ResourceCapability['searchParam'][number]['type'];
+
+/**
+ * How a client authenticates, with the scopes the FHIR routes take (their `x-scopes`) and the
+ * types SMART names are accepted for (those served), so a new type's scopes are listed here
+ * without a new mention.
+ */
+function securityText(
+  routes: readonly RouteDefinition[],
+  resources: readonly ResourceCapability[],
+): string {
+  const taken = new Set(
+    routes.filter((route) => route.path.startsWith(`${FHIR_BASE}/`)).flatMap((r) => r.scopes),
+  );
+  const scopes = ALL_SCOPES.filter((scope) => taken.has(scope));
+  const types = resources.map((resource) => resource.type);
+  const named =
+    types.length > 1 ? `${types.slice(0, -1).join(', ')} and ${types.at(-1)}` : types[0];
+  return `Send an API key as \`Authorization: Bearer <key>\` (secret or restricted keys; test and live modes are separate). Keys carry scopes: ${scopes.join(', ')}; SMART backend-services names are accepted where keys are created (system/<type>.read or .rs, system/<type>.write or .cud, system/<type>.* for ${named ?? 'no type'}) and stored as ours. No OAuth authorization server: keys are issued by the service.`;
+}
 
 /**
  * The statement for the FHIR routes of `routes`; `date` is the build's API version date,
@@ -121,8 +141,7 @@ export function capabilityStatement(
           service: [
             { coding: [{ system: SECURITY_SERVICE, code: 'OAuth' }], text: 'Bearer API key' },
           ],
-          description:
-            'Send an API key as `Authorization: Bearer <key>` (secret or restricted keys; test and live modes are separate). Keys carry scopes: patients:read, patients:write, appointments:read, billing:read; SMART backend-services names are accepted where keys are created (system/Patient.read or .rs, system/Patient.write or .cud, system/Patient.*, and the same for Appointment, Claim and ClaimResponse) and stored as ours. No OAuth authorization server: keys are issued by the service.',
+          description: securityText(routes, ordered),
         },
         resource: ordered,
       },

@@ -12,6 +12,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childrenOf } from '../../bench/support/proc.js';
 import { buildService } from '../../tooling/build/build.js';
 import { freePort } from '../../tooling/node/ports.js';
 import { collectOutput } from '../support/child-output.js';
@@ -160,11 +161,6 @@ function start(env: Record<string, string>) {
       }
     },
   };
-}
-
-function childrenOf(pid: number): number[] {
-  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-  return text === '' ? [] : text.split(' ').map(Number);
 }
 
 function alive(pid: number): boolean {

@@ -395,11 +395,20 @@ describe.skipIf(why !== undefined)(
       );
       expect(lines, text).toContain('has_more: true');
       expect(lines.filter((line) => /^evt_[0-9A-Z]{26} [a-z_.]+$/.test(line)).length, text).toBe(4);
-      // metadata, search, _search, count, a read of the README's example id (none such), create.
+      // metadata, search, _search, count, a read of the README's example id (none such), a
+      // practitioner by NPI, create.
       expect(
         lines.filter((line) => line.startsWith('fhir ')),
         text,
-      ).toEqual(['fhir 200', 'fhir 200', 'fhir 200', 'fhir 200', 'fhir 404', 'fhir 201']);
+      ).toEqual([
+        'fhir 200',
+        'fhir 200',
+        'fhir 200',
+        'fhir 200',
+        'fhir 404',
+        'fhir 200',
+        'fhir 201',
+      ]);
       expect(serviceOut()).not.toMatch(/prepared statement/i);
     });
 

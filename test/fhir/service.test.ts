@@ -94,7 +94,14 @@ describe('GET /fhir/R4/metadata', () => {
         },
       ],
     });
-    expect(res.body.rest[0].security.description).toContain('system/Patient.read');
+    // The scopes of the FHIR routes and the types served, Practitioner's included (issue 45).
+    const description: string = res.body.rest[0].security.description;
+    expect(description).toContain(
+      'Keys carry scopes: patients:read, patients:write, practitioners:read, appointments:read, billing:read;',
+    );
+    expect(description).toContain(
+      'system/<type>.read or .rs, system/<type>.write or .cud, system/<type>.* for Appointment, Claim, ClaimResponse, Patient and Practitioner',
+    );
   });
 
   it('JSON however asked; XML is 406 with an OperationOutcome however asked', async () => {

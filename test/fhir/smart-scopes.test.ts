@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expandSmartScopes, smartScopes } from '../../contract/smart-scopes.js';
+import { FHIR_TYPES } from '../../server/fhir/faces.js';
 
 describe('SMART scope names', () => {
   it.each([
@@ -8,6 +9,8 @@ describe('SMART scope names', () => {
     ['system/Patient.write', ['patients:write']],
     ['system/Patient.cud', ['patients:write']],
     ['system/Patient.*', ['patients:read', 'patients:write']],
+    ['system/Practitioner.rs', ['practitioners:read']],
+    ['system/Practitioner.*', ['practitioners:read', 'practitioners:write']],
     ['system/Appointment.read', ['appointments:read']],
     ['system/Claim.read', ['billing:read']],
     ['system/ClaimResponse.cruds', ['billing:read', 'billing:write']],
@@ -23,6 +26,11 @@ describe('SMART scope names', () => {
     'patients:read',
   ])('%s is not a SMART name we map', (name) => {
     expect(smartScopes(name)).toBeUndefined();
+  });
+
+  it.each(Object.keys(FHIR_TYPES))('every FHIR type served has its SMART names: %s', (type) => {
+    const readScope = FHIR_TYPES[type as keyof typeof FHIR_TYPES].resource.readScope;
+    expect(smartScopes(`system/${type}.rs`)).toEqual([readScope]);
   });
 
   it('leaves our names and unknown names for the key store to judge', () => {

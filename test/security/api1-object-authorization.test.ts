@@ -21,7 +21,14 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const idRoutes = routes.filter((r) => idPrefix(r) !== undefined);
-const PREFIX_TO_SEED = { pat: 'pat', appt: 'appt', clm: 'clm', wh: 'wh', evt: 'evt' } as const;
+const PREFIX_TO_SEED = {
+  pat: 'pat',
+  prac: 'prac',
+  appt: 'appt',
+  clm: 'clm',
+  wh: 'wh',
+  evt: 'evt',
+} as const;
 
 function urlWith(path: string, id: string): string {
   return path.replace('{id}', id);
@@ -92,6 +99,34 @@ describe('ids of the other mode inside bodies and queries', () => {
     });
     expect(res.status, res.text).toBe(404);
     expect(res.body.error.param).toBe('appointment');
+  });
+
+  it('createAppointment naming a live practitioner → 404 param practitioner_id', async () => {
+    const res = await s.t.request({
+      method: 'POST',
+      url: '/v1/appointments',
+      key: s.keys.secret,
+      body: { patient: s.test.pat, practitioner: 'Dr. Lee', practitioner_id: s.live.prac },
+    });
+    expect(res.status, res.text).toBe(404);
+    expect(res.body.error.param).toBe('practitioner_id');
+    expect(res.text).not.toContain(s.live.prac);
+  });
+
+  it('listAppointments filtered on a live practitioner shows nothing of it', async () => {
+    const own = await s.t.request({
+      method: 'GET',
+      url: `/v1/appointments?practitioner_id=${s.test.prac}`,
+      key: s.keys.secret,
+    });
+    expect(own.body.data.length, 'positive control').toBeGreaterThan(0);
+    const res = await s.t.request({
+      method: 'GET',
+      url: `/v1/appointments?practitioner_id=${s.live.prac}`,
+      key: s.keys.secret,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toEqual([]);
   });
 
   it('listAppointments filtered on a live patient shows nothing of it', async () => {

@@ -48,6 +48,10 @@ function fhirRequest(operationId: string, ids: SeededIds): OperationRequest {
       };
     case 'readFhirPatient':
       return get(`/fhir/R4/Patient/${fhirId(ids.pat)}`);
+    case 'searchFhirPractitioners':
+      return get(`/fhir/R4/Practitioner?_id=${fhirId(ids.prac)}`);
+    case 'readFhirPractitioner':
+      return get(`/fhir/R4/Practitioner/${fhirId(ids.prac)}`);
     case 'searchFhirAppointments':
       return get(`/fhir/R4/Appointment?patient=Patient/${fhirId(ids.pat)}`);
     case 'readFhirAppointment':
@@ -63,6 +67,8 @@ function fhirRequest(operationId: string, ids: SeededIds): OperationRequest {
     // A type search by POST may carry its parameters in the URL too (and an empty body).
     case 'searchFhirPatientsByPost':
       return { ...get(`/fhir/R4/Patient/_search?_id=${fhirId(ids.pat)}`), method: 'POST' };
+    case 'searchFhirPractitionersByPost':
+      return { ...get(`/fhir/R4/Practitioner/_search?_id=${fhirId(ids.prac)}`), method: 'POST' };
     case 'searchFhirAppointmentsByPost':
       return {
         ...get(`/fhir/R4/Appointment/_search?patient=Patient/${fhirId(ids.pat)}`),
@@ -105,7 +111,7 @@ const secretPart = (key: string) => key.replace(/^[a-z]+_(test|live)_/, '');
 
 describe('the table is complete', () => {
   it('has a valid request for every keyed FHIR operation, answered 2xx with the secret key', async () => {
-    expect(fhirRoutes.length).toBe(13);
+    expect(fhirRoutes.length).toBe(16);
     for (const route of fhirRoutes) {
       const res = await send(fhirRequest(route.operationId, s.test), s.keys.secret);
       expect(res.status, `${route.operationId}: ${res.text}`).toBeLessThan(300);
@@ -159,7 +165,7 @@ describe('API1: mode isolation on the FHIR face', () => {
   const reads = () => fhirRoutes.filter((r) => r.path.includes('{id}'));
 
   it('the other mode’s ids read as 404, answered exactly like an id that never existed', async () => {
-    expect(reads().length).toBe(4);
+    expect(reads().length).toBe(5);
     for (const route of reads()) {
       // Test objects (each reads 200 with the test key: the completeness test) seen live.
       const other = await send(fhirRequest(route.operationId, s.test), s.keys.live);
@@ -167,6 +173,7 @@ describe('API1: mode isolation on the FHIR face', () => {
         fhirRequest(route.operationId, {
           ...s.test,
           pat: 'pat_01JD7X5K8M9N2P3Q4R5S6T7V8W',
+          prac: 'prac_01JD7X5K8M9N2P3Q4R5S6T7V8W',
           appt: 'appt_01JD7X5K8M9N2P3Q4R5S6T7V8W',
           clm: 'clm_01JD7X5K8M9N2P3Q4R5S6T7V8W',
         }),

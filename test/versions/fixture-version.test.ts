@@ -1,11 +1,12 @@
 /**
  * Shipping a version with a document edit only, in a temporary copy of the repository: the
- * fixture version 2027-01-01 narrows `limit` from 100 to 50, and its module says only that the
- * previous version's maximum was 100 (no converter, no date typed into `ApiVersion` or a header
- * enum). After `npm run generate` in the copy, the copy's service (SQLite and PostgreSQL) gives
- * a client pinned to 2026-12-01 the old bound and the newest version the new one, and the gate
- * passes. Without the edit the gate fails and the pinned client loses its bound: the edit is
- * what protects it.
+ * owner narrows `limit` from 100 to 50 and `npm run spec:version` writes the module of 2027-01-01,
+ * which says only that the previous version's maximum was 100 (no converter, no date typed into
+ * `ApiVersion` or a header enum), plus the prose edits that keep older documents' wording.
+ * After `npm run generate` in the copy, the copy's service (SQLite and PostgreSQL) gives a client
+ * pinned to 2026-12-01 the old bound and the newest version the new one, and the gate passes.
+ * With the module's `Limit` edit taken out, the gate fails and the pinned client loses its
+ * bound: the edit is what protects it.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,28 +20,18 @@ const ROOT = process.cwd();
 const NEW = '2027-01-01';
 let copy: string;
 
-const MODULE = (
-  edits: string,
-) => `import { defineVersion, noConversions } from '../../contract/version-change.js';
-
-export const change = defineVersion({
-  ...noConversions(),
-  date: '${NEW}',
-  description: 'List pages hold at most 50 objects.',
-  changelog: [
-    'Breaking: \`/components/parameters/Limit\` allows at most 50 objects a page (was 100). Clients pinned to 2026-12-01 keep 100.',
-  ],
-  document: [${edits}],
-});
-`;
+const LIMIT_EDIT = "{ parameter: 'Limit', at: '/schema/maximum', was: 100 }";
+/** The module spec:version wrote (beforeAll). */
+let written: string;
 
 /** Runs a Node entry point of the copy under tsx; returns its exit code and output. */
 const run = (args: string[]) => runInCopy(copy, args);
 
-/** Writes the fixture module (with or without its document edit) and regenerates the copy. */
+/** Writes the module as shipped, or with its `Limit` edit taken out, and regenerates the copy. */
 function ship(withEdit: boolean): void {
-  const edit = withEdit ? `{ parameter: 'Limit', at: '/schema/maximum', was: 100 }` : '';
-  writeFileSync(join(copy, `spec/versions/${NEW}.ts`), MODULE(edit));
+  const text = withEdit ? written : written.replace(`${LIMIT_EDIT},`, '').replace(LIMIT_EDIT, '');
+  if (!withEdit) expect(text).not.toContain(LIMIT_EDIT);
+  writeFileSync(join(copy, `spec/versions/${NEW}.ts`), text);
   const generated = run(['scripts/generate.ts']);
   expect(generated.code, generated.output).toBe(0);
 }
@@ -71,32 +62,17 @@ async function limits(dialect: Dialect): Promise<Record<string, number>> {
 beforeAll(() => {
   copy = copyRepository(ROOT, 'fixture-version-');
   const spec = join(copy, 'spec/openapi.yaml');
-  let text = readFileSync(spec, 'utf8').replace("  version: '2026-12-01'", `  version: '${NEW}'`);
-  text = text.replace(
+  const text = readFileSync(spec, 'utf8').replace(
     'description: How many objects to return, 1 to 100.\n      required: false\n      schema:\n        type: integer\n        minimum: 1\n        maximum: 100',
     'description: How many objects to return, 1 to 50.\n      required: false\n      schema:\n        type: integer\n        minimum: 1\n        maximum: 50',
   );
   expect(text).toContain('maximum: 50');
   writeFileSync(spec, text);
-  const index = join(copy, 'spec/versions/index.ts');
-  writeFileSync(
-    index,
-    readFileSync(index, 'utf8')
-      .replace(
-        "import { change as v2026_12_01 } from './2026-12-01.js';",
-        `import { change as v2026_12_01 } from './2026-12-01.js';\nimport { change as v2027_01_01 } from './${NEW}.js';`,
-      )
-      .replace('v2026_12_01]', 'v2026_12_01, v2027_01_01]'),
-  );
-  const changelog = join(copy, 'spec/CHANGELOG.md');
-  writeFileSync(
-    changelog,
-    readFileSync(changelog, 'utf8').replace(
-      '## 2026-12-01',
-      `## ${NEW}\n\n- Breaking: \`/components/parameters/Limit\` allows at most 50 objects a page (was 100). Clients pinned to 2026-12-01 keep 100.\n\n## 2026-12-01`,
-    ),
-  );
-});
+  const shipped = run(['scripts/spec-version.ts', NEW]);
+  expect(shipped.code, shipped.output).toBe(0);
+  written = readFileSync(join(copy, `spec/versions/${NEW}.ts`), 'utf8');
+  expect(written).toContain(LIMIT_EDIT);
+}, 600_000);
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
 describe(`a version shipped with a document edit only (${NEW})`, () => {

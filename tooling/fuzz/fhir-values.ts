@@ -27,6 +27,7 @@ const PREFIXES: Readonly<Record<string, string>> = ID_PREFIXES;
 
 const WORLD_KEYS: Readonly<Record<string, keyof World>> = {
   pat: 'patients',
+  prac: 'practitioners',
   appt: 'appointments',
   clm: 'claims',
 };
@@ -90,7 +91,7 @@ export function fhirQuery(
 ): void {
   const picks = new Picks(draws);
   if (query._cursor !== undefined) query._cursor = fhirReference(type, world, picks).id;
-  if (query._id !== undefined) query._id = fhirReference('Patient', world, picks).id;
+  if (query._id !== undefined) query._id = fhirReference(type, world, picks).id;
   if (query.patient !== undefined) {
     const id = fhirReference('Patient', world, picks).id;
     query.patient = picks.oneIn(2) ? `Patient/${id}` : id;

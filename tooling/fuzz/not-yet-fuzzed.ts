@@ -6,6 +6,7 @@
  */
 export const NOT_YET_FUZZED: ReadonlySet<string> = new Set<string>([
   'searchFhirPatientsByPost',
+  'searchFhirPractitionersByPost',
   'searchFhirAppointmentsByPost',
   'searchFhirClaimsByPost',
   'searchFhirClaimResponsesByPost',

@@ -55,6 +55,7 @@ function idPrefix(schema: Schema | undefined, registry: SchemaRegistry): string 
 
 const IDS_BY_PREFIX: Readonly<Record<string, keyof World>> = {
   pat: 'patients',
+  prac: 'practitioners',
   appt: 'appointments',
   clm: 'claims',
   wh: 'webhooks',
@@ -98,6 +99,9 @@ export function validQuery(
         }
       }
       if (query.patient !== undefined) query.patient = reference(world.patients, 'pat', picks).id;
+      if (query.practitioner_id !== undefined) {
+        query.practitioner_id = reference(world.practitioners, 'prac', picks).id;
+      }
       return serializeQuery(asText(query));
     });
 }

@@ -198,190 +198,281 @@ function noAnswer(error: Error): WireResponse {
   };
 }
 
-/** Runs the fuzzer and returns its figures; never throws for a failing case. */
-export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
-  const started = Date.now();
-  const log = options.log ?? (() => {});
+/** What a run has started, stopped at its end whatever happened. */
+interface Running {
+  services: Service[];
+  /** In front of the first database's service; its log gives the verdicts. */
+  prism?: Prism;
+  /**
+   * One Prism per other database, so both answers travel the same way (Prism changes some
+   * bodies on their way, `null` → none).
+   */
+  otherPrisms: Prism[];
+}
+
+/** What the cases of a run share, and what they add to. */
+interface RunState {
+  checker: ResponseChecker;
+  timestamps: ReturnType<typeof timestampProperties>;
+  failureDir: string;
+  targets: Target[];
+  running: Running;
+  /** The first database's answers, each with its failure if any. */
+  sent: Sent[];
+  /** The subset of `sent` that went through Prism. */
+  throughPrism: Sent[];
+  /** Failures on the other databases. */
+  otherFailures: FuzzFailure[];
+  mismatches: number;
+}
+
+/**
+ * The document Prism reads, as a file: the pinned version's, or ours bundled (the bundler
+ * fills the version lists from the modules; the YAML types no date). None without Prism.
+ */
+async function prismDocument(options: FuzzOptions): Promise<string | undefined> {
   if (options.version !== undefined && options.prism && options.version.document === undefined) {
     throw new Error("a run pinned to a version with Prism needs that version's document");
   }
-  // Prism reads a file; ours is the bundled document, whose version lists the bundler fills
-  // from the modules (the YAML types no date).
-  let prismSpec = options.version?.document;
-  if (options.prism && prismSpec === undefined) {
-    const { bundleSpec } = await import('../docs/spec-bundle.js');
-    prismSpec = join(mkdtempSync(join(tmpdir(), 'patient-care-fuzz-spec-')), 'openapi.json');
-    writeFileSync(
-      prismSpec,
-      JSON.stringify(await bundleSpec(join(options.root, 'spec/openapi.yaml'))),
-    );
-  }
-  const { routes, componentSchemas } = options.version?.table ?? generated;
-  const registry = new SchemaRegistry(Object.values(componentSchemas));
-  const checker = new ResponseChecker({ routes, componentSchemas });
-  const timestamps = timestampProperties(Object.values(componentSchemas));
+  if (!options.prism || options.version?.document !== undefined) return options.version?.document;
+  const { bundleSpec } = await import('../docs/spec-bundle.js');
+  const file = join(mkdtempSync(join(tmpdir(), 'patient-care-fuzz-spec-')), 'openapi.json');
+  writeFileSync(file, JSON.stringify(await bundleSpec(join(options.root, 'spec/openapi.yaml'))));
+  return file;
+}
+
+/** Starts the service once per database, into `running` (so a failure still stops them). */
+async function startServices(options: FuzzOptions, running: Running): Promise<void> {
   const dialects = options.databases ?? (['sqlite', 'postgres'] as const);
   if (dialects.length === 0) throw new Error('no database to fuzz');
-  const services: Service[] = [];
-  let prism: Prism | undefined;
-  // One Prism per database, so both answers travel the same way (Prism changes some bodies
-  // on their way, `null` → none); verdicts are read from the first one's log.
-  const otherPrisms: Prism[] = [];
-  const failureDir = mkdtempSync(join(tmpdir(), 'patient-care-fuzz-failures-'));
-  const operations: OperationFigure[] = [];
-  const sent: Sent[] = [];
-  const throughPrism: Sent[] = [];
-  const otherFailures: FuzzFailure[] = [];
-  let mismatches = 0;
+  for (const dialect of dialects) {
+    const service = await startService(options.root, {
+      dialect,
+      ...(options.postgresUrl ? { postgresUrl: options.postgresUrl } : {}),
+      // A pinned run is a client pinned by its account too: even a request whose header
+      // names no supported version is answered in the run's version.
+      ...(options.version ? { pin: options.version.date } : {}),
+    });
+    if (options.version !== undefined) service.apiVersion = options.version.date;
+    running.services.push(service);
+  }
+}
+
+/** A Prism in front of every service, into `running`. */
+async function startPrisms(root: string, spec: string, running: Running): Promise<void> {
+  const [primary, ...others] = running.services;
+  if (primary === undefined) throw new Error('no database to fuzz');
+  running.prism = await startPrism(root, spec, primary.baseUrl);
+  for (const service of others)
+    running.otherPrisms.push(await startPrism(root, spec, service.baseUrl));
+}
+
+/** The same set-up objects on every database, and each one's ids for the first one's. */
+async function buildTargets(services: readonly Service[]): Promise<Target[]> {
+  const targets: Target[] = [];
+  for (const service of services) {
+    const world = await buildWorld(service);
+    const ids = targets[0] === undefined ? new Map() : sameObjects(targets[0].world, world);
+    targets.push({ dialect: service.dialect, service, world, ids });
+  }
+  return targets;
+}
+
+/** The operations to fuzz: those named in `only`, else all but the ones not yet fuzzed. */
+function selectRoutes(routes: RouteTable['routes'], only: readonly string[] | undefined) {
+  return routes.filter((r) =>
+    only?.length ? only.includes(r.operationId) : !NOT_YET_FUZZED.has(r.operationId),
+  );
+}
+
+interface Answer {
+  target: Target;
+  request: WireRequest;
+  response: WireResponse;
+  /** How long the answer took, at the client. */
+  ms: number;
+}
+
+/** Sends one case to every database (through its Prism unless the case bypasses it). */
+async function sendEverywhere(c: FuzzCase, targets: readonly Target[], running: Running) {
+  const answers: Answer[] = [];
+  for (const [n, target] of targets.entries()) {
+    const request = await wire(c, target);
+    const prism = n === 0 ? running.prism : running.otherPrisms[n - 1];
+    const to = prism !== undefined && !c.bypassPrism ? prism.baseUrl : target.service.baseUrl;
+    const started = performance.now();
+    const response = await send(to, request).catch(noAnswer);
+    answers.push({ target, request, response, ms: performance.now() - started });
+    if (target.service.exited()) {
+      throw new Error(`the service on ${target.dialect} exited:\n${target.service.output()}`);
+    }
+  }
+  return answers;
+}
+
+/**
+ * Checks every answer to a case on its own and against the first database's, and records
+ * them in `state`; whether the databases answered differently.
+ */
+function judgeCase(c: FuzzCase, index: number, answers: readonly Answer[], state: RunState) {
+  const [answer] = answers;
+  if (answer === undefined) throw new Error('no database answered');
+  const first = comparable(answer.response.status, answer.response.text, state.timestamps);
+  let differs = false;
+  for (const [n, { target, request, response }] of answers.entries()) {
+    const problems = checkAnswer(state.checker, c, request.url, response);
+    if (n > 0) {
+      const other = comparable(response.status, response.text, state.timestamps);
+      const difference =
+        other.status !== first.status
+          ? `status ${first.status} vs ${other.status}`
+          : firstDifference(first.body, other.body);
+      if (difference !== undefined) {
+        differs = true;
+        problems.push(
+          `databases differ (${answer.target.dialect} vs ${target.dialect}): ${difference}`,
+        );
+      }
+    }
+    const failure: FuzzFailure | undefined =
+      problems.length === 0
+        ? undefined
+        : {
+            operationId: c.operationId,
+            database: target.dialect,
+            index,
+            valid: c.valid,
+            why: c.why,
+            problems,
+            status: response.status,
+            curl: curlCommand(
+              target.service.baseUrl,
+              request,
+              state.failureDir,
+              `${c.operationId}-${index}-${target.dialect}`,
+            ),
+            response: response.text.slice(0, 600),
+          };
+    if (n === 0) {
+      const record: Sent = { c, index, request, response };
+      if (failure !== undefined) record.failure = failure;
+      state.sent.push(record);
+      if (state.running.prism !== undefined && !c.bypassPrism) state.throughPrism.push(record);
+    } else if (failure !== undefined) state.otherFailures.push(failure);
+  }
+  return differs;
+}
+
+/** Samples an operation's cases from its own seed, sends and judges each. */
+async function fuzzOperation(
+  route: RouteTable['routes'][number],
+  registry: SchemaRegistry,
+  options: FuzzOptions,
+  state: RunState,
+): Promise<OperationFigure> {
+  const world = state.targets[0]?.world;
+  if (world === undefined) throw new Error('no database to fuzz');
+  const cases = fc.sample(operationCases(route, registry, world), {
+    seed: operationSeed(options.seed, route.operationId),
+    numRuns: options.runs,
+  });
+  const figure: OperationFigure = {
+    operationId: route.operationId,
+    cases: 0,
+    valid: 0,
+    invalid: 0,
+    failures: 0,
+    slowestMs: 0,
+    slowestWhy: '',
+  };
+  for (const [index, c] of cases.entries()) {
+    const answers = await sendEverywhere(c, state.targets, state.running);
+    for (const { ms } of answers) {
+      if (ms > figure.slowestMs) {
+        figure.slowestMs = ms;
+        figure.slowestWhy = c.valid ? 'valid' : c.why;
+      }
+    }
+    if (judgeCase(c, index, answers, state)) state.mismatches++;
+    figure.cases++;
+    if (c.valid) figure.valid++;
+    else figure.invalid++;
+  }
+  return figure;
+}
+
+/** Every failure, counted against its operation. */
+function collectFailures(state: RunState, operations: OperationFigure[]): FuzzFailure[] {
+  const failures = [
+    ...state.sent.flatMap((s) => (s.failure ? [s.failure] : [])),
+    ...state.otherFailures,
+  ];
+  for (const failure of failures) {
+    const figure = operations.find((o) => o.operationId === failure.operationId);
+    if (figure) figure.failures++;
+  }
+  return failures;
+}
+
+/** Stops what the run started, keeping Prism's log when asked. */
+async function stopRunning(running: Running, prismLogFile: string | undefined): Promise<void> {
+  if (running.prism !== undefined && prismLogFile) writeFileSync(prismLogFile, running.prism.log());
+  await running.prism?.stop();
+  for (const other of running.otherPrisms) await other.stop();
+  for (const service of running.services) await service.stop();
+}
+
+/**
+ * Runs the fuzzer and returns its figures; never throws for a failing case. The phases:
+ * Prism's document, the services, their Prisms, the set-up objects, every operation's cases,
+ * Prism's verdict, the report.
+ */
+export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
+  const started = Date.now();
+  const log = options.log ?? (() => {});
+  const prismSpec = await prismDocument(options);
+  const { routes, componentSchemas } = options.version?.table ?? generated;
+  const registry = new SchemaRegistry(Object.values(componentSchemas));
+  const running: Running = { services: [], otherPrisms: [] };
   try {
-    for (const dialect of dialects) {
-      const service = await startService(options.root, {
-        dialect,
-        ...(options.postgresUrl ? { postgresUrl: options.postgresUrl } : {}),
-        // A pinned run is a client pinned by its account too: even a request whose header
-        // names no supported version is answered in the run's version.
-        ...(options.version ? { pin: options.version.date } : {}),
-      });
-      if (options.version !== undefined) service.apiVersion = options.version.date;
-      services.push(service);
-    }
-    const primary = services[0];
-    if (primary === undefined) throw new Error('no database to fuzz');
-    if (options.prism) {
-      const spec = prismSpec ?? 'spec/openapi.yaml';
-      prism = await startPrism(options.root, spec, primary.baseUrl);
-      for (const service of services.slice(1)) {
-        otherPrisms.push(await startPrism(options.root, spec, service.baseUrl));
-      }
-    }
-    const targets: Target[] = [];
-    for (const service of services) {
-      const world = await buildWorld(service);
-      const ids = targets[0] === undefined ? new Map() : sameObjects(targets[0].world, world);
-      targets.push({ dialect: service.dialect, service, world, ids });
-    }
-    const [reference] = targets;
-    if (reference === undefined) throw new Error('no database to fuzz');
-    const world = reference.world;
-    const selected = routes.filter((r) =>
-      options.only?.length
-        ? options.only.includes(r.operationId)
-        : !NOT_YET_FUZZED.has(r.operationId),
-    );
-    for (const route of selected) {
-      const seed = operationSeed(options.seed, route.operationId);
-      const cases = fc.sample(operationCases(route, registry, world), {
-        seed,
-        numRuns: options.runs,
-      });
-      const figure: OperationFigure = {
-        operationId: route.operationId,
-        cases: 0,
-        valid: 0,
-        invalid: 0,
-        failures: 0,
-        slowestMs: 0,
-        slowestWhy: '',
-      };
-      for (const [index, c] of cases.entries()) {
-        const answers: { target: Target; request: WireRequest; response: WireResponse }[] = [];
-        for (const target of targets) {
-          const request = await wire(c, target);
-          const n = targets.indexOf(target);
-          const targetPrism = n === 0 ? prism : otherPrisms[n - 1];
-          const to =
-            targetPrism !== undefined && !c.bypassPrism
-              ? targetPrism.baseUrl
-              : target.service.baseUrl;
-          const started = performance.now();
-          const response = await send(to, request).catch(noAnswer);
-          const ms = performance.now() - started;
-          if (ms > figure.slowestMs) {
-            figure.slowestMs = ms;
-            figure.slowestWhy = c.valid ? 'valid' : c.why;
-          }
-          answers.push({ target, request, response });
-          if (target.service.exited()) {
-            throw new Error(`the service on ${target.dialect} exited:\n${target.service.output()}`);
-          }
-        }
-        const [answer] = answers;
-        if (answer === undefined) throw new Error('no database answered');
-        const first = comparable(answer.response.status, answer.response.text, timestamps);
-        let differs = false;
-        for (const [n, { target, request, response }] of answers.entries()) {
-          const problems = checkAnswer(checker, c, request.url, response);
-          if (n > 0) {
-            const other = comparable(response.status, response.text, timestamps);
-            const difference =
-              other.status !== first.status
-                ? `status ${first.status} vs ${other.status}`
-                : firstDifference(first.body, other.body);
-            if (difference !== undefined) {
-              differs = true;
-              problems.push(
-                `databases differ (${reference.dialect} vs ${target.dialect}): ${difference}`,
-              );
-            }
-          }
-          const failure: FuzzFailure | undefined =
-            problems.length === 0
-              ? undefined
-              : {
-                  operationId: c.operationId,
-                  database: target.dialect,
-                  index,
-                  valid: c.valid,
-                  why: c.why,
-                  problems,
-                  status: response.status,
-                  curl: curlCommand(
-                    target.service.baseUrl,
-                    request,
-                    failureDir,
-                    `${c.operationId}-${index}-${target.dialect}`,
-                  ),
-                  response: response.text.slice(0, 600),
-                };
-          if (n === 0) {
-            const record: Sent = { c, index, request, response };
-            if (failure !== undefined) record.failure = failure;
-            sent.push(record);
-            if (prism !== undefined && !c.bypassPrism) throughPrism.push(record);
-          } else if (failure !== undefined) otherFailures.push(failure);
-        }
-        if (differs) mismatches++;
-        figure.cases++;
-        if (c.valid) figure.valid++;
-        else figure.invalid++;
-      }
+    await startServices(options, running);
+    if (options.prism) await startPrisms(options.root, prismSpec ?? 'spec/openapi.yaml', running);
+    const state: RunState = {
+      checker: new ResponseChecker({ routes, componentSchemas }),
+      timestamps: timestampProperties(Object.values(componentSchemas)),
+      failureDir: mkdtempSync(join(tmpdir(), 'patient-care-fuzz-failures-')),
+      targets: await buildTargets(running.services),
+      running,
+      sent: [],
+      throughPrism: [],
+      otherFailures: [],
+      mismatches: 0,
+    };
+    const operations: OperationFigure[] = [];
+    for (const route of selectRoutes(routes, options.only)) {
+      const figure = await fuzzOperation(route, registry, options, state);
       operations.push(figure);
-      log(`${route.operationId}: ${figure.cases} cases × ${targets.length} databases`);
+      log(`${route.operationId}: ${figure.cases} cases × ${state.targets.length} databases`);
     }
-    let prismFigure: FuzzReport['prism'] = null;
-    if (prism !== undefined) prismFigure = await prismVerdict(prism, throughPrism, primary);
-    const failures = [...sent.flatMap((s) => (s.failure ? [s.failure] : [])), ...otherFailures];
-    for (const failure of failures) {
-      const figure = operations.find((o) => o.operationId === failure.operationId);
-      if (figure) figure.failures++;
-    }
+    const [primary] = running.services;
+    const prismFigure =
+      running.prism !== undefined && primary !== undefined
+        ? await prismVerdict(running.prism, state.throughPrism, primary)
+        : null;
+    const failures = collectFailures(state, operations);
     const cases = operations.reduce((n, o) => n + o.cases, 0);
     return {
       seed: options.seed,
       runs: options.runs,
       operations,
-      databases: targets.map((t) => ({ dialect: t.dialect, cases })),
-      mismatches,
+      databases: state.targets.map((t) => ({ dialect: t.dialect, cases })),
+      mismatches: state.mismatches,
       failures,
       prism: prismFigure,
       seconds: (Date.now() - started) / 1000,
     };
   } finally {
-    if (prism !== undefined && options.prismLogFile)
-      writeFileSync(options.prismLogFile, prism.log());
-    await prism?.stop();
-    for (const other of otherPrisms) await other.stop();
-    for (const service of services) await service.stop();
+    await stopRunning(running, options.prismLogFile);
   }
 }
 

@@ -5,7 +5,13 @@
  */
 import { send } from './http.js';
 import type { Service } from './service.js';
-import { type FreshKind, SETUP_HOOK_URL, setupPatient, type World } from './world.js';
+import {
+  type FreshKind,
+  SETUP_HOOK_URL,
+  setupPatient,
+  setupPractitioner,
+  type World,
+} from './world.js';
 
 // Per service, so every database gets the same set-up patients in the same order (the
 // answers of two databases are compared).
@@ -52,11 +58,23 @@ function span(service: Service): { start: number | string; end: number | string 
 }
 
 /**
- * Creates the shared objects: 3 patients, an appointment each, 2 claims (moved to `accepted`),
- * 2 webhooks.
+ * Creates the shared objects: 2 practitioners, 3 patients, an appointment each (with a
+ * practitioner), 2 claims (moved to `accepted`), 2 webhooks.
  */
 export async function buildWorld(service: Service): Promise<World> {
-  const world: World = { patients: [], appointments: [], claims: [], webhooks: [], events: [] };
+  const world: World = {
+    patients: [],
+    practitioners: [],
+    appointments: [],
+    claims: [],
+    webhooks: [],
+    events: [],
+  };
+  for (let n = 0; n < 2; n++) {
+    world.practitioners.push(
+      await post(service, '/v1/practitioners', setupPractitioner(next(service))),
+    );
+  }
   for (let n = 0; n < 3; n++) {
     const patient = await post(service, '/v1/patients', setupPatient(next(service)));
     world.patients.push(patient);
@@ -64,6 +82,7 @@ export async function buildWorld(service: Service): Promise<World> {
       await post(service, '/v1/appointments', {
         patient,
         practitioner: 'Dr Fuzz',
+        practitioner_id: world.practitioners[n % world.practitioners.length],
         ...span(service),
       }),
     );
@@ -113,6 +132,8 @@ export async function makeFresh(service: Service, world: World, kind: FreshKind)
   switch (kind) {
     case 'patient':
       return post(service, '/v1/patients', setupPatient(next(service)));
+    case 'practitioner':
+      return post(service, '/v1/practitioners', setupPractitioner(next(service)));
     case 'appointment-pending':
       return post(service, '/v1/appointments', {
         patient,

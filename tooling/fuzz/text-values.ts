@@ -3,7 +3,9 @@
  * "Text and numbers"), written from the spec rather than imported from the server, so that the
  * two can disagree and the disagreement shows up as a failed case.
  */
-import type { Schema } from './schema-registry.js';
+// The contract's schema type, not the registry's alias of it: the registry uses these readers,
+// so importing from it would close a cycle.
+import type { JsonSchema as Schema } from '../../contract/route-types.js';
 
 const INTEGER_TEXT = /^-?(?:0|[1-9][0-9]*)$/;
 

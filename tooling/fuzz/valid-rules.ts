@@ -19,8 +19,7 @@
  * - webhooks: test-mode URLs on loopback (also keeps any delivery on this machine), `*` alone
  *   in `enabled_events`.
  */
-import { luhnDigit } from './luhn.js';
-import { FRESH, type FreshKind, unknownId, type World } from './world.js';
+import { FRESH, type FreshKind, npiWithCheckDigit, unknownId, type World } from './world.js';
 
 /** Random whole numbers drawn by fast-check, consumed in order by the rules. */
 export class Picks {
@@ -156,9 +155,23 @@ function createAppointment(body: Obj, world: World, picks: Picks): Ruled {
   const out = { ...body };
   const patient = reference(world.patients, 'pat', picks);
   out.patient = patient.id;
+  let unknown = patient.unknown;
+  if (typeof out.practitioner_id === 'string') {
+    // Must exist like `patient`: a random well-formed id is a 404.
+    const practitioner = reference(world.practitioners, 'prac', picks);
+    out.practitioner_id = practitioner.id;
+    unknown ||= practitioner.unknown;
+  }
   timeSpan(out, picks);
   if (out.start === undefined && out.confirm === true) delete out.confirm;
-  return { body: out, unknownReference: patient.unknown };
+  return { body: out, unknownReference: unknown };
+}
+
+/** Practitioner fields with a valid NPI check digit (the generated ten digits rarely have one). */
+function practitionerFields(body: Obj): Obj {
+  const out = { ...body };
+  if (typeof out.npi === 'string') out.npi = npiWithCheckDigit(out.npi);
+  return out;
 }
 
 const MOVES: Readonly<Record<string, readonly string[]>> = {
@@ -196,8 +209,7 @@ function submitClaim(body: Obj, world: World, picks: Picks): Ruled {
     out.insurance = { payer_id: 'FUZZPAYER', member_id: `M${picks.below(1e6)}` };
   }
   const provider = out.billing_provider as Obj;
-  const npi = String(provider.npi).slice(0, 9);
-  provider.npi = npi + String(luhnDigit(`80840${npi}`));
+  provider.npi = npiWithCheckDigit(String(provider.npi));
   const diagnoses = out.diagnoses as Obj[];
   diagnoses.forEach((d, i) => {
     d.sequence = i + 1;
@@ -244,6 +256,12 @@ export const BODY_RULES: Readonly<Record<string, Rule>> = {
     const cursor = reference(world.patients, 'pat', picks);
     return { body: { ...body, starting_after: cursor.id }, unknownReference: false };
   },
+  createPractitioner: (body) => ({ body: practitionerFields(body), unknownReference: false }),
+  updatePractitioner: (body) => ({
+    body: practitionerFields(body),
+    unknownReference: false,
+    fresh: 'practitioner',
+  }),
   createAppointment,
   updateAppointment,
   submitClaim,

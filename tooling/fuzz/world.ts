@@ -4,11 +4,16 @@
  * what earlier cases did to a shared object).
  */
 import { randomUlidBody } from './ids.js';
+import { luhnDigit } from './luhn.js';
 
 /** Real ids from the set-up phase, all in test mode. */
 export interface World {
   patients: string[];
-  /** One `pending` appointment per patient (same index as `patients`). */
+  practitioners: string[];
+  /**
+   * One `pending` appointment per patient (same index as `patients`), each with a set-up
+   * practitioner's `practitioner_id`.
+   */
   appointments: string[];
   claims: string[];
   webhooks: string[];
@@ -18,6 +23,7 @@ export interface World {
 /** Fresh objects a case can ask for; the case names them with a placeholder. */
 export type FreshKind =
   | 'patient'
+  | 'practitioner'
   | 'appointment-pending'
   | 'appointment-booked'
   | 'webhook'
@@ -39,6 +45,24 @@ export function setupPatient(n: number): Record<string, unknown> {
     identifiers: [{ type: 'MR', system: 'https://fuzz.example/mrn', value: `FUZZ-SETUP-${n}` }],
     birth_date: '1970-01-01',
   };
+}
+
+/**
+ * Fields of a practitioner made in set-up: generated text, and an NPI whose check digit holds
+ * (`80840` + the first nine digits, Luhn: the NPI standard).
+ */
+export function setupPractitioner(n: number): Record<string, unknown> {
+  return {
+    name: { family: `Fuzzclinician${n}`, given: [`Fuzzgiven${n}`], prefix: ['Dr.'] },
+    npi: npiWithCheckDigit(String(100_000_000 + n)),
+    specialty: '207Q00000X',
+  };
+}
+
+/** A valid NPI from nine digits (more are cut, fewer padded with zeros). */
+export function npiWithCheckDigit(digits: string): string {
+  const nine = digits.padEnd(9, '0').slice(0, 9);
+  return nine + String(luhnDigit(`80840${nine}`));
 }
 
 /** A loopback URL: test mode accepts it, and the service (worker off) never calls it. */

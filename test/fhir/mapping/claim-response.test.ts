@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { fromFhir, toFhir } from '../../../server/fhir/faces.js';
-import { CLAIM_TYPES, PAYER_MEMBERS, SELF_PAY } from '../../../server/fhir/mapping/claim.js';
-import {
-  ADJUDICATION,
-  CLAIM_RESPONSE_FIELDS,
-  PATIENT_RESPONSIBILITY,
-} from '../../../server/fhir/mapping/claim-response.js';
+import { CLAIM_RESPONSE_FIELDS } from '../../../server/fhir/mapping/claim-response.js';
 import { hasClaimResponse, type StoredClaim } from '../../../server/resources/claim.js';
 import { CLAIM_ID, PATIENT_ID, storedClaim } from '../fixtures.js';
+
+// The code systems and texts written out, not imported from the mapping under
+// test: a wrong constant there must fail here.
+const ADJUDICATION = 'http://terminology.hl7.org/CodeSystem/adjudication';
+const CLAIM_TYPES = 'http://terminology.hl7.org/CodeSystem/claim-type';
+const PAYER_MEMBERS = 'https://patientcare.example/fhir/payer-members';
+const SELF_PAY = 'Self-pay';
+const PATIENT_RESPONSIBILITY = 'patient responsibility';
 
 const usd = (value: number) => ({ value, currency: 'USD' });
 const category = (code: string) => ({ coding: [{ system: ADJUDICATION, code }] });

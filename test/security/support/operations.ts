@@ -75,6 +75,14 @@ export function requestFor(
       return get(`/v1/patients/${ids.pat}`);
     case 'updatePatient':
       return post(`/v1/patients/${ids.pat}`, { gender: 'unknown' });
+    case 'listPractitioners':
+      return get('/v1/practitioners');
+    case 'createPractitioner':
+      return post('/v1/practitioners', { name: { family: 'Lee' }, npi: '1234567893' });
+    case 'retrievePractitioner':
+      return get(`/v1/practitioners/${ids.prac}`);
+    case 'updatePractitioner':
+      return post(`/v1/practitioners/${ids.prac}`, { specialty: '207Q00000X' });
     case 'listAppointments':
       return get(`/v1/appointments?patient=${ids.pat}`);
     case 'createAppointment':

@@ -26,7 +26,10 @@ export { allRoutes, claimBody, componentSchemas, routes };
 export const keyedRoutes = routes.filter((route) => route.public !== true);
 
 /** Ids of the objects seeded in one mode, by id prefix. */
-export type SeededIds = Record<'pat' | 'pat2' | 'appt' | 'appt2' | 'clm' | 'wh' | 'evt', string>;
+export type SeededIds = Record<
+  'pat' | 'pat2' | 'prac' | 'appt' | 'appt2' | 'clm' | 'wh' | 'evt',
+  string
+>;
 
 export interface SecurityApp {
   t: TestApp;
@@ -55,13 +58,18 @@ async function seed(t: TestApp, key: string, hookUrl: string): Promise<SeededIds
   };
   const pat = await make('/v1/patients', { name: { family: 'Seeded' } });
   const pat2 = await make('/v1/patients', { name: { family: 'Other' } });
-  const appt = await make('/v1/appointments', { patient: pat, practitioner: 'Dr. Lee' });
+  const prac = await make('/v1/practitioners', { name: { family: 'Lee' }, npi: '1234567893' });
+  const appt = await make('/v1/appointments', {
+    patient: pat,
+    practitioner: 'Dr. Lee',
+    practitioner_id: prac,
+  });
   const appt2 = await make('/v1/appointments', { patient: pat2, practitioner: 'Dr. Lee' });
   const clm = await make('/v1/claims', claimBody(pat));
   const wh = await make('/v1/webhooks', { url: hookUrl, enabled_events: ['*'] });
   const events = await t.request({ method: 'GET', url: '/v1/events', key });
   const evt = events.body.data[0].id as string;
-  return { pat, pat2, appt, appt2, clm, wh, evt };
+  return { pat, pat2, prac, appt, appt2, clm, wh, evt };
 }
 
 /** Builds the app, keys and seeded objects. */

@@ -81,7 +81,14 @@ export async function seedRelease(
     if (found === undefined) throw new Error(`the release has no ${operationId}`);
     return found;
   };
-  const world: World = { patients: [], appointments: [], claims: [], webhooks: [], events: [] };
+  const world: World = {
+    patients: [],
+    practitioners: [],
+    appointments: [],
+    claims: [],
+    webhooks: [],
+    events: [],
+  };
   const samples = (operationId: string, count: number) => {
     const bodies = validBody(route(operationId), registry, world);
     if (bodies === undefined) throw new Error(`${operationId} takes no body`);
