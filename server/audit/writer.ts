@@ -11,26 +11,26 @@ import { AuditTicket, asFailedAttempt, settleTickets } from './ticket.js';
  */
 const RETRY_AFTER_FAILURE_MS = 100;
 
-/**
- * Batches in flight at once on PostgreSQL while reads wait: the next batch's transaction takes
- * its connection and queues on the chain head's lock (server/audit/chain.ts) while the one
- * before it commits, so it starts the moment that commit lands instead of one round trip
- * after. The lock keeps the chain's order the order of commits. SQLite has one writer: one.
- */
-const PG_BATCHES_IN_FLIGHT = 2;
-
 export interface AuditWriterOptions {
   /**
    * How long an entry may wait before its batch commits. Default 5 ms. On SQLite, whose
    * commits stop the event loop, stretched to four times the last commit's duration when the
    * disk is slow, so audit fsyncs never take more than about a fifth of the process's time.
-   * A batch waits for the one before it to commit on SQLite; on PostgreSQL up to two are in
-   * flight. While a `record` caller waits, a batch goes as soon as one may (group commit: no
+   * A batch waits for the one before it to commit (see `batchesInFlight`). While a `record` caller waits, a batch goes as soon as one may (group commit: no
    * interval while reads wait; batches grow with the load).
    */
   intervalMs?: number;
   /** Entries per transaction; a full batch commits at once. Default 500. */
   maxBatch?: number;
+  /**
+   * PostgreSQL: batches committing at once. Default 1. With 2, the next batch's transaction
+   * takes its connection and queues on the chain head's lock (server/audit/chain.ts) while the
+   * one before it commits, so it starts the moment that commit lands; the lock keeps the
+   * chain's order the order of commits. Measured under bench:server on the shared 2-core
+   * machine (BENCHMARKS.md, issue 43), 2 made batches smaller and cost more CPU per read than
+   * the round trip it saved, so it is off. SQLite has one writer: always 1.
+   */
+  batchesInFlight?: number;
   /** Entries held at most; beyond it `push` refuses. Default 20,000. */
   maxQueue?: number;
   /** Told when a batch fails to commit (the batch is retried 100 ms later). */
@@ -48,6 +48,7 @@ export class AuditWriter {
   readonly #intervalMs: number;
   readonly #maxBatch: number;
   readonly #maxQueue: number;
+  readonly #inFlight: number;
   readonly #onError: (err: unknown) => void;
   #queue: AuditEntry[] = [];
   /** The ticket of each queued entry (same index), undefined where nobody waits. */
@@ -73,6 +74,7 @@ export class AuditWriter {
     this.#intervalMs = options.intervalMs ?? 5;
     this.#maxBatch = options.maxBatch ?? 500;
     this.#maxQueue = options.maxQueue ?? 20_000;
+    this.#inFlight = db.dialect === 'postgres' ? Math.max(1, options.batchesInFlight ?? 1) : 1;
     this.#onError = options.onError ?? (() => {});
   }
 
@@ -161,7 +163,7 @@ export class AuditWriter {
   }
 
   #maxInFlight(): number {
-    return this.#db.dialect === 'postgres' ? PG_BATCHES_IN_FLIGHT : 1;
+    return this.#inFlight;
   }
 
   #delayMs(): number {
