@@ -7,6 +7,7 @@
  * the order of the chain is the order of commits.
  */
 import { createHash } from 'node:crypto';
+import { PostgresTx } from '../db/pg-transaction.js';
 import type { Db } from '../db/types.js';
 
 /**
@@ -74,13 +75,15 @@ export interface ChainHead {
  * Locks the chain's head for the rest of `tx` and reads it. On PostgreSQL `FOR UPDATE`: a
  * second writer (another batch, a write's transaction, another process) waits here until this
  * transaction ends, then reads the head this one left. SQLite transactions here are
- * `BEGIN IMMEDIATE` (one writer at a time), so a plain read is already that.
+ * `BEGIN IMMEDIATE` (one writer at a time), so a plain read is already that. On PostgreSQL it
+ * goes with the transaction's `BEGIN` when it is the first statement (one round trip).
  */
 export async function lockChainHead(tx: Db): Promise<ChainHead> {
-  const lock = tx.dialect === 'postgres' ? ' FOR UPDATE' : '';
-  const head = await tx.get<{ seq: number | string; hash: string }>(
-    `SELECT seq, hash FROM audit_chain WHERE id = 1${lock}`,
-  );
+  type Head = { seq: number | string; hash: string };
+  const head =
+    tx instanceof PostgresTx
+      ? (await tx.beginWith<Head>('SELECT seq, hash FROM audit_chain WHERE id = 1 FOR UPDATE'))[0]
+      : await tx.get<Head>('SELECT seq, hash FROM audit_chain WHERE id = 1');
   if (head === undefined) throw new Error('the audit chain has no head row (migration 0010)');
   return { seq: Number(head.seq), hash: head.hash };
 }

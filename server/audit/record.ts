@@ -1,7 +1,7 @@
 import { runDeferred } from '../db/deferred.js';
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
-import { chainHash, lockChainHead, MOVE_CHAIN_HEAD } from './chain.js';
+import { type ChainHead, chainHash, lockChainHead, MOVE_CHAIN_HEAD } from './chain.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
 
 /**
@@ -68,13 +68,26 @@ function auditRow(entry: AuditEntry): {
  * objects, not ten per entry). The rows take the next places of the hash chain, whose head
  * is locked until `tx` ends and moved past them (server/audit/chain.ts). Returns the entries'
  * ids. Shared with the batching writer; `thread-writer.ts` runs the same statements on its
- * own connection.
+ * own connection. `turn`: for a writer with several batches in flight, the head is asked for
+ * only once `turn.after` settles (the batch before it holds the lock, or failed), and
+ * `turn.locked` is called once this one holds it, or failed to, so batches take their
+ * places in the chain in the order they were taken from the queue.
  */
-export async function insertAuditBatch(tx: Db, entries: readonly AuditEntry[]): Promise<string[]> {
+export async function insertAuditBatch(
+  tx: Db,
+  entries: readonly AuditEntry[],
+  turn?: { after: Promise<void>; locked: () => void },
+): Promise<string[]> {
   const batchId = newId('audb');
   const objects = new Set<string>();
   const rows: AuditLogValues[] = [];
-  const head = await lockChainHead(tx);
+  let head: ChainHead;
+  try {
+    await turn?.after;
+    head = await lockChainHead(tx);
+  } finally {
+    turn?.locked();
+  }
   let { seq, hash } = head;
   for (const entry of entries) {
     const { row, objectIds } = auditRow(entry);

@@ -110,10 +110,12 @@ parentPort.on('message', (message) => {
  * there in one transaction; `flush()` resolves once everything pushed before it is
  * committed; `close()` flushes and stops the thread.
  *
- * One batch is in flight at a time, and the next is sent no sooner than the last commit took
- * (so the thread holds the database's write lock at most about half the time; the main
- * connection waits for it without blocking the event loop, see `SqliteDb`). An entry is on
- * disk within about `intervalMs` plus two commit times of its `push`.
+ * One batch is in flight at a time. While a `record` caller (a read whose answer waits) has an
+ * entry queued, the next batch is sent as soon as the one in flight is answered (group
+ * commit: batches grow with the load, and no pacing sits in the read's latency). Entries
+ * nobody waits for keep the pacing: the next batch no sooner than the last commit took, so
+ * the thread then holds the write lock at most about half the time (the main connection waits
+ * for it without blocking the event loop, see `SqliteDb`).
  */
 export class ThreadAuditWriter {
   readonly #worker: Worker;
@@ -130,6 +132,10 @@ export class ThreadAuditWriter {
   #inFlightTickets: (AuditTicket | undefined)[] = [];
   #timer: NodeJS.Timeout | undefined;
   #lastCommitMs = 0;
+  /** Some queued entry has a `record` caller waiting for its commit. */
+  #urgent = false;
+  /** The last batch failed: the next waits the back-off, waiters or not. */
+  #failing = false;
   #closed = false;
   #exited = false;
   /** Settled when the batch in flight is answered. */
@@ -178,10 +184,10 @@ export class ThreadAuditWriter {
 
   /** As `AuditWriter.record`: settled when the entry's batch committed or failed. */
   record(entry: AuditEntry): Promise<void> | undefined {
-    return this.#enqueue(entry)?.done;
+    return this.#enqueue(entry, true)?.done;
   }
 
-  #enqueue(entry: AuditEntry): AuditTicket | undefined {
+  #enqueue(entry: AuditEntry, waited = false): AuditTicket | undefined {
     checkAuditEntry(entry);
     if (this.#closed || this.#exited || this.pending >= this.#maxQueue) {
       this.dropped++;
@@ -204,6 +210,7 @@ export class ThreadAuditWriter {
     const ticket = this.#open;
     ticket.add();
     this.#tickets.push(ticket);
+    if (waited) this.#urgent = true;
     this.#schedule();
     return ticket;
   }
@@ -234,7 +241,9 @@ export class ThreadAuditWriter {
 
   #schedule(): void {
     if (this.#timer !== undefined || this.#inFlight) return;
-    const delay = Math.max(this.#intervalMs, this.#lastCommitMs);
+    // A waiting read: the timer's next turn, so the reads answered in this turn join the batch.
+    const delay =
+      this.#urgent && !this.#failing ? 0 : Math.max(this.#intervalMs, this.#lastCommitMs);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#send();
@@ -253,6 +262,7 @@ export class ThreadAuditWriter {
     this.#inFlight = batch;
     this.#inFlightTickets = this.#tickets.splice(0, batch.length);
     this.#open = undefined;
+    if (this.#queue.length === 0) this.#urgent = false;
     // A retried batch gets a new batch id: the failed attempt's transaction left nothing.
     this.#worker.postMessage({ batchId: newId('audb'), rows: JSON.stringify(batch) });
   }
@@ -265,6 +275,7 @@ export class ThreadAuditWriter {
     this.#inFlightTickets = [];
     if (reply.type === 'done') {
       this.#lastCommitMs = reply.ms;
+      this.#failing = false;
       settleTickets(tickets, { ok: true });
     } else {
       const err = new Error(`audit batch failed: ${reply.message}`);
@@ -277,11 +288,15 @@ export class ThreadAuditWriter {
       this.#tickets = ticketsAgain.slice(0, this.#maxQueue);
       // Back off: the next attempt waits this long (a locked or failing database).
       this.#lastCommitMs = 100;
+      this.#failing = true;
       this.#onError(err);
     }
     const waiting = this.#answered;
     this.#answered = [];
     for (const resolve of waiting) resolve();
-    if (this.#queue.length > 0 && !this.#closed) this.#schedule();
+    if (this.#queue.length === 0 || this.#closed) return;
+    // Reads wait for what queued during that commit: it goes now, as one batch.
+    if (this.#urgent && !this.#failing) this.#send();
+    else this.#schedule();
   }
 }

@@ -16,11 +16,21 @@ export interface AuditWriterOptions {
    * How long an entry may wait before its batch commits. Default 5 ms. On SQLite, whose
    * commits stop the event loop, stretched to four times the last commit's duration when the
    * disk is slow, so audit fsyncs never take more than about a fifth of the process's time.
-   * A batch waits for the one before it to commit, on every database.
+   * A batch waits for the one before it to commit (see `batchesInFlight`). While a `record` caller waits, a batch goes as soon as one may (group commit: no
+   * interval while reads wait; batches grow with the load).
    */
   intervalMs?: number;
   /** Entries per transaction; a full batch commits at once. Default 500. */
   maxBatch?: number;
+  /**
+   * PostgreSQL: batches committing at once. Default 1. With 2, the next batch's transaction
+   * takes its connection and queues on the chain head's lock (server/audit/chain.ts) while the
+   * one before it commits, so it starts the moment that commit lands; the lock keeps the
+   * chain's order the order of commits. Measured under bench:server on the shared 2-core
+   * machine (BENCHMARKS.md, issue 43), 2 made batches smaller and cost more CPU per read than
+   * the round trip it saved, so it is off. SQLite has one writer: always 1.
+   */
+  batchesInFlight?: number;
   /** Entries held at most; beyond it `push` refuses. Default 20,000. */
   maxQueue?: number;
   /** Told when a batch fails to commit (the batch is retried 100 ms later). */
@@ -38,6 +48,7 @@ export class AuditWriter {
   readonly #intervalMs: number;
   readonly #maxBatch: number;
   readonly #maxQueue: number;
+  readonly #inFlight: number;
   readonly #onError: (err: unknown) => void;
   #queue: AuditEntry[] = [];
   /** The ticket of each queued entry (same index), undefined where nobody waits. */
@@ -45,7 +56,12 @@ export class AuditWriter {
   /** The ticket entries pushed now join; a new one starts with each batch taken. */
   #open: AuditTicket | undefined;
   #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
+  /** The batches being committed. */
+  readonly #running = new Set<Promise<void>>();
+  /** Some queued entry has a `record` caller waiting for its commit. */
+  #urgent = false;
+  /** Settles once the last batch taken holds the chain head's lock (or failed to take it). */
+  #lastLocked: Promise<void> = Promise.resolve();
   #closed = false;
   #lastCommitMs = 0;
   /** The last batch failed: the next waits `RETRY_AFTER_FAILURE_MS`, full or not. */
@@ -58,6 +74,7 @@ export class AuditWriter {
     this.#intervalMs = options.intervalMs ?? 5;
     this.#maxBatch = options.maxBatch ?? 500;
     this.#maxQueue = options.maxQueue ?? 20_000;
+    this.#inFlight = db.dialect === 'postgres' ? Math.max(1, options.batchesInFlight ?? 1) : 1;
     this.#onError = options.onError ?? (() => {});
   }
 
@@ -81,10 +98,11 @@ export class AuditWriter {
    * then kept, queued again as an `error` attempt). Undefined when refused, as `push`'s false.
    */
   record(entry: AuditEntry): Promise<void> | undefined {
-    return this.#enqueue(entry)?.done;
+    const ticket = this.#enqueue(entry, true);
+    return ticket?.done;
   }
 
-  #enqueue(entry: AuditEntry): AuditTicket | undefined {
+  #enqueue(entry: AuditEntry, waited = false): AuditTicket | undefined {
     checkAuditEntry(entry);
     if (this.#closed || this.#queue.length >= this.#maxQueue) {
       this.dropped++;
@@ -95,6 +113,7 @@ export class AuditWriter {
     const ticket = this.#open;
     ticket.add();
     this.#tickets.push(ticket);
+    if (waited) this.#urgent = true;
     if (this.#queue.length >= this.#maxBatch && !this.#failing) this.#schedule(0);
     else this.#schedule(this.#delayMs());
     return ticket;
@@ -103,10 +122,12 @@ export class AuditWriter {
   /** Resolves once every entry pushed before the call is committed (or failed to). */
   async flush(): Promise<void> {
     this.#clearTimer();
-    while (this.#running) await this.#running;
+    while (this.#running.size > 0) await Promise.all(this.#running);
     while (this.#queue.length > 0) {
       const before = this.#queue.length;
       await this.#drainOnce();
+      // Batches a timer started meanwhile too, so the check below sees what is left.
+      while (this.#running.size > 0) await Promise.all(this.#running);
       // A failing database would otherwise spin here; the entries stay queued.
       if (this.#queue.length >= before) break;
     }
@@ -135,13 +156,22 @@ export class AuditWriter {
   }
 
   async #tick(): Promise<void> {
-    if (this.#running) await this.#running;
-    await this.#drainOnce();
+    // A full house: the batch that ends first schedules the next (`#drainOnce`).
+    if (this.#running.size >= this.#maxInFlight()) return;
+    void this.#drainOnce();
     if (this.#queue.length > 0) this.#schedule(this.#delayMs());
+  }
+
+  #maxInFlight(): number {
+    return this.#inFlight;
   }
 
   #delayMs(): number {
     if (this.#failing) return Math.max(this.#intervalMs, RETRY_AFTER_FAILURE_MS);
+    // A read waits for this batch: it goes as soon as a commit slot is free (the timer's next
+    // turn, so the reads answered in this turn join it). Pacing here was most of a read's
+    // added latency (BENCHMARKS.md, issue 43).
+    if (this.#urgent) return 0;
     // PostgreSQL commits beside the event loop: stretching its interval only made batches
     // larger, and each batch's JSON text (server/audit/record.ts) a large object to V8, freed
     // by full collections alone. Under bench:server (b′) the process peaked at 193-202 MB
@@ -152,15 +182,21 @@ export class AuditWriter {
 
   /** Commits one batch in one transaction; on failure puts it back at the front. */
   async #drainOnce(): Promise<void> {
-    if (this.#running) return this.#running;
+    if (this.#running.size >= this.#maxInFlight()) return Promise.race(this.#running);
     const batch = this.#queue.splice(0, this.#maxBatch);
     if (batch.length === 0) return;
     const tickets = this.#tickets.splice(0, batch.length);
     this.#open = undefined;
+    if (this.#queue.length === 0) this.#urgent = false;
     const started = performance.now();
-    this.#running = this.#db
+    const after = this.#lastLocked;
+    let locked!: () => void;
+    this.#lastLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const running: Promise<void> = this.#db
       .transaction(async (tx) => {
-        await insertAuditBatch(tx, batch);
+        await insertAuditBatch(tx, batch, { after, locked });
       })
       .then(() => {
         this.#failing = false;
@@ -178,9 +214,14 @@ export class AuditWriter {
         this.#onError(err);
       })
       .finally(() => {
+        // A transaction that failed before it reached the head must not hold up the next.
+        locked();
         this.#lastCommitMs = performance.now() - started;
-        this.#running = undefined;
+        this.#running.delete(running);
+        // Entries that came while every slot was busy go now, or at their pace.
+        if (this.#queue.length > 0 && !this.#closed) this.#schedule(this.#delayMs());
       });
-    return this.#running;
+    this.#running.add(running);
+    return running;
   }
 }

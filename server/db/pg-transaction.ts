@@ -83,6 +83,23 @@ export class PostgresTx implements Db {
     return { changes: (await query(this.client, sql, params)).rowCount ?? 0 };
   }
 
+  /**
+   * A transaction's first statement, one without parameters, sent with its `BEGIN` as one
+   * message: one round trip instead of two (the read audit batch's lock on the chain head,
+   * server/audit/chain.ts). Once begun, or with writes held, it is an ordinary `all`.
+   */
+  async beginWith<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+    this.#assertOpen();
+    const root = this.#root();
+    if (root.begun || root.#deferred.length > 0) return this.all<T>(sql);
+    root.begun = true;
+    const sent = query(this.client, `BEGIN; ${sql}`);
+    root.#beginning = sent;
+    // Two statements in one simple-protocol message: pg answers with one result each.
+    const results = (await sent) as unknown as pg.QueryResult[];
+    return (results.at(-1)?.rows ?? []) as T[];
+  }
+
   /** Holds a write whose result only its `expected` row count needs. */
   defer(sql: string, params: SqlParams | undefined, expected?: ExpectedChanges): void {
     this.#assertOpen();

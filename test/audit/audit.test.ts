@@ -173,6 +173,26 @@ await describeEachDatabase('audit trail', (dialect) => {
     await writer.close();
   });
 
+  it('commits a waited-for entry without its interval; pushed ones still wait for theirs', async () => {
+    const [waited, pushed] = [newId('pat'), newId('pat')];
+    const counting = countingDb(ctx.db);
+    // An interval no test waits out: only group commit can settle the record() calls.
+    const writer = new AuditWriter(counting.db, { intervalMs: 60_000 });
+    writer.push(auditEntry(pushed));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(writer.pending).toBe(1);
+    // Reads arriving in one turn share a batch; those queued while it commits share the next.
+    const first = Array.from({ length: 20 }, () => writer.record(auditEntry(waited)));
+    await Promise.all(first);
+    const second = Array.from({ length: 20 }, () => writer.record(auditEntry(waited)));
+    await Promise.all(second);
+    expect(writer.pending).toBe(0);
+    expect(counting.transactions()).toBe(2);
+    expect(await accessHistory(ctx.db, waited, { limit: 100 })).toHaveLength(40);
+    expect(await accessHistory(ctx.db, pushed)).toHaveLength(1);
+    await writer.close();
+  });
+
   it('commits on its own within the interval, and refuses entries once closed or full', async () => {
     const patient = newId('pat');
     const writer = new AuditWriter(ctx.db, { intervalMs: 2, maxQueue: 3 });

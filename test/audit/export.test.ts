@@ -57,7 +57,8 @@ async function write(db: Db, at: number): Promise<number> {
   const entries = variedEntries(at);
   const [first, ...rest] = entries;
   await db.transaction((tx) => recordAudit(tx, first!));
-  const writer = new AuditWriter(db, { intervalMs: 1, maxBatch: 3 });
+  // Two batches in flight on PostgreSQL: the chain must still hold them in queue order.
+  const writer = new AuditWriter(db, { intervalMs: 1, maxBatch: 3, batchesInFlight: 2 });
   await Promise.all(rest.map((e) => writer.record(e)));
   await writer.close();
   return entries.length;

@@ -94,6 +94,26 @@ describe('ThreadAuditWriter (SQLite file)', () => {
     await writer.close();
   });
 
+  it('commits waited-for entries back to back, and the main connection still gets the lock', async () => {
+    // An interval no test waits out: only group commit can settle the record() calls.
+    const writer = openAuditWriter(db, { intervalMs: 60_000 });
+    await db.run('CREATE TABLE probe_waited (n INTEGER)');
+    const reads: Promise<void>[] = [];
+    const writes: Promise<unknown>[] = [];
+    for (let i = 0; i < 200; i++) {
+      const read = writer.record(auditEntry(newId('pat')));
+      if (read === undefined) throw new Error('refused');
+      reads.push(read);
+      writes.push(db.transaction((tx) => tx.run('INSERT INTO probe_waited (n) VALUES ($1)', [i])));
+      // Reads keep coming while batches commit, as under load.
+      if (i % 20 === 19) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await Promise.all([...reads, ...writes]);
+    expect(await db.get('SELECT COUNT(*) AS n FROM probe_waited')).toEqual({ n: 200 });
+    expect(await db.get('SELECT COUNT(*) AS n FROM audit_log')).toEqual({ n: 200 });
+    await writer.close();
+  });
+
   it('refuses entries after close, and refuses PHI-looking values at push', async () => {
     const writer = openAuditWriter(db);
     expect(() => writer.push({ ...auditEntry(newId('pat')), objectIds: ['Anna Smith'] })).toThrow();
