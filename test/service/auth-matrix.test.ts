@@ -93,6 +93,11 @@ beforeAll(async () => {
   testIds.pat = await make('/v1/patients', { name: { family: 'Matrix' } });
   testIds.wh = await make('/v1/webhooks', { url: LOCAL_HOOK_URL, enabled_events: ['*'] });
   testIds.appt = await make('/v1/appointments', { patient: testIds.pat, practitioner: 'Dr. Lee' });
+  testIds.prac = await make('/v1/practitioners', {
+    name: { family: 'Matrix' },
+    npi: '1234567893',
+    specialty: '207Q00000X',
+  });
   testIds.clm = await make('/v1/claims', claimBody(testIds.pat!));
   const events = await t.request({ method: 'GET', url: '/v1/events', key: keys.secret! });
   testIds.evt = events.body.data?.[0]?.id;
