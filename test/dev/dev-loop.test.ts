@@ -12,16 +12,16 @@ import { routes } from '../../generated/routes.js';
 import { openDb } from '../../server/db/open.js';
 import { type DevLoop, startDevLoop } from '../../tooling/dev/loop.js';
 import { Reporter } from '../../tooling/dev/report.js';
-import { withPractitioners } from '../../tooling/dev/sample-edit.js';
+import { SAMPLE, withSampleOperation } from '../../tooling/dev/sample-edit.js';
 import { freePort } from '../../tooling/node/ports.js';
 import { makeKey } from '../support/keys.js';
 
 const ROOT = resolve('.');
 const WAIT_MS = 90_000;
 
-/** The spec with one operation (`withPractitioners`) and one property (`nickname` on WebhookCreateParams) added. */
+/** The spec with one operation (`withSampleOperation`) and one property (`nickname` on WebhookCreateParams) added. */
 function edited(original: string): string {
-  const withOperation = withPractitioners(original);
+  const withOperation = withSampleOperation(original);
   const anchor = `        description:
           type: string
           description: Your note on what the endpoint is for.
@@ -145,7 +145,7 @@ describe('npm run dev', () => {
     expect(output.some((line) => line.startsWith(`✓ serving ${routes.length} operations`))).toBe(
       true,
     );
-    expect((await api('/v1/practitioners')).status).toBe(404);
+    expect((await api(SAMPLE.path)).status).toBe(404);
     const webhook = { url: 'https://clinic.example/hooks', enabled_events: ['*'], nickname: 5 };
     const before = await api('/v1/webhooks', { method: 'POST', body: JSON.stringify(webhook) });
     expect(before.status).toBe(400);
@@ -155,10 +155,10 @@ describe('npm run dev', () => {
 
     writeFileSync(specFile, edited(original));
     await until('the new path in /openapi.json', async () =>
-      (await paths()).includes('/v1/practitioners') ? true : undefined,
+      (await paths()).includes(SAMPLE.path) ? true : undefined,
     );
 
-    const added = await api('/v1/practitioners');
+    const added = await api(SAMPLE.path);
     expect(added.status).toBe(501);
     const body = (await added.json()) as { error: Record<string, unknown> };
     expect(body.error).toMatchObject({ type: 'api_error', code: 'not_implemented', param: null });
@@ -173,26 +173,26 @@ describe('npm run dev', () => {
       param: 'nickname',
     });
 
-    const line = await printed(/\+ GET \/v1\/practitioners/);
+    const line = await printed(new RegExp(`\\+ GET ${SAMPLE.path.replaceAll('/', '\\/')}`));
     expect(line).toMatch(/1 schema changed/);
-    expect(line).toMatch(/stub added: listPractitioners/);
+    expect(line).toMatch(new RegExp(`stub added: ${SAMPLE.operationId}`));
     expect(line).toMatch(/\d+ ms$/);
-    expect(readFileSync(join(dir, 'generated/routes.ts'), 'utf8')).toContain('listPractitioners');
-    expect(readFileSync(join(dir, 'handlers/practitioners.ts'), 'utf8')).toContain(
-      "notImplemented('listPractitioners')",
+    expect(readFileSync(join(dir, 'generated/routes.ts'), 'utf8')).toContain(SAMPLE.operationId);
+    expect(readFileSync(join(dir, 'handlers', SAMPLE.handlerFile), 'utf8')).toContain(
+      `notImplemented('${SAMPLE.operationId}')`,
     );
   }, 180_000);
 
   it('keeps the last good contract when the spec breaks, shows why, and recovers', async () => {
     const good = readFileSync(specFile, 'utf8');
-    expect(good).toContain('/v1/practitioners');
+    expect(good).toContain(`  ${SAMPLE.path}:\n`);
     const servedBefore = await liveState();
     expect(servedBefore.problem).toBeNull();
 
     // A lint error: two operations with one operationId.
     writeFileSync(
       specFile,
-      good.replace('operationId: listPractitioners', 'operationId: listPatients'),
+      good.replace(`operationId: ${SAMPLE.operationId}\n`, 'operationId: listPatients\n'),
     );
     const refused = await printed(/✗ \d+ lint errors? · still serving the last good contract/);
     expect(refused).toBeDefined();
@@ -204,8 +204,8 @@ describe('npm run dev', () => {
     });
     expect(state.contract).toBe(servedBefore.contract);
     expect(state.problem!.lines.join('\n')).toMatch(/operation-operationId-unique/);
-    expect((await api('/v1/practitioners')).status).toBe(501);
-    expect(await paths()).toContain('/v1/practitioners');
+    expect((await api(SAMPLE.path)).status).toBe(501);
+    expect(await paths()).toContain(SAMPLE.path);
     // The page names the contract it was rendered from, so it can tell it is stale even when
     // its event stream first opens after a newer contract was swapped in.
     const page = await (await fetch(`${base}/docs`)).text();
@@ -235,17 +235,18 @@ describe('npm run dev', () => {
       ),
     ).toBeDefined();
     expect((await liveState()).contract).toBe(servedBefore.contract);
-    expect(await paths()).toContain('/v1/practitioners');
+    expect(await paths()).toContain(SAMPLE.path);
 
     // YAML that does not parse: named by file, line and column. Saved the way editors' "safe
     // write" does (a new file renamed over the old), as is the fix below: the loop must still
     // see the save after the file it watched was replaced.
     output.length = 0;
-    const badIndent = '      summary: List practitioners\n        indented: wrongly\n';
-    saveByRename(specFile, good.replace('      summary: List practitioners\n', badIndent));
+    const summary = `      summary: ${SAMPLE.summary}\n`;
+    const badIndent = `${summary}        indented: wrongly\n`;
+    saveByRename(specFile, good.replace(summary, badIndent));
     await printed(/✗ the spec does not parse/);
     expect(await printed(/openapi\.yaml:\d+:\d+ {2}error/)).toBeDefined();
-    expect(await paths()).toContain('/v1/practitioners');
+    expect(await paths()).toContain(SAMPLE.path);
 
     // Fixed: the banner goes away, the contract is the same one.
     saveByRename(specFile, good);
