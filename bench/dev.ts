@@ -14,7 +14,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { integerOption, parseOrExit } from '../tooling/cli/command.js';
-import { listOperation, replaceOnce } from '../tooling/dev/sample-edit.js';
+import { listOperation, replaceOnce, withSampleTag } from '../tooling/dev/sample-edit.js';
 import { freePort } from '../tooling/node/ports.js';
 import { checked } from './support/options.js';
 import { cpuModel, oneMinuteLoad, ROOT, resultsFile } from './support/report.js';
@@ -93,17 +93,10 @@ async function main(): Promise<void> {
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-dev-'));
   const specFile = join(dir, 'spec/openapi.yaml');
-  // The operations the edits add are tagged Practitioners; the copy groups that tag beside
-  // Patients (patient-care/tags-in-groups: Redoc shows only grouped tags).
+  // The operations the edits add carry the sample's tag; the copy declares it and groups it
+  // (patient-care/tags-in-groups: Redoc shows only grouped tags).
   mkdirSync(join(dir, 'spec'));
-  writeFileSync(
-    specFile,
-    replaceOnce(
-      readFileSync(join(ROOT, 'spec/openapi.yaml'), 'utf8'),
-      '      - Patients\n      - Appointments\n',
-      '      - Patients\n      - Appointments\n      - Practitioners\n',
-    ),
-  );
+  writeFileSync(specFile, withSampleTag(readFileSync(join(ROOT, 'spec/openapi.yaml'), 'utf8')));
   cpSync(join(ROOT, 'spec/guides'), join(dir, 'spec/guides'), { recursive: true });
   cpSync(join(ROOT, 'server/handlers'), join(dir, 'handlers'), { recursive: true });
   const port = await freePort();
@@ -235,8 +228,8 @@ function editPlan(
   return (i) => {
     const round = Math.floor(i / 5) + 1;
     const property = `nickname_${round}`;
-    const path = `/v1/practitioners_${round}`;
-    const operationId = `listPractitioners${round}`;
+    const path = `/v1/referrals_${round}`;
+    const operationId = `listReferrals${round}`;
     const status = `tentative_${round}`;
     const kinds: Edit[] = [
       {

@@ -26,7 +26,7 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../server/db/open.js';
-import { replaceOnce, withPractitioners } from '../../tooling/dev/sample-edit.js';
+import { replaceOnce, withSampleOperation } from '../../tooling/dev/sample-edit.js';
 import { freePort } from '../../tooling/node/ports.js';
 import { makeKey } from '../support/keys.js';
 import {
@@ -236,7 +236,7 @@ describe.skipIf(!haveChromium)('npm run dev: the docs pages reload in headless C
       if (child.exitCode !== null) throw new Error(`npm run dev exited:\n${output.text()}`);
       await new Promise((wait) => setTimeout(wait, 100));
     }
-    good = withPractitioners(readFileSync(specFile, 'utf8'));
+    good = withSampleOperation(readFileSync(specFile, 'utf8'));
 
     mkdirSync(OUTPUT, { recursive: true });
     browser = await launchChromium();
@@ -276,8 +276,8 @@ describe.skipIf(!haveChromium)('npm run dev: the docs pages reload in headless C
       expect(await navigationType(page)).toBe('navigate');
       expect(await page.locator(BANNER).count()).toBe(0);
     }
-    expect(await docs.locator('a[href*="/operation/listPractitioners" i]').count()).toBe(0);
-    expect(Object.keys(await servedPaths())).not.toContain('/v1/practitioners');
+    expect(await docs.locator('a[href*="/operation/listReferrals" i]').count()).toBe(0);
+    expect(Object.keys(await servedPaths())).not.toContain('/v1/referrals');
   }, 180_000);
 
   it('reloads both pages on their own when a saved operation is served', async () => {
@@ -288,15 +288,15 @@ describe.skipIf(!haveChromium)('npm run dev: the docs pages reload in headless C
 
     const savedAt = save(good);
     const [docsLoaded, explorerLoaded] = await Promise.all([docsReload, explorerReload]);
-    const operation = docs.locator('a[href*="/operation/listPractitioners" i]').first();
+    const operation = docs.locator('a[href*="/operation/listReferrals" i]').first();
     await operation.waitFor({ state: 'attached', timeout: WAIT_MS });
     const docsShown = performance.now();
     await explorer
-      .locator('rapi-doc [id="link-get-/v1/practitioners"]')
+      .locator('rapi-doc [id="link-get-/v1/referrals"]')
       .first()
       .waitFor({ state: 'attached', timeout: WAIT_MS });
     const explorerShown = performance.now();
-    const loopLine = await output.line(/^\+ GET \/v1\/practitioners/, linesBefore);
+    const loopLine = await output.line(/^\+ GET \/v1\/referrals/, linesBefore);
 
     for (const page of [docs, explorer]) {
       // A new document, reached by reloading the old one: the page script's location.reload().
@@ -304,8 +304,8 @@ describe.skipIf(!haveChromium)('npm run dev: the docs pages reload in headless C
       expect(await navigationType(page)).toBe('reload');
       expect(loads.get(page)).toHaveLength(2);
     }
-    expect(await docs.getByRole('heading', { name: 'List practitioners' }).count()).toBe(1);
-    expect((await api('/v1/practitioners')).status).toBe(501);
+    expect(await docs.getByRole('heading', { name: 'List referrals' }).count()).toBe(1);
+    expect((await api('/v1/referrals')).status).toBe(501);
 
     const ms = (at: number) => `${Math.round(at - savedAt)} ms`;
     console.log(
@@ -324,8 +324,8 @@ describe.skipIf(!haveChromium)('npm run dev: the docs pages reload in headless C
     const savedAt = save(
       replaceOnce(
         good,
-        `      description: The practitioners of the account.\n${SCOPES}`,
-        '      description: The practitioners of the account.\n',
+        `      description: The referrals of the account.\n${SCOPES}`,
+        '      description: The referrals of the account.\n',
       ),
     );
     for (const page of [docs, explorer]) {
@@ -343,9 +343,9 @@ describe.skipIf(!haveChromium)('npm run dev: the docs pages reload in headless C
     await output.line(/^✗ 1 lint error · still serving the last good contract/, linesBefore);
 
     // The last good contract: the operation as it was, scopes and all.
-    const served = (await servedPaths())['/v1/practitioners'] as { get: Record<string, unknown> };
+    const served = (await servedPaths())['/v1/referrals'] as { get: Record<string, unknown> };
     expect(served.get['x-scopes']).toEqual(['patients:read']);
-    expect((await api('/v1/practitioners')).status).toBe(501);
+    expect((await api('/v1/referrals')).status).toBe(501);
     for (const page of [docs, explorer]) {
       expect(await marked(page)).toBe(true);
       expect(loads.get(page)).toHaveLength(2);
@@ -356,7 +356,7 @@ describe.skipIf(!haveChromium)('npm run dev: the docs pages reload in headless C
     await docs.screenshot({ path: join(OUTPUT, 'dev-reload-banner.png') });
 
     // YAML that does not parse: the banner says so instead, still without a reload.
-    save(replaceOnce(good, '      summary: List practitioners\n', '      summary: [unclosed\n'));
+    save(replaceOnce(good, '      summary: List referrals\n', '      summary: [unclosed\n'));
     for (const page of [docs, explorer]) {
       await expect
         .poll(() => page.locator(BANNER).textContent(), { timeout: WAIT_MS })
@@ -364,8 +364,8 @@ describe.skipIf(!haveChromium)('npm run dev: the docs pages reload in headless C
       expect(await page.locator(BANNER).textContent()).toMatch(/openapi\.yaml:\d+:\d+ {2}error/);
       expect(await marked(page)).toBe(true);
     }
-    expect(Object.keys(await servedPaths())).toContain('/v1/practitioners');
-    expect((await api('/v1/practitioners')).status).toBe(501);
+    expect(Object.keys(await servedPaths())).toContain('/v1/referrals');
+    expect((await api('/v1/referrals')).status).toBe(501);
   }, 180_000);
 
   it('takes the banner away once the spec is fixed, without a reload', async () => {
@@ -378,7 +378,7 @@ describe.skipIf(!haveChromium)('npm run dev: the docs pages reload in headless C
       expect(await marked(page)).toBe(true);
       expect(loads.get(page)).toHaveLength(2);
     }
-    expect((await api('/v1/practitioners')).status).toBe(501);
+    expect((await api('/v1/referrals')).status).toBe(501);
     console.log(
       `[test/browser/dev-reload] save of the fix → banner gone on both pages: ${Math.round(cleared - savedAt)} ms`,
     );
@@ -403,22 +403,18 @@ describe.skipIf(!haveChromium)('npm run dev: the docs pages reload in headless C
       // Redoc's operation headings end in a space (before their permalink).
       const heading = (name: string) =>
         page.locator('h2').filter({ hasText: new RegExp(`^${name}\\s*$`) });
-      await heading('List practitioners').waitFor({ timeout: WAIT_MS });
+      await heading('List referrals').waitFor({ timeout: WAIT_MS });
       const linesBefore = output.lines.length;
       const reloaded = page.waitForEvent('load', { timeout: WAIT_MS });
 
       save(
-        replaceOnce(
-          good,
-          '      summary: List practitioners\n',
-          '      summary: List the practitioners\n',
-        ),
+        replaceOnce(good, '      summary: List referrals\n', '      summary: List the referrals\n'),
       );
       // Printed once the service answers with the new contract.
       await output.line(/ · \d+ ms$/, linesBefore);
       release();
       await reloaded;
-      await heading('List the practitioners').waitFor({ timeout: WAIT_MS });
+      await heading('List the referrals').waitFor({ timeout: WAIT_MS });
       expect(await navigationType(page)).toBe('reload');
     } finally {
       release();

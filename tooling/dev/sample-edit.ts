@@ -104,13 +104,6 @@ export function withSampleOperation(spec: string): string {
   );
 }
 
-/**
- * The old name of `withSampleOperation`, kept so test/browser/dev-reload.test.ts compiles
- * until it moves to `SAMPLE` (it still expects practitioners texts and paths).
- * @deprecated use `withSampleOperation` and `SAMPLE`.
- */
-export const withPractitioners = withSampleOperation;
-
 /** `text` with `from`, which must occur exactly once, replaced by `to`. */
 export function replaceOnce(text: string, from: string, to: string): string {
   const at = text.indexOf(from);
