@@ -14,6 +14,7 @@
  */
 import type { InjectOptions } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { routeTableOf } from '../../generators/route-table.js';
 import { DbError } from '../../server/db/errors.js';
 import { connect } from '../../server/db/open.js';
 import type { Db, SqlParams } from '../../server/db/types.js';
@@ -23,7 +24,6 @@ import { versions } from '../../server/versioning/index.js';
 import type { CheckedAnswer } from '../../tooling/fuzz/response-checker.js';
 import { ResponseChecker } from '../../tooling/fuzz/response-checker.js';
 import { readReleased } from '../../tooling/spec-gate/released.js';
-import { routeTableOf } from '../../generators/route-table.js';
 import { rawExchange } from '../http/support/raw-http.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { describeEachDatabase, useTestDb } from '../support/databases.js';
