@@ -75,6 +75,16 @@ function storedTimeSchema(description: string): Json {
   return { type: 'integer', format: 'int64', minimum: 0, nullable: true, description };
 }
 
+/**
+ * An appointment as 2026-11-01 showed it: without `practitioner_id`, which its closed schema
+ * never had (the field came with Practitioner, after this release).
+ */
+function withoutPractitionerId(appointment: JsonObject): JsonObject {
+  if (!('practitioner_id' in appointment)) return appointment;
+  const { practitioner_id: _dropped, ...rest } = appointment;
+  return rest;
+}
+
 const eventTimesDown = (event: JsonObject): JsonObject => {
   const data = event.data as JsonObject | undefined;
   const previous = data?.previous_attributes;
@@ -247,13 +257,17 @@ export const change = defineVersion({
       ].join('\n'),
     },
     ...GUIDE_EDITS,
+    // An appointment's `practitioner_id` came after this release (with Practitioner): its closed
+    // schemas never had the field, so 2026-11-01 neither takes nor shows it.
+    { schema: 'Appointment', at: '/properties/practitioner_id', didNotExist: true },
+    { schema: 'AppointmentCreateParams', at: '/properties/practitioner_id', didNotExist: true },
     { examples: exampleTimesDown },
   ],
   requests: {
     createAppointment: bodyTimesUp,
     updateAppointment: bodyTimesUp,
   },
-  objects: { appointment: timesDown },
+  objects: { appointment: (appointment) => withoutPractitionerId(timesDown(appointment)) },
   events: {
     'appointment.updated': eventTimesDown,
     'appointment.cancelled': eventTimesDown,

@@ -5,6 +5,7 @@
  */
 import { Fhir } from 'fhir';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { versions } from '../../server/versioning/index.js';
 import { validate } from '../fhir/support/r4-definitions.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { makeKey, type TestKey } from '../support/keys.js';
@@ -22,8 +23,15 @@ afterEach(async () => {
   await t.close();
 });
 
+/** A request in the latest version (2026-11-01 has no `practitioner_id` on appointments). */
 async function call(method: 'GET' | 'POST', url: string, body?: Body, secret = key.secret) {
-  return t.request<Body>({ method, url, key: secret, ...(body === undefined ? {} : { body }) });
+  return t.request<Body>({
+    method,
+    url,
+    key: secret,
+    headers: { 'patientcare-version': versions.latest },
+    ...(body === undefined ? {} : { body }),
+  });
 }
 
 const LEE = {

@@ -88,6 +88,15 @@ for (const release of RELEASES) {
           for (const id of seeded.claims.slice(0, Math.ceil(seeded.claims.length / 2)))
             await advanceClaim(db, id, Date.now());
           t = await buildTestApp({ db });
+          // Practitioners came after every release: one made after the upgrade, so their
+          // reads are walked beside the release's data.
+          const made = await t.request({
+            method: 'POST',
+            url: '/v1/practitioners',
+            key: secret,
+            body: { name: { family: 'Upgrade' }, npi: '1234567893', specialty: '207Q00000X' },
+          });
+          expect(made.status, made.text.slice(0, 300)).toBe(200);
         }, 600_000);
 
         afterAll(async () => {
@@ -181,6 +190,12 @@ for (const release of RELEASES) {
               await read(version, `/v1/webhooks/${id}`);
               await read(version, `/v1/webhooks/${id}/deliveries`);
             }
+            for (const { id } of await all(version, '/v1/practitioners')) {
+              await read(version, `/v1/practitioners/${id}`);
+              await read(version, `/fhir/R4/Practitioner/${toFhirId(id)}`);
+              await read(version, `/v1/appointments?practitioner_id=${id}`);
+            }
+            await read(version, '/fhir/R4/Practitioner');
             await read(version, '/fhir/R4/metadata');
           },
         );

@@ -36,9 +36,6 @@ const appointmentRequestSchema: JsonSchema = {
     updated: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
-    practitioner_id: {
-      anyOf: [{ type: 'string', pattern: '^prac_[0-9A-HJKMNP-TV-Z]{26}$' }, { type: 'null' }],
-    },
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
     start: { anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }] },
     end: { anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }] },
@@ -82,9 +79,6 @@ const appointmentResponseSchema: JsonSchema = {
     updated: { $ref: 'urn:openapi:schema:Timestamp' },
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
-    practitioner_id: {
-      anyOf: [{ type: 'string', pattern: '^prac_[0-9A-HJKMNP-TV-Z]{26}$' }, { type: 'null' }],
-    },
     status: { $ref: 'urn:openapi:schema:AppointmentStatus' },
     start: { anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }] },
     end: { anyOf: [{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }] },
@@ -127,7 +121,6 @@ const appointmentCreateParamsRequestSchema: JsonSchema = {
   properties: {
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
-    practitioner_id: { type: 'string', pattern: '^prac_[0-9A-HJKMNP-TV-Z]{26}$' },
     start: { type: 'integer', format: 'int64', minimum: 0, maximum: 253402300799 },
     end: { type: 'integer', format: 'int64', minimum: 0, maximum: 253402300799 },
     appointment_type: { $ref: 'urn:openapi:schema:AppointmentType' },
@@ -146,7 +139,6 @@ const appointmentCreateParamsResponseSchema: JsonSchema = {
   properties: {
     patient: { $ref: 'urn:openapi:schema:PatientId' },
     practitioner: { type: 'string', maxLength: 200, minLength: 1 },
-    practitioner_id: { type: 'string', pattern: '^prac_[0-9A-HJKMNP-TV-Z]{26}$' },
     start: { type: 'integer', format: 'int64', minimum: 0, maximum: 253402300799 },
     end: { type: 'integer', format: 'int64', minimum: 0, maximum: 253402300799 },
     appointment_type: { $ref: 'urn:openapi:schema:AppointmentType' },

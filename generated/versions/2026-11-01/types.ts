@@ -1587,8 +1587,6 @@ export interface components {
             patient: components["schemas"]["PatientId"];
             /** @description Who the patient sees (a name or your practitioner reference). */
             practitioner: string;
-            /** @description The practitioner object the appointment is with (`prac_…`), or `null`; absent on appointments created before it existed. */
-            practitioner_id?: string | null;
             status: components["schemas"]["AppointmentStatus"];
             /**
              * Format: int64
@@ -1633,8 +1631,6 @@ export interface components {
             patient: components["schemas"]["PatientId"];
             /** @description Who the patient sees (a name or your practitioner reference). */
             practitioner: string;
-            /** @description A practitioner of the same mode the appointment is with (`404 resource_missing` when there is none); kept beside the free-text `practitioner`. */
-            practitioner_id?: string;
             /**
              * Format: int64
              * @description Unix time in seconds (UTC), from 0 to 253402300799 (9999-12-31T23:59:59Z).
