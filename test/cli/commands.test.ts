@@ -24,6 +24,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   docs: 'scripts/docs.ts',
   'spec:check': 'scripts/spec-check.ts',
   'spec:release': 'scripts/spec-release.ts',
+  'spec:version': 'scripts/spec-version.ts',
   keys: 'scripts/keys.ts',
   audit: 'scripts/audit.ts',
   doctor: 'scripts/doctor.ts',
