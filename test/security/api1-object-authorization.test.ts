@@ -10,6 +10,7 @@ import {
   buildSecurityApp,
   claimBody,
   idPrefix,
+  LATEST,
   routes,
   type SecurityApp,
 } from './support/security-app.js';
@@ -106,6 +107,7 @@ describe('ids of the other mode inside bodies and queries', () => {
       method: 'POST',
       url: '/v1/appointments',
       key: s.keys.secret,
+      headers: LATEST,
       body: { patient: s.test.pat, practitioner: 'Dr. Lee', practitioner_id: s.live.prac },
     });
     expect(res.status, res.text).toBe(404);
@@ -118,12 +120,14 @@ describe('ids of the other mode inside bodies and queries', () => {
       method: 'GET',
       url: `/v1/appointments?practitioner_id=${s.test.prac}`,
       key: s.keys.secret,
+      headers: LATEST,
     });
     expect(own.body.data.length, 'positive control').toBeGreaterThan(0);
     const res = await s.t.request({
       method: 'GET',
       url: `/v1/appointments?practitioner_id=${s.live.prac}`,
       key: s.keys.secret,
+      headers: LATEST,
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data).toEqual([]);

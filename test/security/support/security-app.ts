@@ -8,8 +8,12 @@ import type { RouteDefinition } from '../../../contract/route-types.js';
 import { routes as allRoutes, componentSchemas } from '../../../generated/routes.js';
 import { ALL_SCOPES } from '../../../server/keys/index.js';
 import { createKey } from '../../../server/keys/store.js';
+import { versions } from '../../../server/versioning/index.js';
 import { buildTestApp, type TestApp, type TestAppOptions } from '../../support/app.js';
 import { claimBody } from '../../support/bodies.js';
+
+/** The `PatientCare-Version` header of the latest version, for requests that need it. */
+export const LATEST = { 'patientcare-version': versions.latest };
 
 /**
  * The routes the `/v1`-shaped files attack: the `/v1` operations and the probes. The FHIR face
@@ -51,19 +55,21 @@ export interface SecurityApp {
 }
 
 async function seed(t: TestApp, key: string, hookUrl: string): Promise<SeededIds> {
-  const make = async (url: string, body: unknown): Promise<string> => {
-    const res = await t.request({ method: 'POST', url, key, body });
+  const make = async (url: string, body: unknown, headers = {}): Promise<string> => {
+    const res = await t.request({ method: 'POST', url, key, body, headers });
     if (res.status !== 200) throw new Error(`seeding ${url} failed: ${res.text}`);
     return res.body.id as string;
   };
   const pat = await make('/v1/patients', { name: { family: 'Seeded' } });
   const pat2 = await make('/v1/patients', { name: { family: 'Other' } });
   const prac = await make('/v1/practitioners', { name: { family: 'Lee' }, npi: '1234567893' });
-  const appt = await make('/v1/appointments', {
-    patient: pat,
-    practitioner: 'Dr. Lee',
-    practitioner_id: prac,
-  });
+  // In the latest version: the test database's account is pinned to 2026-11-01, whose
+  // appointments have no practitioner_id.
+  const appt = await make(
+    '/v1/appointments',
+    { patient: pat, practitioner: 'Dr. Lee', practitioner_id: prac },
+    LATEST,
+  );
   const appt2 = await make('/v1/appointments', { patient: pat2, practitioner: 'Dr. Lee' });
   const clm = await make('/v1/claims', claimBody(pat));
   const wh = await make('/v1/webhooks', { url: hookUrl, enabled_events: ['*'] });
