@@ -9,8 +9,8 @@
  * loaded machine.)
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../support/app.js';
-import { makeKey } from '../support/keys.js';
+import type { TestApp } from '../support/app.js';
+import { listeningAppWithPatient } from './support/listening-app.js';
 
 const SECOND = 1_000;
 
@@ -20,16 +20,7 @@ let key: string;
 let patient: string;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-  key = (await makeKey(t.db)).secret;
-  const created = await fetch(`${base}/v1/patients`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: { family: 'Steady' }, birth_date: '1970-01-01' }),
-  });
-  patient = ((await created.json()) as { id: string }).id;
+  ({ t, base, key, patient } = await listeningAppWithPatient());
 });
 afterAll(() => t.close());
 
