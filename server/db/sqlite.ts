@@ -156,6 +156,10 @@ export class SqliteDb implements Db {
         this.#writer.run('RELEASE unit');
       } catch (err) {
         this.#rollbackUnit(batch);
+        // A batch the failing unit opened holds nothing and nobody waits for it: end it now,
+        // or its BEGIN IMMEDIATE keeps the write lock from the read-audit thread and other
+        // processes until some later unit succeeds (no commit is scheduled for it).
+        if (this.#batch === batch && batch.units === 0) this.#failBatch(batch, err);
         throw err;
       } finally {
         tx.end();

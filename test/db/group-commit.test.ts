@@ -75,6 +75,24 @@ it('rolls back a failing transaction alone; the rest of its batch commits', asyn
   expect(rows.map((r) => r.id)).toEqual(['a', 'd']);
 });
 
+it('releases the write lock when the only transaction of a batch fails', async () => {
+  // A failing unit that opened the batch: nothing commits it later, so it must end at once,
+  // or the read-audit thread and other processes wait for the lock until some write succeeds.
+  await expect(
+    db.transaction(async (tx) => {
+      await tx.run('INSERT INTO t (id) VALUES ($1)', ['x']);
+      throw new Error('handler failed');
+    }),
+  ).rejects.toThrow('handler failed');
+  const other = new Database(path, { timeout: 0 });
+  try {
+    expect(() => other.exec('BEGIN IMMEDIATE; ROLLBACK')).not.toThrow();
+  } finally {
+    other.close();
+  }
+  expect(visible('x').n).toBe(0);
+});
+
 it('commits a non-durable batch before a durable transaction joins, and both persist', async () => {
   await Promise.all([
     db.transaction((tx) => tx.run('INSERT INTO t (id) VALUES ($1)', ['fast']), { durable: false }),
