@@ -24,7 +24,7 @@ import { ResponseChecker, type RouteTable } from './response-checker.js';
 import { SchemaRegistry } from './schema-registry.js';
 import { type Service, startService } from './service.js';
 import { buildWorld, makeFresh, versionHeader } from './setup.js';
-import { FRESH, unknownId, type World } from './world.js';
+import { type Booking, bookingShape, FRESH, unknownId, type World } from './world.js';
 
 /** How to run. */
 export interface FuzzOptions {
@@ -123,6 +123,8 @@ interface Target {
   dialect: Dialect;
   service: Service;
   world: World;
+  /** How the run's version books an appointment (the same on every database). */
+  booking: Booking;
   /** First database's set-up id → this one's (empty for the first). */
   ids: Map<string, string>;
 }
@@ -149,8 +151,9 @@ function translate(text: string, ids: ReadonlyMap<string, string>): string {
 
 /** The case as `target` must receive it: its own fresh object, its own set-up ids. */
 async function wire(c: FuzzCase, target: Target): Promise<WireRequest> {
-  const { service, world, ids } = target;
-  const id = c.fresh !== undefined ? await makeFresh(service, world, c.fresh) : unknownId('tok', 3);
+  const { service, world, booking, ids } = target;
+  const id =
+    c.fresh !== undefined ? await makeFresh(service, world, booking, c.fresh) : unknownId('tok', 3);
   const path = translate(c.path, ids).replace(encodeURIComponent(FRESH), encodeURIComponent(id));
   const key = c.key === 'publishable' ? service.publishable : service.secret;
   let body: string | Buffer | undefined;
@@ -268,12 +271,15 @@ async function startPrisms(root: string, spec: string, running: Running): Promis
 }
 
 /** The same set-up objects on every database, and each one's ids for the first one's. */
-async function buildTargets(services: readonly Service[]): Promise<Target[]> {
+async function buildTargets(
+  services: readonly Service[],
+  booking: Booking,
+): Promise<Target[]> {
   const targets: Target[] = [];
   for (const service of services) {
-    const world = await buildWorld(service);
+    const world = await buildWorld(service, booking);
     const ids = targets[0] === undefined ? new Map() : sameObjects(targets[0].world, world);
-    targets.push({ dialect: service.dialect, service, world, ids });
+    targets.push({ dialect: service.dialect, service, world, booking, ids });
   }
   return targets;
 }
@@ -441,7 +447,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       checker: new ResponseChecker({ routes, componentSchemas }),
       timestamps: timestampProperties(Object.values(componentSchemas)),
       failureDir: mkdtempSync(join(tmpdir(), 'patient-care-fuzz-failures-')),
-      targets: await buildTargets(running.services),
+      targets: await buildTargets(running.services, bookingShape(registry)),
       running,
       sent: [],
       throughPrism: [],

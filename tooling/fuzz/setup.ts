@@ -6,6 +6,7 @@
 import { send } from './http.js';
 import type { Service } from './service.js';
 import {
+  type Booking,
   type FreshKind,
   SETUP_HOOK_URL,
   setupPatient,
@@ -45,14 +46,10 @@ async function post(service: Service, path: string, body: unknown, key = service
   return id;
 }
 
-/** A time span a day from now, in unix seconds. */
-/**
- * Tomorrow, half an hour: unix seconds for a run pinned to 2026-11-01, date-times for the
- * latest (2026-12-01 made appointment times RFC 3339).
- */
-function span(service: Service): { start: number | string; end: number | string } {
+/** Tomorrow, half an hour, in the form the run's version takes. */
+function span(booking: Booking): { start: number | string; end: number | string } {
   const start = Math.floor(Date.now() / 1000) + 86_400;
-  if (service.apiVersion === '2026-11-01') return { start, end: start + 1800 };
+  if (booking.unixTimes) return { start, end: start + 1800 };
   const text = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
   return { start: text(start), end: text(start + 1800) };
 }
@@ -61,7 +58,7 @@ function span(service: Service): { start: number | string; end: number | string 
  * Creates the shared objects: 2 practitioners, 3 patients, an appointment each (with a
  * practitioner), 2 claims (moved to `accepted`), 2 webhooks.
  */
-export async function buildWorld(service: Service): Promise<World> {
+export async function buildWorld(service: Service, booking: Booking): Promise<World> {
   const world: World = {
     patients: [],
     practitioners: [],
@@ -82,12 +79,10 @@ export async function buildWorld(service: Service): Promise<World> {
       await post(service, '/v1/appointments', {
         patient,
         practitioner: 'Dr Fuzz',
-        // 2026-11-01 has no practitioner_id (its closed schema predates it): a run pinned to
-        // it books without one.
-        ...(service.apiVersion === '2026-11-01'
-          ? {}
-          : { practitioner_id: world.practitioners[n % world.practitioners.length] }),
-        ...span(service),
+        ...(booking.practitionerId
+          ? { practitioner_id: world.practitioners[n % world.practitioners.length] }
+          : {}),
+        ...span(booking),
       }),
     );
   }
@@ -131,7 +126,12 @@ export async function buildWorld(service: Service): Promise<World> {
 }
 
 /** Makes the fresh object a case asked for and returns its id. */
-export async function makeFresh(service: Service, world: World, kind: FreshKind): Promise<string> {
+export async function makeFresh(
+  service: Service,
+  world: World,
+  booking: Booking,
+  kind: FreshKind,
+): Promise<string> {
   const patient = world.patients[0];
   switch (kind) {
     case 'patient':
@@ -142,14 +142,14 @@ export async function makeFresh(service: Service, world: World, kind: FreshKind)
       return post(service, '/v1/appointments', {
         patient,
         practitioner: 'Dr Fuzz',
-        ...span(service),
+        ...span(booking),
       });
     case 'appointment-booked':
       return post(service, '/v1/appointments', {
         patient,
         practitioner: 'Dr Fuzz',
         confirm: true,
-        ...span(service),
+        ...span(booking),
       });
     case 'webhook':
       return post(service, '/v1/webhooks', { url: SETUP_HOOK_URL, enabled_events: ['*'] });

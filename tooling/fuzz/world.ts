@@ -5,6 +5,26 @@
  */
 import { randomUlidBody } from './ids.js';
 import { luhnDigit } from './luhn.js';
+import type { Schema, SchemaRegistry } from './schema-registry.js';
+
+/**
+ * What the run's version takes when booking an appointment, read from its request schema, so
+ * set-up follows each version's contract without naming versions: whether it has
+ * `practitioner_id` (added after 2026-11-01, whose closed schema refuses it) and whether times
+ * are unix seconds (2026-11-01) or RFC 3339 date-times (from 2026-12-01).
+ */
+export interface Booking {
+  practitionerId: boolean;
+  unixTimes: boolean;
+}
+
+export function bookingShape(registry: SchemaRegistry): Booking {
+  const params = registry.resolve({ $ref: 'urn:openapi:request:AppointmentCreateParams' });
+  const properties = (params.properties ?? {}) as Record<string, Schema>;
+  const start = properties.start === undefined ? undefined : registry.resolve(properties.start);
+  if (start === undefined) throw new Error('AppointmentCreateParams has no `start`');
+  return { practitionerId: 'practitioner_id' in properties, unixTimes: start.type === 'integer' };
+}
 
 /** Real ids from the set-up phase, all in test mode. */
 export interface World {
