@@ -271,10 +271,7 @@ async function startPrisms(root: string, spec: string, running: Running): Promis
 }
 
 /** The same set-up objects on every database, and each one's ids for the first one's. */
-async function buildTargets(
-  services: readonly Service[],
-  booking: Booking,
-): Promise<Target[]> {
+async function buildTargets(services: readonly Service[], booking: Booking): Promise<Target[]> {
   const targets: Target[] = [];
   for (const service of services) {
     const world = await buildWorld(service, booking);
