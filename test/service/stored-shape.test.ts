@@ -10,6 +10,7 @@ import { routeTableOf } from '../../generators/route-table.js';
 import { openDb } from '../../server/db/open.js';
 import { runDoctor } from '../../server/doctor/checks.js';
 import { fillRulesOf } from '../../server/repos/stored-shape.js';
+import { RESOURCES } from '../../server/resources/index.js';
 import { versions } from '../../server/versioning/index.js';
 import { loadSpec } from '../spec/load-spec.js';
 import { buildTestApp } from '../support/app.js';
@@ -104,6 +105,79 @@ describe('stored rows after the spec grows a field', () => {
     } finally {
       await after.app.close();
       await db.close();
+    }
+  });
+});
+
+describe("doctor's stored-schema check", () => {
+  it('reads every resource of the registry by its own response schema, as the API reads it', async () => {
+    const t = await buildTestApp();
+    try {
+      const { secret } = await makeKey(t.db);
+      const post = async (url: string, body: unknown) => {
+        const response = await t.request({
+          method: 'POST',
+          url,
+          key: secret,
+          headers: { 'patientcare-version': versions.latest },
+          body,
+        });
+        expect(response.status, `${url}: ${response.text}`).toBe(200);
+        return (response.body as { id: string }).id;
+      };
+      const npi = '1234567893';
+      const patient = await post('/v1/patients', { name: { family: 'Rivera' } });
+      const practitioner = await post('/v1/practitioners', { name: { family: 'Lee' }, npi });
+      const appointment = await post('/v1/appointments', {
+        patient,
+        practitioner_id: practitioner,
+        practitioner: 'Dr. Lee',
+        start: '2026-12-14T09:00:00+01:00',
+        end: '2026-12-14T09:30:00+01:00',
+      });
+      await post('/v1/claims', {
+        patient,
+        appointment,
+        billing_type: 'self_pay',
+        type: 'professional',
+        currency: 'usd',
+        billing_provider: { npi, tax_id: '12-3456789' },
+        diagnoses: [{ sequence: 1, system: 'icd10', code: 'I10' }],
+        line_items: [
+          {
+            sequence: 1,
+            procedure_code: '99213',
+            diagnosis_sequences: [1],
+            service_date: '2026-12-14',
+            quantity: 1,
+            unit_amount: 12500,
+          },
+        ],
+      });
+      await post('/v1/webhooks', { url: 'http://127.0.0.1:9/', enabled_events: ['*'] });
+      const stored = async () =>
+        (await runDoctor(t.db, { limit: 100 })).find((f) => f.check === 'stored-schema');
+      // Rows written today meet the schema, appointments (stored in unix seconds) included.
+      expect(await stored()).toMatchObject({ count: 0 });
+
+      // One row of each resource loses a field its response schema requires: each is listed.
+      const ids: string[] = [];
+      for (const { table } of RESOURCES) {
+        const row = await t.db.get(`SELECT id, data FROM ${table} LIMIT 1`, []);
+        expect(row, table).toBeDefined();
+        const { livemode: _livemode, ...rest } = JSON.parse(String(row?.data));
+        await t.db.run(`UPDATE ${table} SET data = $1 WHERE id = $2`, [
+          JSON.stringify(rest),
+          row?.id,
+        ]);
+        ids.push(String(row?.id));
+      }
+      const found = await stored();
+      expect(found?.count).toBe(RESOURCES.length);
+      expect([...(found?.ids ?? [])].sort()).toEqual(ids.sort());
+      for (const { name } of RESOURCES) expect(found?.summary).toContain(`${name}/ required`);
+    } finally {
+      await t.close();
     }
   });
 });
