@@ -165,12 +165,10 @@ describe("doctor's stored-schema check", () => {
       for (const { table } of RESOURCES) {
         const row = await t.db.get(`SELECT id, data FROM ${table} LIMIT 1`, []);
         expect(row, table).toBeDefined();
+        const id = String(row?.id);
         const { livemode: _livemode, ...rest } = JSON.parse(String(row?.data));
-        await t.db.run(`UPDATE ${table} SET data = $1 WHERE id = $2`, [
-          JSON.stringify(rest),
-          row?.id,
-        ]);
-        ids.push(String(row?.id));
+        await t.db.run(`UPDATE ${table} SET data = $1 WHERE id = $2`, [JSON.stringify(rest), id]);
+        ids.push(id);
       }
       const found = await stored();
       expect(found?.count).toBe(RESOURCES.length);
