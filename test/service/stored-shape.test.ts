@@ -3,7 +3,9 @@
  * the spec adds a required nullable `preferred_language` answers `"preferred_language": null`
  * from an app built from the grown document, with no other edit: on `/v1` (read and list, in
  * the latest version and pinned to 2026-11-01) and in its event; `doctor` lists a stored row
- * the grown schema would reject, by id.
+ * the grown schema would reject, by id. A field with a `default` (Patient `active` given one)
+ * answers it on /fhir/R4 (read and search), on /v1 in both versions and in the event. The
+ * doctor's check reads every resource of the registry.
  */
 import { describe, expect, it } from 'vitest';
 import { routeTableOf } from '../../generators/route-table.js';
@@ -41,6 +43,9 @@ describe('stored rows after the spec grows a field', () => {
   it('derives the fill from the response schema: null for required nullable, else the default', () => {
     const rules = fillRulesOf(routeTableOf(grownSpec()).componentSchemas);
     expect(rules.get('patient')).toContainEqual(['preferred_language', null]);
+    // The route table keeps an API object field's `default` (it drops other annotations).
+    const defaulted = fillRulesOf(routeTableOf(defaultedSpec()).componentSchemas);
+    expect(defaulted.get('patient')).toContainEqual(['active', true]);
   });
 
   it('answers "preferred_language": null for a patient stored before it, everywhere', async () => {
@@ -102,6 +107,84 @@ describe('stored rows after the spec grows a field', () => {
       const found = await stored();
       expect(found).toMatchObject({ count: 1, ids: [id], kind: 'repair' });
       expect(found?.summary).toContain('patient/ required');
+    } finally {
+      await after.app.close();
+      await db.close();
+    }
+  });
+});
+
+/** The spec with Patient `active` given a `default` of true, as a field added with one would be. */
+function defaultedSpec(): Record<string, unknown> {
+  const document = loadSpec();
+  const patient = (document as unknown as Grown).components.schemas.Patient;
+  if (patient === undefined) throw new Error('no Patient schema');
+  patient.properties.active = { ...(patient.properties.active as object), default: true };
+  return document;
+}
+
+describe('a stored row without a field that has a default', () => {
+  it('answers the default on /fhir/R4 (read and search), on /v1 in every version and in its event', async () => {
+    const db = await openDb('sqlite::memory:');
+    const { secret } = await makeKey(db);
+    const before = await buildTestApp({ db });
+    const created = await before.request({
+      method: 'POST',
+      url: '/v1/patients',
+      key: secret,
+      headers: { 'patientcare-version': versions.latest },
+      body: { name: { family: 'Rivera', given: ['Ana'] }, birth_date: '1987-04-12' },
+    });
+    expect(created.status).toBe(200);
+    const id = (created.body as { id: string }).id;
+    await before.app.close();
+    // Written before `active` existed: neither the row nor its event's snapshot has the key.
+    const without = (
+      json: unknown,
+      at: (doc: Record<string, unknown>) => Record<string, unknown>,
+    ) => {
+      const doc = JSON.parse(String(json)) as Record<string, unknown>;
+      delete at(doc).active;
+      return JSON.stringify(doc);
+    };
+    const row = await db.get('SELECT data FROM patients WHERE id = $1', [id]);
+    await db.run('UPDATE patients SET data = $1 WHERE id = $2', [without(row?.data, (d) => d), id]);
+    const event = await db.get("SELECT id, data FROM events WHERE type = 'patient.created'", []);
+    const snapshot = (d: Record<string, unknown>) =>
+      (d.data as { object: Record<string, unknown> }).object;
+    await db.run('UPDATE events SET data = $1 WHERE id = $2', [
+      without(event?.data, snapshot),
+      String(event?.id),
+    ]);
+
+    const after = await buildTestApp({ db, table: routeTableOf(defaultedSpec()) });
+    try {
+      const get = async (url: string, version: string = versions.latest) => {
+        const response = await after.request({
+          method: 'GET',
+          url,
+          key: secret,
+          headers: { 'patientcare-version': version },
+        });
+        expect(response.status, url).toBe(200);
+        return response.body as Record<string, unknown>;
+      };
+      // FHIR ids spell the prefix with a hyphen (`pat-…`).
+      const fhirId = id.replace('_', '-');
+      expect((await get(`/fhir/R4/Patient/${fhirId}`)).active).toBe(true);
+      const bundle = (await get(`/fhir/R4/Patient?_id=${fhirId}`)) as {
+        entry: { resource: { active?: unknown } }[];
+      };
+      expect(bundle.entry.map((e) => e.resource.active)).toEqual([true]);
+      expect((await get(`/v1/patients/${id}`)).active).toBe(true);
+      expect((await get(`/v1/patients/${id}`, '2026-11-01')).active).toBe(true);
+      const list = (await get('/v1/patients')) as { data: Record<string, unknown>[] };
+      expect(list.data.map((p) => p.active)).toEqual([true]);
+      const events = (await get('/v1/events')) as {
+        data: { type: string; data: { object: Record<string, unknown> } }[];
+      };
+      const stored = events.data.find((e) => e.type === 'patient.created');
+      expect(stored?.data.object.active).toBe(true);
     } finally {
       await after.app.close();
       await db.close();
