@@ -192,6 +192,48 @@ describe('a stored row without a field that has a default', () => {
   });
 });
 
+describe('an appointment booked before practitioner_id existed', () => {
+  it('answers practitioner_id: null in the latest version, nothing in 2026-11-01, and reads on FHIR', async () => {
+    const t = await buildTestApp();
+    try {
+      const { secret } = await makeKey(t.db);
+      const patient = await t.request({
+        method: 'POST',
+        url: '/v1/patients',
+        key: secret,
+        body: { name: { family: 'Rivera' } },
+      });
+      const booked = await t.request({
+        method: 'POST',
+        url: '/v1/appointments',
+        key: secret,
+        body: {
+          patient: patient.body.id,
+          practitioner: 'Dr. Lee',
+          start: 1795747516,
+          end: 1795749316,
+        },
+      });
+      expect(booked.status).toBe(200);
+      const id = (booked.body as { id: string }).id;
+      // The row as a release before the field wrote it: no practitioner_id key at all.
+      const row = await t.db.get('SELECT data FROM appointments WHERE id = $1', [id]);
+      const { practitioner_id: _gone, ...old } = JSON.parse(String(row?.data));
+      await t.db.run('UPDATE appointments SET data = $1 WHERE id = $2', [JSON.stringify(old), id]);
+      const read = (version: string, url = `/v1/appointments/${id}`) =>
+        t.request({ method: 'GET', url, key: secret, headers: { 'patientcare-version': version } });
+      const latest = await read(versions.latest);
+      expect(latest.body).toHaveProperty('practitioner_id', null);
+      const pinned = await read('2026-11-01');
+      expect(pinned.body).not.toHaveProperty('practitioner_id');
+      const fhir = await read(versions.latest, `/fhir/R4/Appointment/${id.replace('_', '-')}`);
+      expect(fhir.status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe("doctor's stored-schema check", () => {
   it('reads every resource of the registry by its own response schema, as the API reads it', async () => {
     const t = await buildTestApp();
