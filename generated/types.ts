@@ -1569,6 +1569,7 @@ export interface components {
          *       "updated": 1793580000,
          *       "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
          *       "practitioner": "Dr. Lee (family medicine)",
+         *       "practitioner_id": null,
          *       "status": "cancelled",
          *       "start": "2026-11-04T09:00:00Z",
          *       "end": "2026-11-04T09:30:00Z",
@@ -1594,8 +1595,8 @@ export interface components {
             patient: components["schemas"]["PatientId"];
             /** @description Who the patient sees (a name or your practitioner reference). */
             practitioner: string;
-            /** @description The practitioner object the appointment is with (`prac_…`), or `null`; absent on appointments created before it existed. */
-            practitioner_id?: string | null;
+            /** @description The practitioner object the appointment is with (`prac_…`), or `null` (also on appointments created before the field existed). */
+            practitioner_id: string | null;
             status: components["schemas"]["AppointmentStatus"];
             /**
              * Format: date-time
@@ -2332,6 +2333,7 @@ export interface components {
          *       "updated": 1793577700,
          *       "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
          *       "practitioner": "Dr. Lee (family medicine)",
+         *       "practitioner_id": null,
          *       "status": "pending",
          *       "start": "2026-11-04T09:00:00Z",
          *       "end": "2026-11-04T09:30:00Z",
@@ -2355,6 +2357,7 @@ export interface components {
          *         "updated": 1793577800,
          *         "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
          *         "practitioner": "Dr. Lee (family medicine)",
+         *         "practitioner_id": null,
          *         "status": "booked",
          *         "start": "2026-11-04T09:00:00Z",
          *         "end": "2026-11-04T09:30:00Z",
@@ -2412,6 +2415,7 @@ export interface components {
          *           "updated": 1793577800,
          *           "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
          *           "practitioner": "Dr. Lee (family medicine)",
+         *           "practitioner_id": null,
          *           "status": "booked",
          *           "start": "2026-11-04T09:00:00Z",
          *           "end": "2026-11-04T09:30:00Z",
@@ -2715,6 +2719,7 @@ export interface components {
          *           "updated": 1793590000,
          *           "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
          *           "practitioner": "Dr. Lee (family medicine)",
+         *           "practitioner_id": null,
          *           "status": "cancelled",
          *           "start": "2026-11-04T09:00:00Z",
          *           "end": "2026-11-04T09:30:00Z",
@@ -4714,6 +4719,7 @@ export interface components {
                  *       "updated": 1793577700,
                  *       "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
                  *       "practitioner": "Dr. Lee (family medicine)",
+                 *       "practitioner_id": null,
                  *       "status": "booked",
                  *       "start": "2026-11-04T09:00:00Z",
                  *       "end": "2026-11-04T09:30:00Z",
@@ -6115,6 +6121,7 @@ export interface operations {
                      *           "updated": 1793577700,
                      *           "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
                      *           "practitioner": "Dr. Lee (family medicine)",
+                     *           "practitioner_id": null,
                      *           "status": "booked",
                      *           "start": "2026-11-04T09:00:00Z",
                      *           "end": "2026-11-04T09:30:00Z",
@@ -6261,6 +6268,7 @@ export interface operations {
                      *       "updated": 1793577700,
                      *       "patient": "pat_01JD7X5K8M9N2P3Q4R5S6T7V8W",
                      *       "practitioner": "Dr. Lee (family medicine)",
+                     *       "practitioner_id": null,
                      *       "status": "booked",
                      *       "start": "2026-11-04T09:00:00Z",
                      *       "end": "2026-11-04T09:30:00Z",

@@ -3,7 +3,12 @@
  * `server/main.ts` listens). Routes come from the generated route table, handlers from
  * `server/handlers/`; both can be passed in, so the HTTP layer is testable with a small table.
  */
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { RouteDefinition } from '../contract/route-types.js';
 import {
   DEFAULT_HTTP_CONFIG,
@@ -31,6 +36,16 @@ import { newId } from './ids.js';
 import { fillRulesOf, useFillRules } from './repos/stored-shape.js';
 import { type RetentionScheduler, startRetention } from './retention/scheduler.js';
 import { versions } from './versioning/index.js';
+
+/**
+ * A check of each answer before it is sent (`payload`: the serialised body), which may log but
+ * never changes the answer: `npm run dev`'s host passes one (tooling/dev/response-check.ts).
+ */
+export type ResponseCheck = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+) => Promise<void>;
 
 /** Options of `buildApp`; only `db` is required. */
 export interface AppOptions {
@@ -63,6 +78,11 @@ export interface AppOptions {
    * unset, nothing is purged (tests of other concerns). `server/main.ts` always passes it.
    */
   retention?: RetentionConfig;
+  /**
+   * Checks every answer against its version's document; unset (the default, and always in
+   * `npm start`), none is. Only the `npm run dev` host sets it (server/service-host.ts).
+   */
+  responseCheck?: ResponseCheck;
 }
 
 function resolveConfig(config: AppOptions['config']): HttpConfig {
@@ -219,6 +239,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
+  const responseCheck = options.responseCheck;
+  if (responseCheck !== undefined) {
+    app.addHook('onSend', async (request, reply, payload) => {
+      await responseCheck(request, reply, payload);
+      return payload;
+    });
+  }
   installErrorHandling(app, deps, errorFaces);
   if (options.retention !== undefined) installRetention(app, db, options.retention, clock);
   // Stored rows answer the fields this table's schemas added since they were written.

@@ -44,12 +44,16 @@ function bodyTimesUp(parts: RequestParts): RequestParts {
   return { ...parts, body: out };
 }
 
-/** Any `start`/`end` date-time in an example, as the seconds 2026-11-01's examples showed. */
+/**
+ * An example as 2026-11-01's showed it: any `start`/`end` date-time as seconds, and no
+ * `practitioner_id` (its appointments never had one).
+ */
 function exampleTimesDown(value: Json): Json {
   if (Array.isArray(value)) return value.map(exampleTimesDown);
   if (typeof value !== 'object' || value === null) return value;
   const out: JsonObject = {};
   for (const [key, child] of Object.entries(value)) {
+    if (key === 'practitioner_id') continue;
     out[key] =
       (key === 'start' || key === 'end') && typeof child === 'string'
         ? toSeconds(child)
@@ -260,6 +264,29 @@ export const change = defineVersion({
     // An appointment's `practitioner_id` came after this release (with Practitioner): its closed
     // schemas never had the field, so 2026-11-01 neither takes nor shows it.
     { schema: 'Appointment', at: '/properties/practitioner_id', didNotExist: true },
+    // …nor listed it as required.
+    {
+      schema: 'Appointment',
+      at: '/required',
+      was: [
+        'id',
+        'object',
+        'livemode',
+        'created',
+        'updated',
+        'patient',
+        'practitioner',
+        'status',
+        'start',
+        'end',
+        'appointment_type',
+        'reason',
+        'location',
+        'cancellation_reason',
+        'cancelled_at',
+        'metadata',
+      ],
+    },
     { schema: 'AppointmentCreateParams', at: '/properties/practitioner_id', didNotExist: true },
     { examples: exampleTimesDown },
   ],

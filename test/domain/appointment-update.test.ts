@@ -19,6 +19,7 @@ function appointment(overrides: Partial<Appointment> = {}): Appointment {
     updated: NOW - 100,
     patient: 'pat_01JD7X5K8M9N2P3Q4R5S6T7V8W',
     practitioner: 'Dr. Lee',
+    practitioner_id: null,
     status: 'booked',
     start: START,
     end: END,

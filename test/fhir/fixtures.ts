@@ -39,6 +39,7 @@ export const storedAppointment: StoredAppointment = {
   updated: 1793580000,
   patient: PATIENT_ID,
   practitioner: 'Dr. Lee (family medicine)',
+  practitioner_id: null,
   status: 'checked_in',
   start: 1793782800,
   end: 1793784600,

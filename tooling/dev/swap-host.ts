@@ -19,6 +19,7 @@ import { deriveDocument, useVersionChanges, versions } from '../../server/versio
 import { freshVersionChanges } from '../openapi/version-list.js';
 import { LiveReload, liveReloadScript } from './live-reload.js';
 import type { ContractPayload, FromService, ProblemPayload } from './messages.js';
+import { devResponseCheck } from './response-check.js';
 import { ServedDocs } from './served-docs.js';
 
 interface Served {
@@ -57,7 +58,11 @@ export class SwapHost implements ServiceHost {
     const app = await build(
       contract
         ? await this.overrides(contract)
-        : { docs: { load: this.docs.fallback(), liveReloadScript: liveReloadScript(null) } },
+        : {
+            docs: { load: this.docs.fallback(), liveReloadScript: liveReloadScript(null) },
+            // The generated table is served; answers in older versions are not checked.
+            responseCheck: devResponseCheck(await generatedTable()),
+          },
     );
     await app.ready();
     this.current = { id: contract?.id ?? null, app, inflight: 0, retired: false };
@@ -201,6 +206,8 @@ export class SwapHost implements ServiceHost {
       routes: contract.routes,
       componentSchemas: contract.componentSchemas,
       versionTables,
+      // Every answer checked against its version's document; a mismatch is one warn line.
+      responseCheck: devResponseCheck(contract, versionTables),
       handlers: withNotImplemented(this.handlers ?? {}, contract.routes),
       docs: {
         load: this.docs.loaderFor(contract.document),
@@ -224,6 +231,12 @@ export function withNotImplemented(
     table[route.operationId] ??= async () => notImplemented(route.operationId);
   }
   return table;
+}
+
+/** The route table `npm run generate` wrote, which the service serves without a contract. */
+async function generatedTable(): Promise<VersionTable> {
+  const { routes, componentSchemas } = await import('../../generated/routes.js');
+  return { routes, componentSchemas };
 }
 
 function messageOf(error: unknown): string {

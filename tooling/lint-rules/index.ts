@@ -2,6 +2,7 @@ import type { Plugin } from '@redocly/openapi-core';
 import { ExamplesPresent } from './rules/examples-present.js';
 import { HeaderExamples } from './rules/header-examples.js';
 import { NoPhiInUrl } from './rules/no-phi-in-url.js';
+import { ObjectFieldsRequired } from './rules/object-fields-required.js';
 import { OperationActorHeader } from './rules/operation-actor-header.js';
 import { OperationErrorResponses } from './rules/operation-error-responses.js';
 import { OperationScopes } from './rules/operation-scopes.js';
@@ -25,6 +26,7 @@ export function patientCarePlugin(): Plugin {
         'examples-present': ExamplesPresent,
         'header-examples': HeaderExamples,
         'no-phi-in-url': NoPhiInUrl,
+        'object-fields-required': ObjectFieldsRequired,
         'post-idempotency-key': PostIdempotencyKey,
         'response-request-id': ResponseRequestId,
         'tags-in-groups': TagsInGroups,

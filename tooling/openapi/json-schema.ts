@@ -91,6 +91,29 @@ export interface ConvertedComponent {
 }
 
 /**
+ * The `default` of each field of an API object (a schema whose `object` property allows one
+ * type name, not `list`), kept on the converted field even without `annotations`: it is what a
+ * stored row written before the field existed answers (server/repos/stored-shape.ts reads it
+ * from the route table). Such schemas are answers only, so no request or parameter validator
+ * (whose Ajv applies defaults) ever reaches these.
+ */
+function keepFieldDefaults(source: unknown, converted: JsonSchema): void {
+  if (source === null || typeof source !== 'object') return;
+  const properties = (source as { properties?: unknown }).properties;
+  if (properties === null || typeof properties !== 'object') return;
+  const fields = properties as Record<string, unknown>;
+  const type = fields.object as { enum?: unknown } | undefined;
+  const values = Array.isArray(type?.enum) ? type.enum : [];
+  if (values.length !== 1 || values[0] === 'list') return;
+  const out = converted.properties as Record<string, Record<string, unknown>> | undefined;
+  for (const [name, field] of Object.entries(fields)) {
+    const target = out?.[name];
+    if (target === undefined || field === null || typeof field !== 'object') continue;
+    if ('default' in field) target.default = (field as { default: unknown }).default;
+  }
+}
+
+/**
  * Every schema of `components/schemas`, converted, sorted by name: one entry for a schema both
  * directions read alike, a `request` and a `response` entry for one with readOnly/writeOnly in
  * its tree. Route schemas `$ref` these by `$id`; register them all with Ajv first.
@@ -117,6 +140,7 @@ export function convertComponentSchemas(
         { ...options, direction: direction ?? 'response', document, componentId },
         pointer,
       );
+      if (direction !== 'request') keepFieldDefaults(schemas[name], schema);
       converted.push({
         name,
         direction,

@@ -11,11 +11,12 @@ export type Doc = Record<string, unknown>;
 /**
  * Lints `document` with one house rule alone (no other rule), in-process, and returns each
  * problem as `pointer: message`. `given → want` tests of a rule read like Redocly's own.
+ * `options` are the rule's own, as `redocly.yaml` would give them beside `severity`.
  */
-export async function lintWithRule(rule: string, document: Doc): Promise<string[]> {
+export async function lintWithRule(rule: string, document: Doc, options?: Doc): Promise<string[]> {
   const config = await createConfig({
     plugins: [PLUGIN],
-    rules: { [`patient-care/${rule}`]: 'error' },
+    rules: { [`patient-care/${rule}`]: options ? { severity: 'error', ...options } : 'error' },
   });
   const problems = await lintFromString({
     source: stringify(document),
