@@ -132,9 +132,9 @@ async function main(): Promise<void> {
     if (key !== undefined) writeRun(ROOT, key, toCache(run));
   }
   const { files, generated, report } = run;
-  if (!cached) {
-    console.log(`generate: ${run.operations} operation(s), ${generated} file(s) · ${seconds()}`);
-  }
+  console.log(
+    `generate: ${run.operations} operation(s), ${generated} file(s)${cached ? ' (cached)' : ''} · ${seconds()}`,
+  );
   const { foreignFiles, staleFiles, writeTree } = await import('../tooling/generate/disk.js');
   const stale = staleFiles(files);
 
