@@ -323,7 +323,12 @@ function editPlan(
       {
         kind: 'change an enum',
         apply: (spec) =>
-          replaceOnce(spec, '        - proposed\n', `        - proposed\n        - ${status}\n`),
+          // From the line start: the FHIR search parameters' enums list `proposed` deeper.
+          replaceOnce(
+            spec,
+            '\n        - proposed\n',
+            `\n        - proposed\n        - ${status}\n`,
+          ),
         reflected: async () =>
           (await api(`/v1/appointments?status=${status}`)).status === 200 &&
           (await served()).includes(`"${status}"`),

@@ -286,7 +286,7 @@ function report(rows: Row[], runs: number): string {
   }
   lines.push(
     '',
-    'Our spec runs three ways (tooling/generate/cache.ts): "no cache" is the whole pipeline with an empty content cache; "cached, nothing changed" reuses the text of an earlier run and only compares it with the files; "after an edit" is the run an owner makes after adding an operation to the spec, in a scratch copy whose cache holds the state before the edit, writing every changed file and the new stub (the spec changed, so nothing spec-derived is reused: the gain there is the generators loading and running in a worker thread while the main thread checks).',
+    'Our spec runs three ways (tooling/generate/cache.ts): "no cache" is the whole pipeline with an empty content cache; "cached, nothing changed" reuses the text of an earlier run and only compares it with the files; "after an edit" is the run an owner makes after adding an operation to the spec, in a scratch copy whose cache holds the state before the edit, writing every changed file and the new stub (the spec changed, so nothing spec-derived is reused from the cache).',
     '',
     'Targets (issue 44): `npm run generate` after an edit ≤ 1.0× openapi-typescript alone on our spec (time ratio column); ' +
       'earlier rounds: full generate ≤ 1.2× openapi-typescript on each corpus document; GitHub peak < 600 MB; our spec < 2 s end to end; linear in operations.',

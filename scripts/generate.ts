@@ -23,7 +23,6 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { StubReport } from '../generators/handler-stubs.js';
 import { parseOrExit, UsageError } from '../tooling/cli/command.js';
 import {
@@ -34,7 +33,6 @@ import {
   readRun,
   writeRun,
 } from '../tooling/generate/cache.js';
-import type { OurTreeAnswer, OurTreeRequest } from '../tooling/generate/our-tree.js';
 import { versionRemakeCommand } from '../tooling/generate/versions.js';
 import type { Located } from '../tooling/openapi/load.js';
 
@@ -209,16 +207,6 @@ interface BuildRequest {
  * answered from the cache needs none of them.
  */
 async function build(request: BuildRequest): Promise<Run> {
-  // Started first: the worker loads the generators while this thread loads Redocly.
-  const generator = treeWorker();
-  try {
-    return await checkAndGenerate(request, generator);
-  } finally {
-    generator.stop();
-  }
-}
-
-async function checkAndGenerate(request: BuildRequest, generator: TreeWorker): Promise<Run> {
   const { specFile, shown, ours, version, outDir, remakeCommand } = request;
   const { DocumentError } = await import('../tooling/openapi/errors.js');
   const {
@@ -269,17 +257,6 @@ async function checkAndGenerate(request: BuildRequest, generator: TreeWorker): P
       console.log(`  ... and ${problems.length - 5} more structural finding(s)`);
     console.log(`check: ${problems.length} structural finding(s) · ${seconds()}`);
   }
-  // The worker generates while this thread validates: the files are used only if it passes.
-  const answer = generator.generate({
-    root: ROOT,
-    document: loaded.bundled,
-    outDir,
-    remakeCommand,
-    // Handler stubs follow the latest version only: handlers never see an older one.
-    handlersDir: ours && version === undefined ? join(ROOT, HANDLERS) : null,
-    ...(version === undefined ? {} : { version }),
-    olderVersions: ours && version === undefined,
-  });
   const { validateDocument } = await import('../tooling/openapi/validate-document.js');
   const { locateViolations } = await import('../tooling/openapi/validate-file.js');
   const violations = locateViolations(
@@ -300,41 +277,24 @@ async function checkAndGenerate(request: BuildRequest, generator: TreeWorker): P
     const { versions } = await import('../server/versioning/index.js');
     console.log(`version: ${version}, derived from ${versions.latest} by spec/versions/`);
   }
-  const result = await answer;
-  if (!result.ok) {
-    if (result.refused === null) throw new Error(result.message);
-    const refused = new DocumentError(result.refused.pointer, result.refused.message);
-    fail([format(locateError(refused, loaded.root, specFile, ROOT)), 'Nothing was generated.']);
+  // Loaded after the check: the generators (openapi-typescript, TypeScript) are the heavy part.
+  const { ourTree } = await import('../tooling/generate/our-tree.js');
+  try {
+    const tree = await ourTree({
+      root: ROOT,
+      document: loaded.bundled,
+      outDir,
+      remakeCommand,
+      // Handler stubs follow the latest version only: handlers never see an older one.
+      handlersDir: ours && version === undefined ? join(ROOT, HANDLERS) : null,
+      ...(version === undefined ? {} : { version }),
+      olderVersions: ours && version === undefined,
+    });
+    return { ...tree, notes };
+  } catch (error) {
+    if (!(error instanceof DocumentError)) throw error;
+    fail([format(locateError(error, loaded.root, specFile, ROOT)), 'Nothing was generated.']);
   }
-  return { ...result.tree, notes };
-}
-
-interface TreeWorker {
-  generate(request: OurTreeRequest): Promise<OurTreeAnswer>;
-  stop(): void;
-}
-
-/**
- * The generation thread (tooling/generate/our-tree-worker.ts). It inherits this process's
- * `--import` (the TypeScript resolve hook, or tsx), so it runs the same sources.
- */
-function treeWorker(): TreeWorker {
-  const worker = new Worker(new URL('../tooling/generate/our-tree-worker.ts', import.meta.url));
-  const answer = new Promise<OurTreeAnswer>((resolveAnswer) => {
-    worker.once('message', resolveAnswer);
-    worker.once('error', (error) =>
-      resolveAnswer({ ok: false, refused: null, message: `generation failed: ${error.message}` }),
-    );
-  });
-  return {
-    generate(request) {
-      worker.postMessage(request);
-      return answer;
-    },
-    stop() {
-      void worker.terminate();
-    },
-  };
 }
 
 /** A run as the cache keeps it: paths relative to the repository root. */

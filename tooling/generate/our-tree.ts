@@ -2,11 +2,9 @@
  * Everything one `npm run generate` run writes for a bundled document: the generated files of
  * the requested version (with the handler stubs for our latest spec) and, for plain generate on
  * our spec, every older dated version's files. Generated files come first in the map, handler
- * modules last; `generated` says where the handler modules begin. Runs in
- * `our-tree-worker.ts`, beside the thread that checks the document.
+ * modules last; `generated` says where the handler modules begin.
  */
 import type { StubReport } from '../../generators/handler-stubs.js';
-import { DocumentError } from '../openapi/errors.js';
 import { treeFiles } from './tree.js';
 import { olderVersionFiles } from './versions.js';
 
@@ -32,11 +30,6 @@ export interface OurTree {
   operations: number;
   report: StubReport | null;
 }
-
-/** What the worker answers: the tree, or what the generators refused (or why it failed). */
-export type OurTreeAnswer =
-  | { ok: true; tree: OurTree }
-  | { ok: false; refused: { pointer: string; message: string } | null; message: string };
 
 /**
  * The tree for `request`. Throws `DocumentError` for what the generators refuse.
@@ -71,17 +64,4 @@ export async function ourTree(request: OurTreeRequest): Promise<OurTree> {
     generated += older.size;
   }
   return { files, generated, operations: tree.operations.length, report: tree.report };
-}
-
-/** `ourTree` as the worker answers it: never throws. */
-export async function answerOurTree(request: OurTreeRequest): Promise<OurTreeAnswer> {
-  try {
-    return { ok: true, tree: await ourTree(request) };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof DocumentError) {
-      return { ok: false, refused: { pointer: error.pointer, message: error.message }, message };
-    }
-    return { ok: false, refused: null, message };
-  }
 }
