@@ -7,8 +7,11 @@
  * (tooling/openapi/validate-document.ts), which refuses any document, ours or another, that
  * breaks it: other people's tools read what we generate from. The house rules (`redocly.yaml`: examples, scopes, PHI in URLs,
  * error responses) are `npm run lint:spec`'s, which `npm test`, `npm run spec:check` and
- * `npm run dev` run; a generator that also ran them would double `npm test`'s lint and take
- * 1.9× openapi-typescript's time instead of about 1× (bench/results/generate.md).
+ * `npm run dev` run; a generator that also ran them would double `npm test`'s lint and cost
+ * about as much again as the rest of the run (bench/results/generate.md).
+ *
+ * On our spec a run whose inputs are unchanged reuses the text of the last one from a content
+ * cache (tooling/generate/cache.ts) and still compares it with the files on disk.
  *
  *   npm run generate                              our spec → generated/ (every older dated
  *                                                 version in generated/versions/) + handler stubs
