@@ -15,8 +15,16 @@ import type * as TypeScript from 'typescript';
 import { kebabCase, literal } from './names.js';
 
 const require = createRequire(import.meta.url);
-/** Loaded with `require`: an ESM import of this 9 MB CommonJS module costs ~1 s (see types.ts). */
-const ts: typeof TypeScript = require('typescript');
+/**
+ * TypeScript, loaded with `require` (an ESM import of this 9 MB CommonJS module costs ~1 s, see
+ * types.ts) on first use: `npm run generate` answered from its cache imports this module only to
+ * compare files and never parses a handler.
+ */
+let loadedTs: typeof TypeScript | undefined;
+function typescript(): typeof TypeScript {
+  loadedTs ??= require('typescript') as typeof TypeScript;
+  return loadedTs;
+}
 
 /** What the reconciliation needs to know about an operation. */
 export interface StubOperation {
@@ -126,6 +134,7 @@ interface ModuleExports {
 
 /** What a module exports and imports, read with the TypeScript parser. */
 function exportsOf(name: string, text: string): ModuleExports {
+  const ts = typescript();
   const file = ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   const found: ModuleExports = { names: new Set(), annotated: new Map(), imported: new Set() };
   const exported = (node: TypeScript.Node) =>

@@ -7,8 +7,11 @@
  * (tooling/openapi/validate-document.ts), which refuses any document, ours or another, that
  * breaks it: other people's tools read what we generate from. The house rules (`redocly.yaml`: examples, scopes, PHI in URLs,
  * error responses) are `npm run lint:spec`'s, which `npm test`, `npm run spec:check` and
- * `npm run dev` run; a generator that also ran them would double `npm test`'s lint and take
- * 1.9× openapi-typescript's time instead of about 1× (bench/results/generate.md).
+ * `npm run dev` run; a generator that also ran them would double `npm test`'s lint and cost
+ * about as much again as the rest of the run (bench/results/generate.md).
+ *
+ * On our spec a run whose inputs are unchanged reuses the text of the last one from a content
+ * cache (tooling/generate/cache.ts) and still compares it with the files on disk.
  *
  *   npm run generate                              our spec → generated/ (every older dated
  *                                                 version in generated/versions/) + handler stubs
@@ -23,22 +26,18 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import type { StubReport } from '../generators/handler-stubs.js';
 import { parseOrExit, UsageError } from '../tooling/cli/command.js';
-import { versionRemakeCommand } from '../tooling/generate/versions.js';
-import { DocumentError } from '../tooling/openapi/errors.js';
 import {
-  LoadError,
-  type LoadedDocument,
-  type Located,
-  lintConfig,
-  loadDocument,
-  locateError,
-  locateParseError,
-  locateProblem,
-  ParseError,
-} from '../tooling/openapi/load.js';
-import { validateDocument } from '../tooling/openapi/validate-document.js';
-import { locateViolations } from '../tooling/openapi/validate-file.js';
+  type CachedRun,
+  cacheFolder,
+  GENERATE_INPUTS,
+  inputsKey,
+  readRun,
+  writeRun,
+} from '../tooling/generate/cache.js';
+import { versionRemakeCommand } from '../tooling/generate/versions.js';
+import type { Located } from '../tooling/openapi/load.js';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const OUR_SPEC = 'spec/openapi.yaml';
@@ -116,96 +115,28 @@ async function main(): Promise<void> {
   const shown = relative(ROOT, specFile).startsWith('..') ? specFile : relative(ROOT, specFile);
 
   console.log(`generate: ${shown} → ${outDir}/${values.check ? ' (check only)' : ''}`);
-  let loaded: LoadedDocument;
-  try {
-    loaded = await loadDocument(specFile, await lintConfig(null));
-  } catch (error) {
-    if (error instanceof LoadError) {
-      fail([
-        format(locateError(error.error, error.root, specFile, ROOT)),
-        'Nothing was generated.',
-      ]);
-    }
-    if (error instanceof ParseError) {
-      fail([format(locateParseError(error.cause, specFile, ROOT)), 'Nothing was generated.']);
-    }
-    throw error;
-  }
-  const problems = loaded.problems.map((problem) => locateProblem(problem, ROOT));
-  const errors = problems.filter((problem) => problem.severity === 'error');
-  if (ours) {
-    for (const problem of problems) console.log(format(problem));
-    if (errors.length > 0) {
-      fail([
-        `check: ${errors.length} structural error(s) in ${shown}; nothing was generated.`,
-        'Fix them (npm run lint:spec shows them too) and run npm run generate again.',
-      ]);
-    }
+  // Our spec: keyed by the content of everything the output depends on (tooling/generate/cache.ts).
+  // Another document may `$ref` files anywhere, so its runs are not cached.
+  const key = ours
+    ? inputsKey(ROOT, [...GENERATE_INPUTS, HANDLERS], [outDir, remakeCommand, version ?? 'latest'])
+    : undefined;
+  const cached = key === undefined ? undefined : readRun(ROOT, key);
+  let run: Run;
+  if (cached) {
+    for (const note of cached.notes) console.log(note);
     console.log(
-      `check: well-formed OpenAPI ${loaded.bundled.openapi} (the house rules are npm run lint:spec) · ${seconds()}`,
+      `cache: spec, version modules, handlers and generator sources unchanged since an earlier run; its output (${relative(ROOT, cacheFolder(ROOT))}) is compared with the files on disk · ${seconds()}`,
     );
+    run = fromCache(cached);
   } else {
-    // Third-party documents: structural findings are reported, not fatal (every corpus document
-    // has some, e.g. `nullable` without `type`); the generators handle what they can read.
-    for (const problem of problems.slice(0, 5))
-      console.log(format({ ...problem, severity: 'warn' }));
-    if (problems.length > 5)
-      console.log(`  ... and ${problems.length - 5} more structural finding(s)`);
-    console.log(`check: ${problems.length} structural finding(s) · ${seconds()}`);
+    run = await build({ specFile, shown, ours, version, outDir, remakeCommand });
+    if (key !== undefined) writeRun(ROOT, key, toCache(run));
   }
-  const violations = locateViolations(
-    await validateDocument(loaded.bundled),
-    loaded.root,
-    specFile,
-    ROOT,
+  const { files, generated, report } = run;
+  console.log(
+    `generate: ${run.operations} operation(s), ${generated} file(s)${cached ? ' (cached)' : ''} · ${seconds()}`,
   );
-  if (violations.length > 0) {
-    fail([
-      ...violations.slice(0, 50).map(format),
-      ...(violations.length > 50 ? [`  ... and ${violations.length - 50} more`] : []),
-      `check: ${shown} is not valid against the official OpenAPI 3.0 schema (${violations.length} error(s)); nothing was generated.`,
-    ]);
-  }
-  console.log(`check: valid against the official OpenAPI 3.0 schema · ${seconds()}`);
-  // Loaded after the check: the generators (openapi-typescript, TypeScript) are the heavy part.
-  const { foreignFiles, treeFiles, staleFiles, writeTree } = await import(
-    '../tooling/generate/tree.js'
-  );
-  let document: unknown = loaded.bundled;
-  if (version !== undefined) {
-    const { deriveDocument, versions } = await import('../server/versioning/index.js');
-    document = deriveDocument(loaded.bundled, versions, version);
-    console.log(`version: ${version}, derived from ${versions.latest} by spec/versions/`);
-  }
-  let tree: ReturnType<typeof treeFiles>;
-  try {
-    tree = treeFiles({
-      root: ROOT,
-      document,
-      outDir,
-      remakeCommand,
-      // Handler stubs follow the latest version only: handlers never see an older one.
-      handlersDir: ours && version === undefined ? join(ROOT, HANDLERS) : null,
-    });
-  } catch (error) {
-    if (!(error instanceof DocumentError)) throw error;
-    fail([format(locateError(error, loaded.root, specFile, ROOT)), 'Nothing was generated.']);
-  }
-  const { operations, report } = tree;
-  let { files, generated } = tree;
-  if (ours && version === undefined) {
-    // Every older version's files too: the server judges a pinned request by its table.
-    const { olderVersionFiles } = await import('../tooling/generate/versions.js');
-    const { deriveDocument, versions } = await import('../server/versioning/index.js');
-    const older = olderVersionFiles(ROOT, versions, (date) =>
-      deriveDocument(loaded.bundled, versions, date),
-    );
-    const generatedFiles = [...files].slice(0, generated);
-    const handlerFiles = [...files].slice(generated);
-    files = new Map([...generatedFiles, ...older, ...handlerFiles]);
-    generated += older.size;
-  }
-  console.log(`generate: ${operations.length} operation(s), ${generated} file(s) · ${seconds()}`);
+  const { foreignFiles, staleFiles, writeTree } = await import('../tooling/generate/disk.js');
   const stale = staleFiles(files);
 
   if (values.check) {
@@ -247,8 +178,161 @@ async function main(): Promise<void> {
     );
   }
   console.log(
-    `done: ${operations.length} operation(s), ${files.size} file(s) (${stale.length} written, ${files.size - stale.length} unchanged)${report ? `, ${report.added.length} stub(s) added, ${report.orphans.length} orphan(s)` : ''} in ${seconds()}`,
+    `done: ${run.operations} operation(s), ${files.size} file(s) (${stale.length} written, ${files.size - stale.length} unchanged)${report ? `, ${report.added.length} stub(s) added, ${report.orphans.length} orphan(s)` : ''} in ${seconds()}`,
   );
+}
+
+/** What a run yields: every file that should exist, absolute path → text, and what it found. */
+interface Run {
+  files: Map<string, string>;
+  /** How many of `files` are generated files (the rest are handler modules). */
+  generated: number;
+  operations: number;
+  report: StubReport | null;
+  /** Lines the check printed that a run answered from the cache prints again. */
+  notes: string[];
+}
+
+interface BuildRequest {
+  specFile: string;
+  /** The spec file as shown to people. */
+  shown: string;
+  ours: boolean;
+  version: string | undefined;
+  outDir: string;
+  remakeCommand: string;
+}
+
+/**
+ * The whole pipeline: parse, structural check, validity against the official schema, then the
+ * generated files (every older version's too for plain `npm run generate`) and handler stubs.
+ * Redocly, the schema validator and the generators are imported here, not at the top: a run
+ * answered from the cache needs none of them.
+ */
+async function build(request: BuildRequest): Promise<Run> {
+  const { specFile, shown, ours, version, outDir, remakeCommand } = request;
+  const { DocumentError } = await import('../tooling/openapi/errors.js');
+  const {
+    LoadError,
+    lintConfig,
+    loadDocument,
+    locateError,
+    locateParseError,
+    locateProblem,
+    ParseError,
+  } = await import('../tooling/openapi/load.js');
+  const notes: string[] = [];
+  let loaded: Awaited<ReturnType<typeof loadDocument>>;
+  try {
+    loaded = await loadDocument(specFile, await lintConfig(null));
+  } catch (error) {
+    if (error instanceof LoadError) {
+      fail([
+        format(locateError(error.error, error.root, specFile, ROOT)),
+        'Nothing was generated.',
+      ]);
+    }
+    if (error instanceof ParseError) {
+      fail([format(locateParseError(error.cause, specFile, ROOT)), 'Nothing was generated.']);
+    }
+    throw error;
+  }
+  const problems = loaded.problems.map((problem) => locateProblem(problem, ROOT));
+  const errors = problems.filter((problem) => problem.severity === 'error');
+  if (ours) {
+    for (const problem of problems) notes.push(format(problem));
+    for (const note of notes) console.log(note);
+    if (errors.length > 0) {
+      fail([
+        `check: ${errors.length} structural error(s) in ${shown}; nothing was generated.`,
+        'Fix them (npm run lint:spec shows them too) and run npm run generate again.',
+      ]);
+    }
+    console.log(
+      `check: well-formed OpenAPI ${loaded.bundled.openapi} (the house rules are npm run lint:spec) · ${seconds()}`,
+    );
+  } else {
+    // Third-party documents: structural findings are reported, not fatal (every corpus document
+    // has some, e.g. `nullable` without `type`); the generators handle what they can read.
+    for (const problem of problems.slice(0, 5))
+      console.log(format({ ...problem, severity: 'warn' }));
+    if (problems.length > 5)
+      console.log(`  ... and ${problems.length - 5} more structural finding(s)`);
+    console.log(`check: ${problems.length} structural finding(s) · ${seconds()}`);
+  }
+  const { validateDocument } = await import('../tooling/openapi/validate-document.js');
+  const { locateViolations } = await import('../tooling/openapi/validate-file.js');
+  const violations = locateViolations(
+    await validateDocument(loaded.bundled),
+    loaded.root,
+    specFile,
+    ROOT,
+  );
+  if (violations.length > 0) {
+    fail([
+      ...violations.slice(0, 50).map(format),
+      ...(violations.length > 50 ? [`  ... and ${violations.length - 50} more`] : []),
+      `check: ${shown} is not valid against the official OpenAPI 3.0 schema (${violations.length} error(s)); nothing was generated.`,
+    ]);
+  }
+  console.log(`check: valid against the official OpenAPI 3.0 schema · ${seconds()}`);
+  if (version !== undefined) {
+    const { versions } = await import('../server/versioning/index.js');
+    console.log(`version: ${version}, derived from ${versions.latest} by spec/versions/`);
+  }
+  // Loaded after the check: the generators (openapi-typescript, TypeScript) are the heavy part.
+  const { ourTree } = await import('../tooling/generate/our-tree.js');
+  try {
+    const tree = await ourTree({
+      root: ROOT,
+      document: loaded.bundled,
+      outDir,
+      remakeCommand,
+      // Handler stubs follow the latest version only: handlers never see an older one.
+      handlersDir: ours && version === undefined ? join(ROOT, HANDLERS) : null,
+      ...(version === undefined ? {} : { version }),
+      olderVersions: ours && version === undefined,
+    });
+    return { ...tree, notes };
+  } catch (error) {
+    if (!(error instanceof DocumentError)) throw error;
+    fail([format(locateError(error, loaded.root, specFile, ROOT)), 'Nothing was generated.']);
+  }
+}
+
+/** A run as the cache keeps it: paths relative to the repository root. */
+function toCache(run: Run): CachedRun {
+  const inRepo = ({ operationId, file }: { operationId: string; file: string }) => ({
+    operationId,
+    file: relative(ROOT, file),
+  });
+  return {
+    files: [...run.files].map(([path, text]) => [relative(ROOT, path), text]),
+    generated: run.generated,
+    operations: run.operations,
+    report: run.report && {
+      added: run.report.added.map(inRepo),
+      orphans: run.report.orphans.map(inRepo),
+    },
+    notes: run.notes,
+  };
+}
+
+function fromCache(cached: CachedRun): Run {
+  const absolute = ({ operationId, file }: { operationId: string; file: string }) => ({
+    operationId,
+    file: resolve(ROOT, file),
+  });
+  return {
+    files: new Map(cached.files.map(([path, text]) => [resolve(ROOT, path), text])),
+    generated: cached.generated,
+    operations: cached.operations,
+    report: cached.report && {
+      added: cached.report.added.map(absolute),
+      orphans: cached.report.orphans.map(absolute),
+    },
+    notes: cached.notes,
+  };
 }
 
 /** `--version`: a supported date older than the latest (the latest is plain `generate`). */

@@ -36,6 +36,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   'bench:generate': 'bench/generate.ts',
   'bench:corpus': 'bench/generate-corpus.ts',
   'bench:dev': 'bench/dev.ts',
+  'bench:spec-check': 'bench/spec-check.ts',
   'bench:webhooks': 'bench/webhooks.ts',
   'bench:server': 'bench/server.ts',
   'bench:ceiling': 'bench/ceiling.ts',

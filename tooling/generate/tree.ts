@@ -2,14 +2,12 @@
  * "Generate into the tree", the one library behind `npm run generate` (scripts/generate.ts) and
  * the dev loop's regeneration (tooling/dev/regenerate.ts): every generated file for a bundled
  * document, plus the handler modules with a 501 stub added for each new operation, as absolute
- * path → text; then which of them differ from the disk, and writing those. The generators stay
- * pure (`generators/index.ts`); only the handler folder is read here, and only `writeTree`
- * writes.
+ * path → text (`disk.ts` compares them with the files and writes them). The generators stay
+ * pure (`generators/index.ts`); only the handler folder is read here.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { reconcileHandlers, type StubReport } from '../../generators/handler-stubs.js';
-import { headerLine } from '../../generators/header.js';
 import { generate } from '../../generators/index.js';
 import type { OperationModel } from '../openapi/operations.js';
 
@@ -77,34 +75,4 @@ function readHandlers(dir: string): Map<string, string> {
     if (name.endsWith('.ts')) existing.set(name, readFileSync(join(dir, name), 'utf8'));
   }
   return existing;
-}
-
-/** The paths of `files` whose file is missing or holds other text. */
-export function staleFiles(files: ReadonlyMap<string, string>): string[] {
-  return [...files]
-    .filter(([path, text]) => !existsSync(path) || readFileSync(path, 'utf8') !== text)
-    .map(([path]) => path);
-}
-
-/** Writes `paths` of `files`, making folders as needed. */
-export function writeTree(files: ReadonlyMap<string, string>, paths: readonly string[]): void {
-  for (const path of paths) {
-    const text = files.get(path);
-    if (text === undefined) continue;
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
-}
-
-/** How every generated file begins: the header up to its remake command. */
-const GENERATED_MARK = headerLine('').split(';')[0] ?? '';
-
-/**
- * The paths among `paths` that exist and were not written by the generators (no generated
- * header): an `--out` folder may be someone else's project, whose files are never overwritten.
- */
-export function foreignFiles(paths: readonly string[]): string[] {
-  return paths.filter(
-    (path) => existsSync(path) && !readFileSync(path, 'utf8').startsWith(GENERATED_MARK),
-  );
 }

@@ -9,13 +9,27 @@
  * Ajv reports every branch of a `oneOf` that failed (a Schema Object is "a Schema or a
  * Reference"), so one mistake comes back as three errors; `reduceErrors` keeps the one a
  * person acts on. Compiling the schema costs ~0.2 s, so one validator is kept per process (the
- * dev loop validates every save in ~20 ms after the first). Locating findings in the YAML is
- * `validate-file.ts`'s (it needs Redocly's parsed source).
+ * dev loop validates every save in ~20 ms after the first), and the compiled code is kept on
+ * disk by content (`compiledSchemaValidator`): a new process loads it in ~10 ms instead. Locating
+ * findings in the YAML is `validate-file.ts`'s (it needs Redocly's parsed source).
  */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { ErrorObject } from 'ajv';
 import { appendPointer, parsePointer } from '../../contract/pointer.js';
 import { DocumentError } from './errors.js';
+
+const require = createRequire(import.meta.url);
+const ROOT = join(import.meta.dirname, '..', '..');
+/** Where the compiled schema is kept: never in the tree, safe to delete. */
+const COMPILED_FOLDER = join(ROOT, 'node_modules', '.cache', 'patient-care', 'openapi-schema');
+/** The packages whose code or data the compiled validator embeds. */
+const COMPILED_FROM = ['@seriousme/openapi-schema-validator', 'ajv', 'ajv-draft-04', 'ajv-formats'];
+/** The validator's Ajv options (its constructor turns `strict` off, so it is off here too). */
+const AJV_OPTIONS = { allErrors: true, strict: false } as const;
 
 /** The rule id findings carry, as Redocly's carry theirs. */
 export const SCHEMA_RULE = 'openapi-3.0-schema';
@@ -32,13 +46,64 @@ export async function validateDocument(document: unknown): Promise<DocumentError
   if (typeof version !== 'string' || !/^3\.0\.\d+$/.test(version)) {
     return [new DocumentError('#/openapi', 'must be an OpenAPI 3.0.x version, e.g. "3.0.3"')];
   }
-  shared ??= new Validator({ allErrors: true });
+  shared ??= withCompiledSchema(new Validator({ ...AJV_OPTIONS }));
   const result = await shared.validate(document as Record<string, unknown>);
   // The validator keeps the last document it saw; a 13 MB one should not outlive the call.
   shared.specification = {};
   if (result.valid) return [];
   if (typeof result.errors === 'string') return [new DocumentError('#', result.errors)];
   return reduceErrors(result.errors ?? []);
+}
+
+type CompiledValidate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/**
+ * `validator` with its OpenAPI 3.0 schema validator taken from Ajv's standalone code on disk,
+ * compiled once per content of the packages that make it (their versions and the schema) with
+ * the validator's own options and formats; as it was when the disk cannot be used.
+ */
+function withCompiledSchema(validator: Validator): Validator {
+  try {
+    const holder = validator as unknown as { ajvValidators: Record<string, CompiledValidate> };
+    holder.ajvValidators['3.0'] = compiledSchemaValidator();
+  } catch {
+    // No cache folder or an unexpected package layout: the validator compiles it itself.
+  }
+  return validator;
+}
+
+function compiledSchemaValidator(): CompiledValidate {
+  const schemaFile = require.resolve(
+    '@seriousme/openapi-schema-validator/schemas/v3.0/schema.json',
+  );
+  const schemaText = readFileSync(schemaFile, 'utf8');
+  const hash = createHash('sha256').update(schemaText).update(JSON.stringify(AJV_OPTIONS));
+  for (const name of COMPILED_FROM) {
+    hash.update(`${name}@${(require(`${name}/package.json`) as { version: string }).version}\0`);
+  }
+  const file = join(COMPILED_FOLDER, `openapi-3.0-${hash.digest('hex').slice(0, 32)}.cjs`);
+  try {
+    return require(file) as CompiledValidate;
+  } catch {
+    // Not compiled yet (or unreadable): compiled below.
+  }
+  const { default: Ajv04 } = require('ajv-draft-04') as typeof import('ajv-draft-04');
+  const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
+  const { _ } = require('ajv') as typeof import('ajv');
+  const { default: standaloneCode } =
+    require('ajv/dist/standalone') as typeof import('ajv/dist/standalone/index.js');
+  const ajv = new Ajv04({
+    ...AJV_OPTIONS,
+    code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+  });
+  addFormats(ajv);
+  ajv.addFormat('media-range', true); // as the validator's own setup does
+  const code = standaloneCode(ajv, ajv.compile(JSON.parse(schemaText) as object));
+  mkdirSync(COMPILED_FOLDER, { recursive: true });
+  const partial = `${file}.${process.pid}.tmp`;
+  writeFileSync(partial, code);
+  renameSync(partial, file);
+  return require(file) as CompiledValidate;
 }
 
 /** Noise of a failed `oneOf`/`anyOf`: the combinator itself and its Reference branch. */

@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { staleFiles, treeFiles, writeTree } from '../../../tooling/generate/tree.js';
+import { staleFiles, writeTree } from '../../../tooling/generate/disk.js';
+import { treeFiles } from '../../../tooling/generate/tree.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tree-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

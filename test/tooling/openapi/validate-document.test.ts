@@ -3,9 +3,15 @@
  * each kind of mistake is one finding at the node to fix (not the three Ajv reports for a
  * failed `oneOf`), and a file's findings name its line and column.
  */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { readDocument } from '../../../tooling/openapi/load.js';
-import { SCHEMA_RULE, validateDocument } from '../../../tooling/openapi/validate-document.js';
+import {
+  reduceErrors,
+  SCHEMA_RULE,
+  validateDocument,
+} from '../../../tooling/openapi/validate-document.js';
 import { validateFile } from '../../../tooling/openapi/validate-file.js';
 
 const FIXTURE = 'test/fixtures/specs/required-empty.yaml';
@@ -88,6 +94,26 @@ describe('validateDocument', () => {
     const found = await validateDocument(dangling);
     expect(found).toHaveLength(1);
     expect(found[0]?.message).toMatch(/nowhere/);
+  });
+});
+
+describe('the compiled schema kept on disk', () => {
+  it('finds what a validator compiled afresh finds, error for error', async () => {
+    const documents = [
+      withPet({ type: 'object', required: [] }),
+      withPet({ type: 'object', requird: ['id'], nullable: 'yes' }),
+      minimal({ servers: [{ url: 1 }], tags: [{ description: 'no name' }] }),
+    ];
+    for (const document of documents) {
+      const fresh = await new Validator({ allErrors: true }).validate(structuredClone(document));
+      expect(fresh.valid).toBe(false);
+      const expected = reduceErrors(fresh.errors as ErrorObject[]);
+      const found = await validateDocument(document);
+      expect(found.map((e) => [e.pointer, e.message])).toEqual(
+        expected.map((e) => [e.pointer, e.message]),
+      );
+      expect(found.length).toBeGreaterThan(0);
+    }
   });
 });
 

@@ -21,13 +21,13 @@ afterAll(() => {
 });
 
 describe('spec:check steps', () => {
-  it('reports steps whose tooling has not landed as not available', () => {
+  it('reports steps whose tooling has not landed as not available', async () => {
     const root = tempRoot();
-    expect(driftStep(root)).toMatchObject({ status: 'skip' });
-    expect(typesStep(root)).toMatchObject({ status: 'skip' });
+    expect(await driftStep(root)).toMatchObject({ status: 'skip' });
+    expect(await typesStep(root)).toMatchObject({ status: 'skip' });
   });
 
-  it('types compiles the project, so hand-written code broken by a spec change fails it', () => {
+  it('types compiles the project, so hand-written code broken by a spec change fails it', async () => {
     const root = mkdtempSync(join(tmpdir(), 'spec-gate-types-'));
     temps.push(root);
     mkdirSync(join(root, 'generated'));
@@ -45,14 +45,14 @@ describe('spec:check steps', () => {
       join(root, 'server/handler.ts'),
       "import type { Name } from '../generated/types.js';\nexport const name: Name = { family: 'x' };\n",
     );
-    const broken = typesStep(root);
+    const broken = await typesStep(root);
     expect(broken.status).toBe('fail');
     expect(broken.details.join('\n')).toMatch(/server\/handler\.ts.*'family'/);
     writeFileSync(
       join(root, 'server/handler.ts'),
       "import type { Name } from '../generated/types.js';\nexport const name: Name = { surname: 'x' };\n",
     );
-    expect(typesStep(root)).toMatchObject({ status: 'pass' });
+    expect(await typesStep(root)).toMatchObject({ status: 'pass' });
   }, 60_000);
 
   it('prints one table and the details of failed steps; a crashing step fails alone', async () => {
