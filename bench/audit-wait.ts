@@ -38,10 +38,12 @@ const { values } = parseOrExit({
     db: { type: 'string', value: 'URL', description: 'PostgreSQL (a fresh schema per run).' },
     tree: {
       type: 'string',
-      value: 'NAME=DIR',
+      value: 'NAME=DIR[@N]',
       multiple: true,
-      description: 'A checkout to measure (default: this one, as `this`).',
+      description:
+        'A checkout to measure (default: this one, as `this`); `@N`: its writer with `batchesInFlight` N.',
     },
+    'in-flight': { type: 'string', value: 'N', description: 'Internal: batchesInFlight.' },
     rounds: { type: 'string', value: 'N', default: '3', description: 'Alternating rounds.' },
     seconds: secondsOption(5),
     callers: { type: 'string', value: 'N', default: '50', description: 'Waiting callers.' },
@@ -90,7 +92,11 @@ async function child(tree: string): Promise<void> {
   } as typeof send;
 
   const db = await openDb(url);
-  const writer = openAuditWriter(db);
+  const inFlight = values['in-flight'];
+  const writer = openAuditWriter(
+    db,
+    inFlight === undefined ? {} : { batchesInFlight: Number(inFlight) },
+  );
   const key = newId('key');
   const patients = Array.from({ length: 10 }, () => newId('pat'));
   const entry = () => ({
@@ -155,8 +161,8 @@ async function counts(db: {
 /** The rounds: every tree once per round, each on a schema of its own. */
 async function bench(): Promise<void> {
   const trees = (values.tree ?? [`this=${ROOT}`]).map((pair) => {
-    const at = pair.indexOf('=');
-    return { name: pair.slice(0, at), dir: resolve(pair.slice(at + 1)) };
+    const [, name = '', dir = '', inFlight] = /^([^=]+)=(.+?)(?:@(\d+))?$/.exec(pair) ?? [];
+    return { name, dir: resolve(dir), inFlight };
   });
   // As the service's pools do (server/db/pg-pool.ts): the operating-system user by default.
   const adminUrl = new URL(BASE_URL);
@@ -189,6 +195,7 @@ async function bench(): Promise<void> {
               String(SECONDS),
               '--callers',
               String(CALLERS),
+              ...(tree.inFlight === undefined ? [] : ['--in-flight', tree.inFlight]),
             ],
             {
               cwd: ROOT,
@@ -233,7 +240,7 @@ async function bench(): Promise<void> {
     [
       '# Read-audit writer alone: callers waiting for their batch (`npm run bench:audit-wait`)',
       '',
-      `${CALLERS} callers, ${SECONDS} s per measurement after 1 s of warm-up, ${ROUNDS} alternating rounds, PostgreSQL on this machine; trees: ${trees.map((t) => t.name).join(', ')}.`,
+      `${CALLERS} callers, ${SECONDS} s per measurement after 1 s of warm-up, ${ROUNDS} alternating rounds, PostgreSQL on this machine; trees: ${trees.map((t) => `${t.name} = ${commitOf(t.dir)}${t.inFlight ? ` (${t.inFlight} batches in flight)` : ''}`).join(', ')}.`,
       `Machine: ${machine()}; 1/5/15-min load ${loadStart} at start, ${loadAverages()} at end.`,
       '',
       markdownTable(['round', 'tree', ...headers, '1-min load'], rows),
@@ -244,6 +251,13 @@ async function bench(): Promise<void> {
       '',
     ].join('\n'),
   );
+}
+
+/** The checkout's commit, and whether it has changes of its own. */
+function commitOf(dir: string): string {
+  const git = (...args: string[]) =>
+    spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).stdout.trim();
+  return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--', 'server') ? ' with changes' : ''}`;
 }
 
 function cells(f: Figure): (string | number)[] {
