@@ -1,5 +1,5 @@
 import { isUniqueViolation } from '../db/errors.js';
-import type { Db, TransactionOptions } from '../db/types.js';
+import type { Db } from '../db/types.js';
 import { type ChainHead, ChainHeadMoved } from './chain.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
 import {
@@ -25,15 +25,6 @@ const RETRY_AFTER_FAILURE_MS = 100;
  * round trip per this many batches rather than one per batch.
  */
 const LOCKED_AFTER_MISS = 8;
-
-/**
- * PostgreSQL: a statement whose commit waits for the WAL to be flushed up to it, and contends
- * with nothing. A transactional logical message writes a WAL record, so its transaction
- * commits durably (an xid alone, as `pg_current_xact_id()` takes, commits without a flush);
- * any role may send one, at any `wal_level`. WAL is flushed in order, so once it returns every
- * commit made before it was sent is on disk too.
- */
-const WAL_FLUSH = "SELECT pg_logical_emit_message(true, 'patient-care-audit', '') AS lsn";
 
 export interface AuditWriterOptions {
   /**
@@ -82,8 +73,6 @@ export class AuditWriter {
   #timer: NodeJS.Timeout | undefined;
   /** The batches being committed. */
   readonly #running = new Set<Promise<void>>();
-  /** PostgreSQL: committed batches waiting for the WAL flush that makes them durable. */
-  readonly #flushing = new Set<Promise<void>>();
   /** Some queued entry has a `record` caller waiting for its commit. */
   #urgent = false;
   /** Settles once the last batch taken holds the chain head's lock (or failed to take it). */
@@ -102,8 +91,6 @@ export class AuditWriter {
   #taken = 0;
   /** Batches still to lock and read the head after a miss (`LOCKED_AFTER_MISS`). */
   #lockedAhead = 0;
-  /** How batches commit: on PostgreSQL without waiting for the flush (`#settleWhenDurable`). */
-  readonly #commit: TransactionOptions;
   /** Entries refused because the queue was full. */
   dropped = 0;
 
@@ -114,7 +101,6 @@ export class AuditWriter {
     this.#maxQueue = options.maxQueue ?? 20_000;
     this.#inFlight = db.dialect === 'postgres' ? Math.max(1, options.batchesInFlight ?? 1) : 1;
     this.#onError = options.onError ?? (() => {});
-    this.#commit = { durable: !this.#flushesApart() };
   }
 
   /** Entries waiting to be committed. */
@@ -170,7 +156,6 @@ export class AuditWriter {
       // A failing database would otherwise spin here; the entries stay queued.
       if (this.#queue.length >= before) break;
     }
-    while (this.#flushing.size > 0) await Promise.all(this.#flushing);
   }
 
   /** Flushes and refuses further entries. */
@@ -247,7 +232,7 @@ export class AuditWriter {
       .then((head) => {
         this.#failing = false;
         if (number === this.#taken) this.#head = head;
-        this.#settleWhenDurable(tickets);
+        settleTickets(tickets, { ok: true });
       })
       .catch((err: unknown) => {
         this.#failing = true;
@@ -274,38 +259,6 @@ export class AuditWriter {
   }
 
   /**
-   * On PostgreSQL a batch commits without waiting for its WAL flush (`#store`), so the chain
-   * head's lock is held for its round trips only and the next batch need not wait for this
-   * one's flush; its readers are answered once a durable commit sent after it returns
-   * (`WAL_FLUSH`). A flush that fails answers them 503; their rows are committed (perhaps not
-   * durable) and stay as they are, as when a process dies between a commit and its answers.
-   */
-  #settleWhenDurable(tickets: readonly (AuditTicket | undefined)[]): void {
-    if (!this.#flushesApart()) {
-      settleTickets(tickets, { ok: true });
-      return;
-    }
-    // Started in a promise so that nothing it throws reaches the batch's own failure path,
-    // which would queue committed entries again.
-    const flushed: Promise<void> = Promise.resolve()
-      .then(() => this.#db.get(WAL_FLUSH))
-      .then(
-        () => settleTickets(tickets, { ok: true }),
-        (err: unknown) => {
-          settleTickets(tickets, { ok: false, err });
-          this.#onError(err);
-        },
-      )
-      .finally(() => this.#flushing.delete(flushed));
-    this.#flushing.add(flushed);
-  }
-
-  /** Whether batches commit without their flush and wait for `WAL_FLUSH` apart (PostgreSQL). */
-  #flushesApart(): boolean {
-    return this.#db.dialect === 'postgres';
-  }
-
-  /**
    * Stores one batch, chained already when this writer knew the head (one statement on
    * PostgreSQL), else locking and reading the head first; a chained batch that finds the head
    * moved stored nothing and goes again the second way. Resolves with the head it left.
@@ -319,18 +272,15 @@ export class AuditWriter {
       // No lock to wait for in turn: the head's own row lock orders it (MOVE_CHAIN_HEAD_FROM).
       turn.locked();
       try {
-        await this.#db.transaction((tx) => insertChainedBatch(tx, chained), this.#commit);
+        await this.#db.transaction((tx) => insertChainedBatch(tx, chained));
         return chained.head;
       } catch (err) {
         // The head moved: the `UPDATE` changed no row, or a row's place was taken already.
         if (!(err instanceof ChainHeadMoved) && !isUniqueViolation(err)) throw err;
         this.#lockedAhead = LOCKED_AFTER_MISS;
-        return (await this.#db.transaction((tx) => insertAuditBatchLocked(tx, batch), this.#commit))
-          .head;
+        return (await this.#db.transaction((tx) => insertAuditBatchLocked(tx, batch))).head;
       }
     }
-    return (
-      await this.#db.transaction((tx) => insertAuditBatchLocked(tx, batch, turn), this.#commit)
-    ).head;
+    return (await this.#db.transaction((tx) => insertAuditBatchLocked(tx, batch, turn))).head;
   }
 }

@@ -80,8 +80,6 @@ describe('AuditWriter pacing after a slow commit', () => {
     } as unknown as Db;
     const slow = {
       dialect,
-      // PostgreSQL: the WAL flush a batch's readers wait for after its commit.
-      get: async () => ({}),
       transaction: async <T>(fn: (tx: Db) => Promise<T>): Promise<T> => {
         started++;
         await new Promise((resolve) => setTimeout(resolve, 40));
