@@ -90,3 +90,22 @@ export async function lockChainHead(tx: Db): Promise<ChainHead> {
 
 /** The statement that moves the head, with `[seq, hash]` as parameters. */
 export const MOVE_CHAIN_HEAD = 'UPDATE audit_chain SET seq = $1, hash = $2 WHERE id = 1';
+
+/**
+ * Moves the head only from the place a writer expects it at, `[seq, hash, fromSeq, fromHash]`:
+ * it changes one row or none. For a batch chained without reading the head first (its writer
+ * knows where its last batch left it): on PostgreSQL the `UPDATE` takes the head's row lock
+ * as `lockChainHead` does, waits for any transaction holding it, and then compares with the
+ * head that transaction left, so a batch either extends exactly the head it was chained
+ * from or changes nothing (`ChainHeadMoved`).
+ */
+export const MOVE_CHAIN_HEAD_FROM =
+  'UPDATE audit_chain SET seq = $1, hash = $2 WHERE id = 1 AND seq = $3 AND hash = $4';
+
+/** The head was not where a batch chained without reading it expected: nothing was stored. */
+export class ChainHeadMoved extends Error {
+  override readonly name = 'ChainHeadMoved';
+  constructor() {
+    super('the audit chain head moved since this writer last saw it');
+  }
+}

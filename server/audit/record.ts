@@ -1,7 +1,14 @@
 import { runDeferred } from '../db/deferred.js';
 import type { Db } from '../db/types.js';
 import { newId } from '../ids.js';
-import { type ChainHead, chainHash, lockChainHead, MOVE_CHAIN_HEAD } from './chain.js';
+import {
+  type ChainHead,
+  ChainHeadMoved,
+  chainHash,
+  lockChainHead,
+  MOVE_CHAIN_HEAD,
+  MOVE_CHAIN_HEAD_FROM,
+} from './chain.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
 
 /**
@@ -62,33 +69,25 @@ function auditRow(entry: AuditEntry): {
 }
 
 /**
- * Inserts already checked entries as one batch, inside `tx`: one `audit_log` row per entry,
- * all with the same new `batch_id`, and one `audit_batch_objects` row per distinct object
- * of the whole batch (so a batch of list reads of the same ten patients indexes ten
- * objects, not ten per entry). The rows take the next places of the hash chain, whose head
- * is locked until `tx` ends and moved past them (server/audit/chain.ts). Returns the entries'
- * ids. Shared with the batching writer; `thread-writer.ts` runs the same statements on its
- * own connection. `turn`: for a writer with several batches in flight, the head is asked for
- * only once `turn.after` settles (the batch before it holds the lock, or failed), and
- * `turn.locked` is called once this one holds it, or failed to, so batches take their
- * places in the chain in the order they were taken from the queue.
+ * A batch's rows chained after a head, not yet stored: one `batch_id`, each row's place and
+ * hash, the batch's distinct object ids, the head it was chained from and the head storing it
+ * leaves. Pure (no statement), so a writer can chain its next batch from this one's `head`
+ * before this one commits.
  */
-export async function insertAuditBatch(
-  tx: Db,
-  entries: readonly AuditEntry[],
-  turn?: { after: Promise<void>; locked: () => void },
-): Promise<string[]> {
+export interface ChainedBatch {
+  readonly batchId: string;
+  readonly rows: readonly AuditLogValues[];
+  readonly objectIds: readonly string[];
+  readonly from: ChainHead;
+  readonly head: ChainHead;
+}
+
+/** Chains already checked entries after `from` (see `ChainedBatch`). */
+export function chainBatch(entries: readonly AuditEntry[], from: ChainHead): ChainedBatch {
   const batchId = newId('audb');
   const objects = new Set<string>();
   const rows: AuditLogValues[] = [];
-  let head: ChainHead;
-  try {
-    await turn?.after;
-    head = await lockChainHead(tx);
-  } finally {
-    turn?.locked();
-  }
-  let { seq, hash } = head;
+  let { seq, hash } = from;
   for (const entry of entries) {
     const { row, objectIds } = auditRow(entry);
     for (const objectId of objectIds) objects.add(objectId);
@@ -98,9 +97,73 @@ export async function insertAuditBatch(
     hash = chainHash(hash, { ...asRecord(row), batch_id: batchId, chain_seq: seq });
     rows.push({ ...row, chainSeq: seq, hash });
   }
-  if (rows.length > 0) await runDeferred(tx, MOVE_CHAIN_HEAD, [seq, hash]);
+  return { batchId, rows, objectIds: [...objects], from, head: { seq, hash } };
+}
+
+/**
+ * Inserts already checked entries as one batch, inside `tx`: one `audit_log` row per entry,
+ * all with the same new `batch_id`, and one `audit_batch_objects` row per distinct object
+ * of the whole batch (so a batch of list reads of the same ten patients indexes ten
+ * objects, not ten per entry). The rows take the next places of the hash chain, whose head
+ * is locked until `tx` ends and moved past them (server/audit/chain.ts). Returns the entries'
+ * ids. Shared with the batching writer; `thread-writer.ts` runs the same statements on its
+ * own connection.
+ */
+export async function insertAuditBatch(tx: Db, entries: readonly AuditEntry[]): Promise<string[]> {
+  const batch = await insertAuditBatchLocked(tx, entries);
+  return batch.rows.map((row) => row.id);
+}
+
+/**
+ * `insertAuditBatch`, returning the batch as chained. `turn`: for a writer with several
+ * batches in flight, the head is asked for only once `turn.after` settles (the batch before
+ * it holds the lock, or failed), and `turn.locked` is called once this one holds it, or
+ * failed to, so batches take their places in the chain in the order they were taken from the
+ * queue.
+ */
+export async function insertAuditBatchLocked(
+  tx: Db,
+  entries: readonly AuditEntry[],
+  turn?: { after: Promise<void>; locked: () => void },
+): Promise<ChainedBatch> {
+  let head: ChainHead;
+  try {
+    await turn?.after;
+    head = await lockChainHead(tx);
+  } finally {
+    turn?.locked();
+  }
+  const batch = chainBatch(entries, head);
+  if (batch.rows.length > 0) {
+    await runDeferred(tx, MOVE_CHAIN_HEAD, [batch.head.seq, batch.head.hash]);
+  }
+  await insertRows(tx, batch);
+  return batch;
+}
+
+/**
+ * Stores a batch chained from the head its writer expects (`chainBatch`), without reading
+ * the head first: the head moves from `batch.from` to `batch.head` or the transaction fails
+ * with `ChainHeadMoved` and stores nothing (`MOVE_CHAIN_HEAD_FROM`). On PostgreSQL, with
+ * nothing else in `tx`, the whole transaction is one statement that commits by itself: one
+ * round trip instead of three (`BEGIN` with the head's lock, the writes, `COMMIT`).
+ */
+export async function insertChainedBatch(tx: Db, batch: ChainedBatch): Promise<void> {
+  if (batch.rows.length > 0) {
+    await runDeferred(
+      tx,
+      MOVE_CHAIN_HEAD_FROM,
+      [batch.head.seq, batch.head.hash, batch.from.seq, batch.from.hash],
+      { changes: 1, otherwise: () => new ChainHeadMoved() },
+    );
+  }
+  await insertRows(tx, batch);
+}
+
+/** The batch's `audit_log` and `audit_batch_objects` rows, held or run in `tx`. */
+async function insertRows(tx: Db, { batchId, rows, objectIds }: ChainedBatch): Promise<void> {
   if (tx.dialect === 'postgres') {
-    await insertBatchAsJson(tx, rows, [...objects], batchId);
+    await insertBatchAsJson(tx, rows, objectIds, batchId);
   } else {
     // SQLite runs in-process: one cached single-row statement per row is cheaper than
     // compiling a statement for each batch size.
@@ -125,14 +188,13 @@ export async function insertAuditBatch(
         ],
       );
     }
-    for (const objectId of objects) {
+    for (const objectId of objectIds) {
       await tx.run('INSERT INTO audit_batch_objects (object_id, batch_id) VALUES ($1, $2)', [
         objectId,
         batchId,
       ]);
     }
   }
-  return rows.map((row) => row.id);
 }
 
 const LOG_COLUMNS =

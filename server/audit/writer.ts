@@ -1,6 +1,13 @@
+import { isUniqueViolation } from '../db/errors.js';
 import type { Db } from '../db/types.js';
+import { type ChainHead, ChainHeadMoved } from './chain.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
-import { insertAuditBatch } from './record.js';
+import {
+  type ChainedBatch,
+  chainBatch,
+  insertAuditBatchLocked,
+  insertChainedBatch,
+} from './record.js';
 import { AuditTicket, asFailedAttempt, settleTickets } from './ticket.js';
 
 /**
@@ -10,6 +17,14 @@ import { AuditTicket, asFailedAttempt, settleTickets } from './ticket.js';
  * queued, for the length of the outage.
  */
 const RETRY_AFTER_FAILURE_MS = 100;
+
+/**
+ * After a batch chained from the head this writer expected found it moved (another process,
+ * or a write's own audit row, appended meanwhile), how many batches lock and read the head
+ * before the next tries without: where several writers keep moving it, a miss costs one
+ * round trip per this many batches rather than one per batch.
+ */
+const LOCKED_AFTER_MISS = 8;
 
 export interface AuditWriterOptions {
   /**
@@ -66,6 +81,16 @@ export class AuditWriter {
   #lastCommitMs = 0;
   /** The last batch failed: the next waits `RETRY_AFTER_FAILURE_MS`, full or not. */
   #failing = false;
+  /**
+   * Where the chain's head will be once the last batch taken commits, when this writer knows
+   * it: the next batch is then chained from it without reading it (`insertChainedBatch`).
+   * Undefined at first, after a failure and after a miss: the next batch locks and reads it.
+   */
+  #head: ChainHead | undefined;
+  /** Batches taken so far; the last one taken alone may set `#head` when it commits. */
+  #taken = 0;
+  /** Batches still to lock and read the head after a miss (`LOCKED_AFTER_MISS`). */
+  #lockedAhead = 0;
   /** Entries refused because the queue was full. */
   dropped = 0;
 
@@ -194,16 +219,24 @@ export class AuditWriter {
     this.#lastLocked = new Promise<void>((resolve) => {
       locked = resolve;
     });
-    const running: Promise<void> = this.#db
-      .transaction(async (tx) => {
-        await insertAuditBatch(tx, batch, { after, locked });
-      })
-      .then(() => {
+    const number = ++this.#taken;
+    let chained: ChainedBatch | undefined;
+    if (this.#head !== undefined && this.#lockedAhead === 0) {
+      chained = chainBatch(batch, this.#head);
+    } else if (this.#lockedAhead > 0) {
+      this.#lockedAhead--;
+    }
+    // A batch after this one chains from where this one leaves the head, or locks it.
+    this.#head = chained?.head;
+    const running: Promise<void> = this.#store(batch, chained, { after, locked })
+      .then((head) => {
         this.#failing = false;
+        if (number === this.#taken) this.#head = head;
         settleTickets(tickets, { ok: true });
       })
       .catch((err: unknown) => {
         this.#failing = true;
+        this.#head = undefined;
         settleTickets(tickets, { ok: false, err });
         const again = [...batch.map(asFailedAttempt), ...this.#queue];
         const ticketsAgain = [...batch.map(() => undefined), ...this.#tickets];
@@ -223,5 +256,31 @@ export class AuditWriter {
       });
     this.#running.add(running);
     return running;
+  }
+
+  /**
+   * Stores one batch, chained already when this writer knew the head (one statement on
+   * PostgreSQL), else locking and reading the head first; a chained batch that finds the head
+   * moved stored nothing and goes again the second way. Resolves with the head it left.
+   */
+  async #store(
+    batch: readonly AuditEntry[],
+    chained: ChainedBatch | undefined,
+    turn: { after: Promise<void>; locked: () => void },
+  ): Promise<ChainHead> {
+    if (chained !== undefined) {
+      // No lock to wait for in turn: the head's own row lock orders it (MOVE_CHAIN_HEAD_FROM).
+      turn.locked();
+      try {
+        await this.#db.transaction((tx) => insertChainedBatch(tx, chained));
+        return chained.head;
+      } catch (err) {
+        // The head moved: the `UPDATE` changed no row, or a row's place was taken already.
+        if (!(err instanceof ChainHeadMoved) && !isUniqueViolation(err)) throw err;
+        this.#lockedAhead = LOCKED_AFTER_MISS;
+        return (await this.#db.transaction((tx) => insertAuditBatchLocked(tx, batch))).head;
+      }
+    }
+    return (await this.#db.transaction((tx) => insertAuditBatchLocked(tx, batch, turn))).head;
   }
 }

@@ -12,6 +12,7 @@ import { CHAINED_FIELDS, canonicalRow, chainHash, GENESIS_HASH } from '../../ser
 import { verifyCli } from '../../server/audit/cli.js';
 import { AuditWriter, openAuditWriter, recordAudit } from '../../server/audit/index.js';
 import { verifyChain } from '../../server/audit/verify.js';
+import { PostgresDb } from '../../server/db/postgres.js';
 import type { Db } from '../../server/db/types.js';
 import { newId } from '../../server/ids.js';
 import { auditEntry } from '../support/audit-entries.js';
@@ -83,6 +84,43 @@ await describeEachDatabase('audit hash chain', (dialect) => {
     const { code, lines } = await cli(ctx.db);
     expect(code).toBe(0);
     expect(lines[0]).toContain(`audit trail intact: ${ids.length} chained row(s)`);
+  });
+
+  it('chains a batch from the head its writer left, one statement on PostgreSQL', async () => {
+    const errors: unknown[] = [];
+    const writer = new AuditWriter(ctx.db, { intervalMs: 10_000, onError: (e) => errors.push(e) });
+    const oneStatement = () => (ctx.db instanceof PostgresDb ? ctx.db.commitStats.statements : 0);
+    // The first batch locks and reads the head; the writer then knows where it left it.
+    await Promise.all([1, 2, 3].map(() => writer.record(auditEntry(newId('pat')))));
+    const before = oneStatement();
+    await Promise.all([1, 2, 3].map(() => writer.record(auditEntry(newId('pat')))));
+    // Without `BEGIN`: a transaction that is one statement commits through `TurnCommits`.
+    if (dialect === 'postgres') expect(oneStatement()).toBe(before + 1);
+    await writer.close();
+    expect(errors).toEqual([]);
+    expect(await verifyChain(ctx.db)).toMatchObject({ rows: 6, head: { seq: 6 } });
+  });
+
+  it('stores a batch again, locking the head, when a write moved the head meanwhile', async () => {
+    const errors: unknown[] = [];
+    const writer = new AuditWriter(ctx.db, { intervalMs: 10_000, onError: (e) => errors.push(e) });
+    await Promise.all([1, 2].map(() => writer.record(auditEntry(newId('pat')))));
+    // A write's own audit row takes the next place behind the writer's back.
+    await ctx.db.transaction((tx) => recordAudit(tx, auditEntry(newId('pat'))));
+    const again = [1, 2, 3].map(() => auditEntry(newId('pat')));
+    await Promise.all(again.map((entry) => writer.record(entry)));
+    await writer.close();
+    expect(errors).toEqual([]);
+    expect(await verifyChain(ctx.db)).toMatchObject({ rows: 6, head: { seq: 6 } });
+    const stored = await ctx.db.all<{ request_id: string; chain_seq: number | string }>(
+      'SELECT request_id, chain_seq FROM audit_log WHERE chain_seq > 3 ORDER BY chain_seq',
+    );
+    // Each entry once, after the write's row, as it was given (not stored as a failed attempt).
+    expect(stored.map((row) => row.request_id)).toEqual(again.map((entry) => entry.requestId));
+    const outcomes = await ctx.db.all<{ outcome: string }>(
+      'SELECT DISTINCT outcome FROM audit_log',
+    );
+    expect(outcomes).toEqual([{ outcome: 'success' }]);
   });
 
   it('names the row edited directly in the database', async () => {

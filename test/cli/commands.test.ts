@@ -45,6 +45,7 @@ const COMMANDS: Readonly<Record<string, string>> = {
   'bench:versions': 'bench/versions.ts',
   'bench:retention': 'bench/retention.ts',
   'bench:audit-verify': 'bench/audit-verify.ts',
+  'bench:audit-wait': 'bench/audit-wait.ts',
   'bench:hostile': 'bench/hostile.ts',
   'bench/audit.ts': 'bench/audit.ts',
   'bench/db.ts': 'bench/db.ts',
