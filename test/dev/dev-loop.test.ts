@@ -256,6 +256,41 @@ describe('npm run dev', () => {
     });
     expect(fixed.contract).toBe(servedBefore.contract);
   }, 180_000);
+
+  it('serves a spec whose only fault is an example, and shows the example error until fixed', async () => {
+    const good = readFileSync(specFile, 'utf8');
+    const servedBefore = await liveState();
+    expect(servedBefore.problem).toBeNull();
+    const example = `Only appointments in this status.
+          required: false
+          schema:
+            $ref: '#/components/schemas/AppointmentStatus'
+          example: booked
+`;
+    expect(good.split(example)).toHaveLength(2);
+    output.length = 0;
+    // Not one of AppointmentStatus's values: the examples' lint refuses it, nothing else does.
+    saveByRename(specFile, good.replace(example, example.replace('booked', 'bookd')));
+    await printed(/✗ 1 example error \(served/);
+    expect(
+      await printed(/openapi\.yaml:\d+:\d+ {2}error {2}no-invalid-parameter-examples/),
+    ).toBeDefined();
+    const state = await until('the example problem on the docs stream', async () => {
+      const current = await liveState();
+      return current.problem ? current : undefined;
+    });
+    // Served: the contract moved on (its document has the new example).
+    expect(state.contract).not.toBe(servedBefore.contract);
+    expect(state.problem!.summary).toMatch(/^1 example error/);
+    expect(JSON.stringify(await (await fetch(`${base}/openapi.json`)).json())).toContain('bookd');
+
+    saveByRename(specFile, good);
+    const fixed = await until('the example problem to clear', async () => {
+      const current = await liveState();
+      return current.problem === null ? current : undefined;
+    });
+    expect(fixed.contract).toBe(servedBefore.contract);
+  }, 180_000);
 });
 
 /** Saves like an editor's atomic write: the new text in a file beside it, renamed over it. */

@@ -52,6 +52,12 @@ export class Reporter {
     for (const line of problem.lines) this.line(`  ${line}`);
   }
 
+  /** `✗ 1 example error (served: …)`, then each finding: examples checked after the swap. */
+  exampleErrors(problem: ProblemPayload): void {
+    this.line(this.style('red', `✗ ${problem.summary}`));
+    for (const line of problem.lines) this.line(`  ${line}`);
+  }
+
   /** Lint warnings of a spec that was served anyway. */
   warnings(findings: readonly Finding[]): void {
     for (const finding of findings) this.line(`  ${this.style('yellow', findingLine(finding))}`);

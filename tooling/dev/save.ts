@@ -1,7 +1,8 @@
 /**
  * One save of the spec, start to end: parse → bundle → route table → (the service builds it
- * while the lint and the OpenAPI 3.0 schema check run) → swap on a clean lint → regenerate `generated/` and reconcile handler
- * stubs, writing only files whose text changed. A spec that does not parse, lint or generate
+ * while the lint and the OpenAPI 3.0 schema check run) → swap on a clean lint → the example
+ * rules (`EXAMPLE_RULES`) beside the regeneration of `generated/` and the handler stubs,
+ * writing only files whose text changed. A spec that does not parse, lint or generate
  * leaves the last good contract serving and is reported in the terminal and on `/docs`.
  */
 import { relative } from 'node:path';
@@ -11,7 +12,7 @@ import type { FileWriter } from './file-writer.js';
 import type { ContractPayload } from './messages.js';
 import { displayPath, problemOf, type Reporter } from './report.js';
 import type { ServiceProcess } from './service-process.js';
-import { contractId, SpecProblem, type Toolchain } from './toolchain.js';
+import { contractId, type Finding, SpecProblem, type Toolchain } from './toolchain.js';
 import { versionLine, versionModulesStamp } from './version-report.js';
 
 export interface SavePaths {
@@ -93,7 +94,7 @@ export class SaveRunner {
     // of the two takes longer, not for both.
     phases.mark('routes');
     if (contract !== undefined && before?.id !== id) this.service.candidate(contract);
-    const findings = await this.toolchain.lint(spec, document);
+    const findings = await this.toolchain.lint(spec, document, 'contract');
     phases.mark('lint');
     const errors = findings.filter((finding) => finding.severity === 'error');
     if (errors.length > 0) {
@@ -124,6 +125,8 @@ export class SaveRunner {
     const versions = await versionLine(root, document).catch(
       (error: unknown) => `✗ versions: ${messageOf(error)}`,
     );
+    // The examples are checked after the swap, beside the regeneration (EXAMPLE_RULES).
+    const exampleFindings = await this.toolchain.lint(spec, document, 'examples');
     const { files, stubs } = await regenerated;
     const written = this.writer.writeChanged(files);
     phases.mark('regenerate');
@@ -145,8 +148,25 @@ export class SaveRunner {
       });
     }
     if (versions !== undefined) this.reporter.note(`  ${versions}`);
-    this.reporter.warnings(findings.filter((finding) => finding.severity !== 'error'));
+    this.reporter.warnings(
+      [...findings, ...exampleFindings].filter((finding) => finding.severity !== 'error'),
+    );
+    this.reportExamples(exampleFindings.filter((finding) => finding.severity === 'error'));
     return { outcome: 'served', ms };
+  }
+
+  /**
+   * Example errors of a contract already served: shown in the terminal and on `/docs` until a
+   * save fixes them (the next save lints again even if its contract is the same), and refused
+   * by `npm run lint:spec` as ever.
+   */
+  private reportExamples(errors: readonly Finding[]): void {
+    if (errors.length === 0) return;
+    const summary = `${errors.length} example error${errors.length === 1 ? '' : 's'}`;
+    const problem = problemOf(`${summary} (served: an example changes no behaviour)`, errors);
+    this.lastProblem = true;
+    this.service.setProblem(problem);
+    this.reporter.exampleErrors(problem);
   }
 }
 
