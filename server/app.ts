@@ -83,6 +83,13 @@ export interface AppOptions {
    * `npm start`), none is. Only the `npm run dev` host sets it (server/service-host.ts).
    */
   responseCheck?: ResponseCheck;
+  /**
+   * When each route's request validators are compiled: `eager` (the default, and always in
+   * `npm start`: a schema Ajv refuses stops the start, and no request pays a compile) or
+   * `first-use` (the `npm run dev` host: a save's new app is built in about half the time,
+   * 113 → ~60 ms on our spec, and each route compiles on its first request).
+   */
+  compileValidators?: 'eager' | 'first-use';
 }
 
 function resolveConfig(config: AppOptions['config']): HttpConfig {
@@ -254,6 +261,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...deps,
     allowPrivateWebhookTargets: config.allowPrivateWebhookTargets,
     validators: createValidators(componentSchemas),
+    compileOnFirstUse: options.compileValidators === 'first-use',
   };
   // Dated versions are a step of `/v1` only; the FHIR face below never passes through it.
   registerRoutes(

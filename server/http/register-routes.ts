@@ -38,6 +38,8 @@ export type HandlerTable = Readonly<Record<string, AnyHandler>>;
 /** What route registration needs from the app. */
 export interface RegisterDeps extends HookDeps {
   validators: Validators;
+  /** Compile a route's validators on its first request instead of now (`AppOptions.compileValidators`). */
+  compileOnFirstUse?: boolean;
   /** `HttpConfig.allowPrivateWebhookTargets`, handed to handlers. */
   allowPrivateWebhookTargets: boolean;
   /** The dated versions' step (`/v1`); absent, requests are taken and answered as the table says. */
@@ -84,6 +86,19 @@ function withRequestId(body: unknown, requestId: string): unknown {
   return { ...(body as object), error: { ...error, request_id: requestId } };
 }
 
+/** The route's request validator, compiled now or on its first call (`compileOnFirstUse`). */
+function routeValidator(
+  route: RouteDefinition,
+  deps: RegisterDeps,
+): ReturnType<typeof compileRouteValidator> {
+  if (deps.compileOnFirstUse !== true) return compileRouteValidator(route, deps.validators);
+  let compiled: ReturnType<typeof compileRouteValidator> | undefined;
+  return (parts) => {
+    compiled ??= compileRouteValidator(route, deps.validators);
+    return compiled(parts);
+  };
+}
+
 /** Registers one route per operation; an operation without a handler is an error. */
 export function registerRoutes(
   app: FastifyInstance,
@@ -105,7 +120,7 @@ function registerRoute(
   deps: RegisterDeps,
 ): void {
   const { db, store, clock } = deps;
-  const validate = compileRouteValidator(route, deps.validators);
+  const validate = routeValidator(route, deps);
   const hasBody = route.schemas.body !== undefined;
   const prepare = deps.prepare?.(route);
 

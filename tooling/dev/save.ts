@@ -93,7 +93,7 @@ export class SaveRunner {
     // Built by the service while the lint runs here: on two cores the swap waits for whichever
     // of the two takes longer, not for both.
     phases.mark('routes');
-    if (contract !== undefined && before?.id !== id) this.service.candidate(contract);
+    if (contract !== undefined && before?.id !== id) await this.service.candidate(contract);
     const findings = await this.toolchain.lint(spec, document, 'contract');
     phases.mark('lint');
     const errors = findings.filter((finding) => finding.severity === 'error');

@@ -208,6 +208,9 @@ export class SwapHost implements ServiceHost {
       versionTables,
       // Every answer checked against its version's document; a mismatch is one warn line.
       responseCheck: devResponseCheck(contract, versionTables),
+      // A save's app is built while the lint runs, and the swap waits for the slower of the
+      // two: each route compiles its validators on its first request instead.
+      compileValidators: 'first-use',
       handlers: withNotImplemented(this.handlers ?? {}, contract.routes),
       docs: {
         load: this.docs.loaderFor(contract.document),
