@@ -15,12 +15,26 @@ import { fillRulesOf } from '../../server/repos/stored-shape.js';
 import { RESOURCES } from '../../server/resources/index.js';
 import { versions } from '../../server/versioning/index.js';
 import { loadSpec } from '../spec/load-spec.js';
-import { buildTestApp } from '../support/app.js';
+import { buildTestApp, type TestApp } from '../support/app.js';
 import { makeKey } from '../support/keys.js';
 
 interface Grown {
   components: {
     schemas: Record<string, { properties: Record<string, unknown>; required: string[] }>;
+  };
+}
+
+/** A GET that must answer 200, in `version` (default the latest); its body. */
+function reader(app: TestApp, key: string) {
+  return async (url: string, version: string = versions.latest) => {
+    const response = await app.request({
+      method: 'GET',
+      url,
+      key,
+      headers: { 'patientcare-version': version },
+    });
+    expect(response.status, url).toBe(200);
+    return response.body as Record<string, unknown>;
   };
 }
 
@@ -68,16 +82,7 @@ describe('stored rows after the spec grows a field', () => {
     // The grown document's app; its injector checks every answer against that document.
     const after = await buildTestApp({ db, table: routeTableOf(grownSpec()) });
     try {
-      const get = async (url: string, version: string = versions.latest) => {
-        const response = await after.request({
-          method: 'GET',
-          url,
-          key: secret,
-          headers: { 'patientcare-version': version },
-        });
-        expect(response.status, url).toBe(200);
-        return response.body as Record<string, unknown>;
-      };
+      const get = reader(after, secret);
       expect((await get(`/v1/patients/${id}`)).preferred_language).toBeNull();
       const list = (await get('/v1/patients')) as { data: Record<string, unknown>[] };
       expect(list.data.map((p) => p.preferred_language)).toEqual([null]);
@@ -159,16 +164,7 @@ describe('a stored row without a field that has a default', () => {
 
     const after = await buildTestApp({ db, table: routeTableOf(defaultedSpec()) });
     try {
-      const get = async (url: string, version: string = versions.latest) => {
-        const response = await after.request({
-          method: 'GET',
-          url,
-          key: secret,
-          headers: { 'patientcare-version': version },
-        });
-        expect(response.status, url).toBe(200);
-        return response.body as Record<string, unknown>;
-      };
+      const get = reader(after, secret);
       // FHIR ids spell the prefix with a hyphen (`pat-…`).
       const fhirId = id.replace('_', '-');
       expect((await get(`/fhir/R4/Patient/${fhirId}`)).active).toBe(true);

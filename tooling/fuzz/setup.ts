@@ -7,6 +7,7 @@ import { send } from './http.js';
 import type { Service } from './service.js';
 import {
   type Booking,
+  emptyWorld,
   type FreshKind,
   SETUP_HOOK_URL,
   setupPatient,
@@ -59,14 +60,7 @@ function span(booking: Booking): { start: number | string; end: number | string 
  * practitioner), 2 claims (moved to `accepted`), 2 webhooks.
  */
 export async function buildWorld(service: Service, booking: Booking): Promise<World> {
-  const world: World = {
-    patients: [],
-    practitioners: [],
-    appointments: [],
-    claims: [],
-    webhooks: [],
-    events: [],
-  };
+  const world = emptyWorld();
   for (let n = 0; n < 2; n++) {
     world.practitioners.push(
       await post(service, '/v1/practitioners', setupPractitioner(next(service))),

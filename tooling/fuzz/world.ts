@@ -40,6 +40,18 @@ export interface World {
   events: string[];
 }
 
+/** A world with no objects yet, for a set-up to fill. */
+export function emptyWorld(): World {
+  return {
+    patients: [],
+    practitioners: [],
+    appointments: [],
+    claims: [],
+    webhooks: [],
+    events: [],
+  };
+}
+
 /** Fresh objects a case can ask for; the case names them with a placeholder. */
 export type FreshKind =
   | 'patient'

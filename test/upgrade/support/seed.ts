@@ -12,7 +12,7 @@ import { validBody } from '../../../tooling/fuzz/operation-cases.js';
 import type { RouteTable } from '../../../tooling/fuzz/response-checker.js';
 import { HOSTILE_VALID_CHARACTERS } from '../../../tooling/fuzz/schema-arbitrary.js';
 import { type Schema, SchemaRegistry } from '../../../tooling/fuzz/schema-registry.js';
-import type { World } from '../../../tooling/fuzz/world.js';
+import { emptyWorld } from '../../../tooling/fuzz/world.js';
 
 /** What the release accepted, by kind. */
 export interface Seeded {
@@ -81,14 +81,7 @@ export async function seedRelease(
     if (found === undefined) throw new Error(`the release has no ${operationId}`);
     return found;
   };
-  const world: World = {
-    patients: [],
-    practitioners: [],
-    appointments: [],
-    claims: [],
-    webhooks: [],
-    events: [],
-  };
+  const world = emptyWorld();
   const samples = (operationId: string, count: number) => {
     const bodies = validBody(route(operationId), registry, world);
     if (bodies === undefined) throw new Error(`${operationId} takes no body`);
