@@ -153,7 +153,10 @@ export class ServiceProcess {
   }
 
   private send(message: ToService): void {
-    if (this.connected && this.child?.connected) this.child.send(message);
+    // With a callback, a write to a service that has just died (EPIPE: it exited between its
+    // `hello` and this message) is handed to the callback instead of thrown as an uncaught
+    // 'error' event; the 'exit' handler already reports the death.
+    if (this.connected && this.child?.connected) this.child.send(message, () => {});
   }
 
   /** The service is gone: whatever it was building is moot; its successor starts on `served`. */
