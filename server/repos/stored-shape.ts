@@ -66,12 +66,15 @@ export function fillRulesOf(componentSchemas: ComponentSchemas): FillRules {
 }
 
 let current: FillRules = new Map();
-let keys: readonly string[] = [];
+/** Per object type, its filled fields as they start in JSON text (`"name":`). */
+let keysByType: ReadonlyMap<string, readonly string[]> = new Map();
 
 /** Serves `rules` from now on (each app sets those of its route table when it is built). */
 export function useFillRules(rules: FillRules): void {
   current = rules;
-  keys = [...new Set([...rules.values()].flatMap((fills) => fills.map(([name]) => `"${name}":`)))];
+  keysByType = new Map(
+    [...rules].map(([type, fills]) => [type, fills.map(([name]) => `"${name}":`)] as const),
+  );
 }
 
 function fillObject(object: JsonObject): boolean {
@@ -98,9 +101,61 @@ export function meetSchema<T>(document: T): T {
 /**
  * Stored JSON text meeting today's schema: unchanged (not even parsed) when it already names
  * every field there is a rule for, which is every row written since the field was added.
+ * Parsing every row instead was about a tenth of the service's CPU under `bench:server` (b)
+ * (BENCHMARKS.md, issue 43).
  */
 export function meetSchemaText(json: string): string {
-  if (keys.length === 0 || keys.every((key) => json.includes(key))) return json;
+  if (keysByType.size === 0 || namesEveryField(json)) return json;
   const document = JSON.parse(json) as unknown;
   return isObject(document) && fillObject(document) ? JSON.stringify(document) : json;
+}
+
+/** Each `"object":"<type>"` of a text: the API objects in it, the top one and any snapshot. */
+const OBJECT_TYPE = /"object":"([a-z_]+)"/g;
+
+/**
+ * Whether the text names every filled field of each API object type it holds. A field name
+ * inside a string is escaped (`\"name\":`), so it cannot pass for a key; the one place a
+ * client chooses keys is `metadata` (a flat map of strings), whose text is left out first.
+ * A key is looked for in the whole text, not in its object: a text holds one object, or an
+ * event and its snapshot, which share no filled field (test/service/stored-shape.test.ts).
+ */
+function namesEveryField(json: string): boolean {
+  const text = json.includes('"metadata":{"') ? withoutMetadata(json) : json;
+  for (const match of text.matchAll(OBJECT_TYPE)) {
+    const keys = keysByType.get(match[1]!);
+    if (keys !== undefined && !keys.every((key) => text.includes(key))) return false;
+  }
+  return true;
+}
+
+/** The text with the inside of every non-empty `"metadata":{…}` removed. */
+function withoutMetadata(json: string): string {
+  const parts: string[] = [];
+  let from = 0;
+  for (;;) {
+    const start = json.indexOf('"metadata":{"', from);
+    if (start < 0) break;
+    const open = start + '"metadata":{'.length;
+    parts.push(json.slice(from, open));
+    from = closingBrace(json, open);
+  }
+  parts.push(json.slice(from));
+  return parts.join('');
+}
+
+/** The index of the `}` that closes the object whose content starts at `i`. */
+function closingBrace(json: string, i: number): number {
+  let depth = 1;
+  let inString = false;
+  for (; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b) depth++;
+    else if (c === 0x7d && --depth === 0) return i;
+  }
+  return json.length;
 }

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { routeTableOf } from '../../generators/route-table.js';
 import { openDb } from '../../server/db/open.js';
 import { runDoctor } from '../../server/doctor/checks.js';
-import { fillRulesOf } from '../../server/repos/stored-shape.js';
+import { fillRulesOf, meetSchemaText, useFillRules } from '../../server/repos/stored-shape.js';
 import { RESOURCES } from '../../server/resources/index.js';
 import { versions } from '../../server/versioning/index.js';
 import { loadSpec } from '../spec/load-spec.js';
@@ -297,6 +297,70 @@ describe("doctor's stored-schema check", () => {
       for (const { name } of RESOURCES) expect(found?.summary).toContain(`${name}/ required`);
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('stored JSON text on its way out (meetSchemaText)', () => {
+  const rules = fillRulesOf(routeTableOf(grownSpec()).componentSchemas);
+  const patient = (extra: Record<string, unknown> = {}) => ({
+    id: 'pat_01M8JS37QP0PPP140CCG6Z7VM0',
+    object: 'patient',
+    name: { family: 'Rivera', given: ['Ana'] },
+    metadata: {},
+    ...extra,
+  });
+  // Every field the grown spec fills, as a row written today has them.
+  const complete = (extra: Record<string, unknown> = {}) =>
+    Object.fromEntries([
+      ...(rules.get('patient') ?? []).map(([name, value]) => [name, value]),
+      ...Object.entries(patient(extra)),
+    ]);
+  const filled = (json: string) => JSON.parse(meetSchemaText(json)) as Record<string, unknown>;
+
+  it('leaves a row that names every field as it is, the same string', () => {
+    useFillRules(rules);
+    const text = JSON.stringify(complete());
+    expect(meetSchemaText(text)).toBe(text);
+    // A row of an object type with no rules at all is not touched either.
+    const other = JSON.stringify({ id: 'x', object: 'no_such_type' });
+    expect(meetSchemaText(other)).toBe(other);
+  });
+
+  it('fills a row without the field, also when metadata has a key of that name', () => {
+    useFillRules(rules);
+    expect(filled(JSON.stringify(patient()))).toHaveProperty('preferred_language', null);
+    // The client chose this key; it is not the field.
+    const { preferred_language: _, ...tricky } = complete({
+      metadata: { preferred_language: 'x', note: 'a } brace and a \\" quote', object: 'patient' },
+    });
+    const out = filled(JSON.stringify(tricky));
+    expect(out).toHaveProperty('preferred_language', null);
+    expect(out.metadata).toEqual(tricky.metadata);
+  });
+
+  it("fills an event's snapshot by the snapshot's own type", () => {
+    useFillRules(rules);
+    const event = {
+      id: 'evt_1',
+      object: 'event',
+      type: 'patient.created',
+      data: { object: patient() },
+    };
+    const out = filled(JSON.stringify(event)) as { data: { object: Record<string, unknown> } };
+    expect(out.data.object).toHaveProperty('preferred_language', null);
+    const whole = JSON.stringify({ ...event, data: { object: complete() } });
+    expect(meetSchemaText(whole)).toBe(whole);
+  });
+
+  it('no text holds two object types that share a filled field', () => {
+    // namesEveryField looks for a key in the whole text: an event and its snapshot must not
+    // both have a filled field of one name, or the snapshot's could pass for the event's.
+    const served = fillRulesOf(routeTableOf(loadSpec()).componentSchemas);
+    const eventFields = new Set((served.get('event') ?? []).map(([name]) => name));
+    for (const [type, fills] of served) {
+      if (type === 'event') continue;
+      for (const [name] of fills) expect(eventFields.has(name), `${type}.${name}`).toBe(false);
     }
   });
 });
