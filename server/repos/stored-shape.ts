@@ -67,14 +67,41 @@ export function fillRulesOf(componentSchemas: ComponentSchemas): FillRules {
 
 let current: FillRules = new Map();
 /** Per object type, its filled fields as they start in JSON text (`"name":`). */
-let keysByType: ReadonlyMap<string, readonly string[]> = new Map();
+
+/**
+ * How `namesEveryField` reads a text in one pass: a pattern matching every key it cares about
+ * (each filled field, `object` and `metadata`), each field's index in `seen`, and per object
+ * type the indexes of its filled fields.
+ */
+interface KeyScan {
+  pattern: RegExp;
+  indexOf: ReadonlyMap<string, number>;
+  fieldsOf: ReadonlyMap<string, readonly number[]>;
+  /** Per field index, the number of the last text that named it (no reset between texts). */
+  seen: Int32Array;
+}
+let scan: KeyScan | undefined;
+let texts = 0;
 
 /** Serves `rules` from now on (each app sets those of its route table when it is built). */
 export function useFillRules(rules: FillRules): void {
   current = rules;
-  keysByType = new Map(
-    [...rules].map(([type, fills]) => [type, fills.map(([name]) => `"${name}":`)] as const),
+  const names = [...new Set([...rules.values()].flatMap((fills) => fills.map(([name]) => name)))];
+  const indexOf = new Map(names.map((name, i) => [name, i]));
+  const escaped = ['object', 'metadata', ...names].map((name) =>
+    name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
   );
+  scan =
+    rules.size === 0
+      ? undefined
+      : {
+          pattern: new RegExp(`"(?:${escaped.join('|')})":`, 'g'),
+          indexOf,
+          fieldsOf: new Map(
+            [...rules].map(([type, fills]) => [type, fills.map(([name]) => indexOf.get(name)!)]),
+          ),
+          seen: new Int32Array(names.length),
+        };
 }
 
 function fillObject(object: JsonObject): boolean {
@@ -105,43 +132,49 @@ export function meetSchema<T>(document: T): T {
  * (BENCHMARKS.md, issue 43).
  */
 export function meetSchemaText(json: string): string {
-  if (keysByType.size === 0 || namesEveryField(json)) return json;
+  if (scan === undefined || namesEveryField(json, scan)) return json;
   const document = JSON.parse(json) as unknown;
   return isObject(document) && fillObject(document) ? JSON.stringify(document) : json;
 }
 
-/** Each `"object":"<type>"` of a text: the API objects in it, the top one and any snapshot. */
-const OBJECT_TYPE = /"object":"([a-z_]+)"/g;
-
 /**
- * Whether the text names every filled field of each API object type it holds. A field name
- * inside a string is escaped (`\"name\":`), so it cannot pass for a key; the one place a
- * client chooses keys is `metadata` (a flat map of strings), whose text is left out first.
- * A key is looked for in the whole text, not in its object: a text holds one object, or an
- * event and its snapshot, which share no filled field (test/service/stored-shape.test.ts).
+ * Whether the text names every filled field of each API object type it holds (`"object":"…"`:
+ * the top object and an event's snapshot). One regular-expression pass over the text; looking
+ * for each key with `includes` and the types with a second pattern cost about 2 µs per patient
+ * row, as much as parsing it, and a tenth of the service's CPU under `bench:server` (b), which
+ * reads ten rows a request (BENCHMARKS.md, issue 43). A field name inside a string is escaped
+ * (`\"name\":`), so it cannot pass for a key; the one place a client chooses keys is
+ * `metadata` (a flat map of strings), which is skipped. A key counts wherever it is in the
+ * text: a text holds one object, or an event and its snapshot, which share no filled field
+ * (test/service/stored-shape.test.ts).
  */
-function namesEveryField(json: string): boolean {
-  const text = json.includes('"metadata":{"') ? withoutMetadata(json) : json;
-  for (const match of text.matchAll(OBJECT_TYPE)) {
-    const keys = keysByType.get(match[1]!);
-    if (keys !== undefined && !keys.every((key) => text.includes(key))) return false;
+function namesEveryField(json: string, { pattern, indexOf, fieldsOf, seen }: KeyScan): boolean {
+  if (++texts === 0x7fffffff) {
+    // Numbers stay in range: start again with nothing seen.
+    seen.fill(0);
+    texts = 1;
+  }
+  const text = texts;
+  const types: string[] = [];
+  pattern.lastIndex = 0;
+  while (pattern.test(json)) {
+    // Just past `"name":`.
+    const end = pattern.lastIndex;
+    const name = json.slice(json.lastIndexOf('"', end - 3) + 1, end - 2);
+    if (name === 'object') {
+      if (json.charCodeAt(end) === 0x22)
+        types.push(json.slice(end + 1, json.indexOf('"', end + 1)));
+    } else if (name === 'metadata') {
+      if (json.charCodeAt(end) === 0x7b) pattern.lastIndex = closingBrace(json, end + 1);
+    } else {
+      const index = indexOf.get(name);
+      if (index !== undefined) seen[index] = text;
+    }
+  }
+  for (const type of types) {
+    for (const index of fieldsOf.get(type) ?? []) if (seen[index] !== text) return false;
   }
   return true;
-}
-
-/** The text with the inside of every non-empty `"metadata":{…}` removed. */
-function withoutMetadata(json: string): string {
-  const parts: string[] = [];
-  let from = 0;
-  for (;;) {
-    const start = json.indexOf('"metadata":{"', from);
-    if (start < 0) break;
-    const open = start + '"metadata":{'.length;
-    parts.push(json.slice(from, open));
-    from = closingBrace(json, open);
-  }
-  parts.push(json.slice(from));
-  return parts.join('');
 }
 
 /** The index of the `}` that closes the object whose content starts at `i`. */
