@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { newId } from '../ids.js';
+import { BatchTimer } from './batch-timer.js';
 import { CHAINED_FIELDS } from './chain.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
 import { AuditTicket, asFailedAttempt, settleTickets } from './ticket.js';
@@ -130,7 +131,7 @@ export class ThreadAuditWriter {
   #open: AuditTicket | undefined;
   #inFlight: Queued[] | undefined;
   #inFlightTickets: (AuditTicket | undefined)[] = [];
-  #timer: NodeJS.Timeout | undefined;
+  readonly #timer = new BatchTimer(() => this.#send());
   #lastCommitMs = 0;
   /** Some queued entry has a `record` caller waiting for its commit. */
   #urgent = false;
@@ -240,20 +241,15 @@ export class ThreadAuditWriter {
   }
 
   #schedule(): void {
-    if (this.#timer !== undefined || this.#inFlight) return;
-    // A waiting read: the timer's next turn, so the reads answered in this turn join the batch.
-    const delay =
-      this.#urgent && !this.#failing ? 0 : Math.max(this.#intervalMs, this.#lastCommitMs);
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#send();
-    }, delay);
-    this.#timer.unref();
+    if (this.#inFlight) return;
+    // A waiting read: this turn's end, so the reads answered in this turn join the batch.
+    this.#timer.after(
+      this.#urgent && !this.#failing ? 0 : Math.max(this.#intervalMs, this.#lastCommitMs),
+    );
   }
 
   #clearTimer(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#timer.clear();
   }
 
   #send(): void {

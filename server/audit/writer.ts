@@ -1,5 +1,6 @@
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db } from '../db/types.js';
+import { BatchTimer } from './batch-timer.js';
 import { type ChainHead, ChainHeadMoved } from './chain.js';
 import { type AuditEntry, checkAuditEntry } from './entry.js';
 import {
@@ -70,7 +71,7 @@ export class AuditWriter {
   #tickets: (AuditTicket | undefined)[] = [];
   /** The ticket entries pushed now join; a new one starts with each batch taken. */
   #open: AuditTicket | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #timer = new BatchTimer(() => void this.#tick());
   /** The batches being committed. */
   readonly #running = new Set<Promise<void>>();
   /** Some queued entry has a `record` caller waiting for its commit. */
@@ -165,19 +166,11 @@ export class AuditWriter {
   }
 
   #schedule(delayMs: number): void {
-    if (this.#timer !== undefined && delayMs > 0) return;
-    this.#clearTimer();
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      void this.#tick();
-    }, delayMs);
-    // Pending audit entries alone must not keep a finished process alive; close() flushes.
-    this.#timer.unref();
+    this.#timer.after(delayMs);
   }
 
   #clearTimer(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#timer.clear();
   }
 
   async #tick(): Promise<void> {
@@ -193,9 +186,9 @@ export class AuditWriter {
 
   #delayMs(): number {
     if (this.#failing) return Math.max(this.#intervalMs, RETRY_AFTER_FAILURE_MS);
-    // A read waits for this batch: it goes as soon as a commit slot is free (the timer's next
-    // turn, so the reads answered in this turn join it). Pacing here was most of a read's
-    // added latency (BENCHMARKS.md, issue 43).
+    // A read waits for this batch: it goes as soon as a commit slot is free, at the end of the
+    // event loop's turn (so the reads answered in this turn join it; `BatchTimer`). Pacing here
+    // was most of a read's added latency (BENCHMARKS.md, issue 43).
     if (this.#urgent) return 0;
     // PostgreSQL commits beside the event loop: stretching its interval only made batches
     // larger, and each batch's JSON text (server/audit/record.ts) a large object to V8, freed
