@@ -18,7 +18,8 @@ export interface StoredJson {
 
 /** A row's `id` and its `data` JSON text as stored (for lists sent without re-serialising). */
 export function storedJson(row: Record<string, unknown>): StoredJson {
-  return { id: String(row.id), json: meetSchemaText(String(row.data)) };
+  const id = String(row.id);
+  return { id, json: meetSchemaText(String(row.data), id) };
 }
 
 /** 0/1 integer column → boolean; the schema stores booleans as integers in both engines. */

@@ -66,7 +66,6 @@ export function fillRulesOf(componentSchemas: ComponentSchemas): FillRules {
 }
 
 let current: FillRules = new Map();
-/** Per object type, its filled fields as they start in JSON text (`"name":`). */
 
 /**
  * How `namesEveryField` reads a text in one pass: a pattern matching every key it cares about
@@ -86,6 +85,7 @@ let texts = 0;
 /** Serves `rules` from now on (each app sets those of its route table when it is built). */
 export function useFillRules(rules: FillRules): void {
   current = rules;
+  forgetChecked();
   const names = [...new Set([...rules.values()].flatMap((fills) => fills.map(([name]) => name)))];
   const indexOf = new Map(names.map((name, i) => [name, i]));
   const escaped = ['object', 'metadata', ...names].map((name) =>
@@ -131,10 +131,36 @@ export function meetSchema<T>(document: T): T {
  * Parsing every row instead was about a tenth of the service's CPU under `bench:server` (b)
  * (BENCHMARKS.md, issue 43).
  */
-export function meetSchemaText(json: string): string {
-  if (scan === undefined || namesEveryField(json, scan)) return json;
+export function meetSchemaText(json: string, id?: string): string {
+  if (scan === undefined) return json;
+  if (id !== undefined && checked.get(id) === json) return json;
+  if (namesEveryField(json, scan)) {
+    if (id !== undefined) remember(id, json);
+    return json;
+  }
   const document = JSON.parse(json) as unknown;
   return isObject(document) && fillObject(document) ? JSON.stringify(document) : json;
+}
+
+/**
+ * Stored texts already found to name every field, by row id: a row read again (a list polled,
+ * a record opened twice) is compared, not scanned. Equality of the whole text is the check, so
+ * an updated row is scanned anew. Bounded by the characters held; emptied when full and when
+ * the rules change.
+ */
+const checked = new Map<string, string>();
+const CHECKED_MAX_CHARS = 4_000_000;
+let checkedChars = 0;
+
+function remember(id: string, json: string): void {
+  if (checkedChars + json.length > CHECKED_MAX_CHARS) forgetChecked();
+  checkedChars += json.length - (checked.get(id)?.length ?? 0);
+  checked.set(id, json);
+}
+
+function forgetChecked(): void {
+  checked.clear();
+  checkedChars = 0;
 }
 
 /**

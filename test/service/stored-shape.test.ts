@@ -339,6 +339,26 @@ describe('stored JSON text on its way out (meetSchemaText)', () => {
     expect(out.metadata).toEqual(tricky.metadata);
   });
 
+  it('remembers a checked row by id only while its text stays the same', () => {
+    useFillRules(rules);
+    const id = 'pat_01M8JS37QP0PPP140CCG6Z7VM1';
+    const whole = JSON.stringify(complete({ id }));
+    expect(meetSchemaText(whole, id)).toBe(whole);
+    expect(meetSchemaText(whole, id)).toBe(whole);
+    // Same id, other text (a row stored before the field, or a stale copy): filled, not reused.
+    const older = JSON.stringify(patient({ id }));
+    expect(JSON.parse(meetSchemaText(older, id))).toHaveProperty('preferred_language', null);
+    // New rules forget what the old ones passed: a field they add is filled in a row seen before.
+    const narrower = new Map([...rules].map(([type, fills]) => [type, fills.slice(1)]));
+    useFillRules(narrower);
+    const [dropped] = rules.get('patient') ?? [];
+    const { [dropped![0]]: _, ...without } = complete({ id });
+    const text = JSON.stringify(without);
+    expect(meetSchemaText(text, id)).toBe(text);
+    useFillRules(rules);
+    expect(JSON.parse(meetSchemaText(text, id))).toHaveProperty(dropped![0], dropped![1]);
+  });
+
   it("fills an event's snapshot by the snapshot's own type", () => {
     useFillRules(rules);
     const event = {
