@@ -84,7 +84,7 @@ describe('spec:check steps', () => {
       "import type { Name } from '../generated/types.js';\nexport const name: Name = { surname: 'x' };\n",
     );
     expect(await typesStep(root)).toMatchObject({ status: 'pass' });
-  }, 60_000);
+  }, 120_000);
 
   it("the gate's project holds every service, client and contract file that imports generated/", () => {
     const listed = spawnSync(
@@ -112,7 +112,7 @@ describe('spec:check steps', () => {
     }
     // Tests are npm run typecheck's, not the gate's.
     expect([...inProject].filter((f) => f.startsWith('test/'))).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('prints one table and the details of failed steps; a crashing step fails alone', async () => {
     const root = tempRoot();
