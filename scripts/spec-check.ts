@@ -2,12 +2,13 @@
  * `npm run spec:check`: the spec change gate (tooling/spec-gate). Runs Redocly lint (which also
  * checks every example against its schema) with validity against the official OpenAPI 3.0
  * schema (`npm run lint:spec`), the generated-code drift check, a type check of
- * generated/, the breaking-change check against a base and the replay of every older version's
+ * generated/ and the service and client written against it (tsconfig.spec-check.json), the
+ * breaking-change check against a base and the replay of every older version's
  * request examples against the in-process service, then prints one summary table and exits
  * non-zero when any step failed.
  */
 import { runCommand, UsageError } from '../tooling/cli/command.js';
-import { baseArgumentProblem } from '../tooling/spec-gate/breaking-step.js';
+import { baseArgumentProblem } from '../tooling/spec-gate/git-base.js';
 import {
   formatReport,
   parseSteps,
@@ -19,7 +20,7 @@ const SPEC = {
   name: 'npm run spec:check --',
   prefix: 'spec:check',
   summary:
-    'The spec change gate: Redocly lint (examples included) and OpenAPI 3.0 schema validity, generated-code drift, a type check of generated/, the breaking-change check against a base and the replay of the request examples of every older version; one summary table, exit 1 when a step failed.',
+    'The spec change gate: Redocly lint (examples included) and OpenAPI 3.0 schema validity, generated-code drift, a type check of generated/ with the service and client using it (tsconfig.spec-check.json), the breaking-change check against a base and the replay of the request examples of every older version; one summary table, exit 1 when a step failed.',
   options: {
     base: { type: 'string', value: 'FILE', description: 'Compare with this spec file.' },
     'base-ref': {

@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { VersionChange } from '../../server/versioning/version-change.js';
 import { diffSpecs } from '../breaking/diff-specs.js';
 import type { Change } from '../breaking/types.js';
 import { staleMentions } from './current-version.js';
-import { gitReader, isCommit, resolveBaseRevision, worktreeReader } from './git-base.js';
+import { gitReader, resolveBaseRevision, worktreeReader } from './git-base.js';
 import { type LoadedSpec, loadSpec, showPointer } from './load-spec.js';
 import { checkReleased, RELEASED_DIR } from './released.js';
 import type { StepOutcome } from './step-types.js';
@@ -34,22 +33,6 @@ export interface BreakingOptions {
    * (`spec/versions/index.ts`), none when it has none (the rule is then skipped).
    */
   versionChanges?: readonly VersionChange[];
-}
-
-/**
- * What is wrong with `--base FILE` / `--base-ref REV` before anything runs, in one line (the
- * command's usage error, exit 2), or undefined. A typo must not turn the gate into a pass.
- */
-export function baseArgumentProblem(
-  opts: Pick<BreakingOptions, 'root' | 'baseFile' | 'baseRef'>,
-): string | undefined {
-  if (opts.baseFile !== undefined) {
-    const file = isAbsolute(opts.baseFile) ? opts.baseFile : join(opts.root, opts.baseFile);
-    if (!existsSync(file)) return `--base ${opts.baseFile}: no such file`;
-  }
-  if (opts.baseRef !== undefined && !isCommit(opts.root, opts.baseRef))
-    return `--base-ref ${opts.baseRef}: not a commit in this repository`;
-  return undefined;
 }
 
 async function loadBase(

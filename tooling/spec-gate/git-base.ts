@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { ReadText } from '../openapi/load.js';
 
 function git(root: string, args: string[]): string | undefined {
@@ -69,4 +69,22 @@ export function worktreeReader(root: string): ReadText {
     const file = join(root, path);
     return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
   };
+}
+
+/**
+ * What is wrong with `--base FILE` / `--base-ref REV` before anything runs, in one line (the
+ * command's usage error, exit 2), or undefined. A typo must not turn the gate into a pass.
+ */
+export function baseArgumentProblem(opts: {
+  root: string;
+  baseFile?: string | undefined;
+  baseRef?: string | undefined;
+}): string | undefined {
+  if (opts.baseFile !== undefined) {
+    const file = isAbsolute(opts.baseFile) ? opts.baseFile : join(opts.root, opts.baseFile);
+    if (!existsSync(file)) return `--base ${opts.baseFile}: no such file`;
+  }
+  if (opts.baseRef !== undefined && !isCommit(opts.root, opts.baseRef))
+    return `--base-ref ${opts.baseRef}: not a commit in this repository`;
+  return undefined;
 }

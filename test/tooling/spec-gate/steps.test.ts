@@ -1,12 +1,28 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { driftStep, typesStep } from '../../../tooling/spec-gate/command-steps.js';
+import {
+  driftStep,
+  SPEC_CHECK_TSCONFIG,
+  typesStep,
+} from '../../../tooling/spec-gate/command-steps.js';
 import { formatReport, runSpecCheck } from '../../../tooling/spec-gate/run-spec-check.js';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/spec-gate/', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const temps: string[] = [];
 
 function tempRoot(): string {
@@ -27,7 +43,7 @@ describe('spec:check steps', () => {
     expect(await typesStep(root)).toMatchObject({ status: 'skip' });
   });
 
-  it('types compiles the project, so hand-written code broken by a spec change fails it', async () => {
+  it('types checks the users of generated/, from a warm cache too; a doc comment changes no verdict', async () => {
     const root = mkdtempSync(join(tmpdir(), 'spec-gate-types-'));
     temps.push(root);
     mkdirSync(join(root, 'generated'));
@@ -39,12 +55,27 @@ describe('spec:check steps', () => {
         include: ['generated', 'server'],
       }),
     );
-    // The spec renamed `family` to `surname`; the generated type compiles on its own.
-    writeFileSync(join(root, 'generated/types.ts'), 'export type Name = { surname: string };\n');
+    writeFileSync(
+      join(root, SPEC_CHECK_TSCONFIG),
+      JSON.stringify({ extends: './tsconfig.json', compilerOptions: { removeComments: true } }),
+    );
+    const types = (doc: string, field: string) =>
+      writeFileSync(
+        join(root, 'generated/types.ts'),
+        `export type Name = {\n  /** ${doc} */\n  ${field}: string;\n};\n`,
+      );
     writeFileSync(
       join(root, 'server/handler.ts'),
       "import type { Name } from '../generated/types.js';\nexport const name: Name = { family: 'x' };\n",
     );
+    types('The family name.', 'family');
+    expect(await typesStep(root)).toMatchObject({ status: 'pass' });
+    // A description edit: the comment changes, the shape does not.
+    types('The family name (surname).', 'family');
+    expect(await typesStep(root)).toMatchObject({ status: 'pass' });
+    // The spec renamed `family` to `surname`; the generated type compiles on its own, and the
+    // build info from the passing runs must not hide the handler that still uses `family`.
+    types('The family name (surname).', 'surname');
     const broken = await typesStep(root);
     expect(broken.status).toBe('fail');
     expect(broken.details.join('\n')).toMatch(/server\/handler\.ts.*'family'/);
@@ -53,7 +84,35 @@ describe('spec:check steps', () => {
       "import type { Name } from '../generated/types.js';\nexport const name: Name = { surname: 'x' };\n",
     );
     expect(await typesStep(root)).toMatchObject({ status: 'pass' });
-  }, 60_000);
+  }, 120_000);
+
+  it("the gate's project holds every service, client and contract file that imports generated/", () => {
+    const listed = spawnSync(
+      process.execPath,
+      [TSC, '-p', SPEC_CHECK_TSCONFIG, '--listFilesOnly'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    expect(listed.status).toBe(0);
+    const inProject = new Set(
+      listed.stdout
+        .split('\n')
+        .filter((f) => f.startsWith(`${ROOT}/`))
+        .map((f) => relative(ROOT, f)),
+    );
+    const importers = ['server', 'client', 'contract'].flatMap((dir) =>
+      readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => join(dir, f))
+        .filter((f) => /from '(\.\.\/)+generated\//.test(readFileSync(join(ROOT, f), 'utf8'))),
+    );
+    expect(importers.length).toBeGreaterThan(10);
+    expect(importers.filter((f) => !inProject.has(f))).toEqual([]);
+    for (const f of ['generated/types.ts', 'generated/routes.ts', 'generated/client.ts']) {
+      expect(inProject.has(f)).toBe(true);
+    }
+    // Tests are npm run typecheck's, not the gate's.
+    expect([...inProject].filter((f) => f.startsWith('test/'))).toEqual([]);
+  }, 120_000);
 
   it('prints one table and the details of failed steps; a crashing step fails alone', async () => {
     const root = tempRoot();
