@@ -36,6 +36,7 @@ import {
   readRun,
   writeRun,
 } from '../tooling/generate/cache.js';
+import type { TypesMaker } from '../tooling/generate/tree.js';
 import { versionRemakeCommand } from '../tooling/generate/versions.js';
 import type { Located } from '../tooling/openapi/load.js';
 
@@ -210,6 +211,17 @@ interface BuildRequest {
  * answered from the cache needs none of them.
  */
 async function build(request: BuildRequest): Promise<Run> {
+  // Started first: it loads openapi-typescript and TypeScript while this thread loads Redocly.
+  const { startTypesThread } = await import('../tooling/generate/types-thread.js');
+  const thread = startTypesThread();
+  try {
+    return await buildWith(request, thread.types);
+  } finally {
+    await thread.close();
+  }
+}
+
+async function buildWith(request: BuildRequest, types: TypesMaker): Promise<Run> {
   const { specFile, shown, ours, version, outDir, remakeCommand } = request;
   const { DocumentError } = await import('../tooling/openapi/errors.js');
   const {
@@ -224,7 +236,11 @@ async function build(request: BuildRequest): Promise<Run> {
   const notes: string[] = [];
   let loaded: Awaited<ReturnType<typeof loadDocument>>;
   try {
-    loaded = await loadDocument(specFile, await lintConfig(null));
+    // The latest document goes to the types thread as soon as it is bundled: if the check then
+    // refuses it, its types are never asked for.
+    loaded = await loadDocument(specFile, await lintConfig(null), (bundled) => {
+      if (version === undefined) void types(bundled);
+    });
   } catch (error) {
     if (error instanceof LoadError) {
       fail([
@@ -292,6 +308,7 @@ async function build(request: BuildRequest): Promise<Run> {
       handlersDir: ours && version === undefined ? join(ROOT, HANDLERS) : null,
       ...(version === undefined ? {} : { version }),
       olderVersions: ours && version === undefined,
+      types,
     });
     return { ...tree, notes };
   } catch (error) {

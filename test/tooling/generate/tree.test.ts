@@ -2,9 +2,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { staleFiles, writeTree } from '../../../tooling/generate/disk.js';
-import { treeFiles } from '../../../tooling/generate/tree.js';
+import { type TreeFiles, treeFiles } from '../../../tooling/generate/tree.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tree-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -21,12 +21,15 @@ const document = {
 
 describe('treeFiles, staleFiles, writeTree', () => {
   const handlersDir = join(root, 'handlers');
-  const tree = treeFiles({
-    root,
-    document,
-    outDir: 'out',
-    remakeCommand: 'npm run generate',
-    handlersDir,
+  let tree: TreeFiles;
+  beforeAll(async () => {
+    tree = await treeFiles({
+      root,
+      document,
+      outDir: 'out',
+      remakeCommand: 'npm run generate',
+      handlersDir,
+    });
   });
 
   it('holds the generated files and a stub per new operation, by absolute path', () => {
@@ -55,8 +58,8 @@ describe('treeFiles, staleFiles, writeTree', () => {
     );
   });
 
-  it('leaves handlers alone when asked to', () => {
-    const bare = treeFiles({
+  it('leaves handlers alone when asked to', async () => {
+    const bare = await treeFiles({
       root,
       document,
       outDir: 'out',
