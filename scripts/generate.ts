@@ -11,7 +11,9 @@
  * about as much again as the rest of the run (bench/results/generate.md).
  *
  * On our spec a run whose inputs are unchanged reuses the text of the last one from a content
- * cache (tooling/generate/cache.ts) and still compares it with the files on disk.
+ * cache (tooling/generate/cache.ts) and still compares it with the files on disk. A run that
+ * builds makes `types.ts` (every version's) in a worker thread (tooling/generate/types-thread.ts)
+ * while this thread checks the document and makes the routes, the clients and the stubs.
  *
  *   npm run generate                              our spec → generated/ (every older dated
  *                                                 version in generated/versions/) + handler stubs

@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { OpenApiDocument } from '../../contract/openapi-document.js';
-import { generateTypes } from '../../generators/types.js';
+import { generateTypesConsuming } from '../../generators/types.js';
 
 /** A document to type; `id` pairs the answer with it. */
 export interface TypesJob {
@@ -21,7 +21,8 @@ export type TypesAnswer =
 parentPort?.on('message', ({ id, document }: TypesJob) => {
   let answer: TypesAnswer;
   try {
-    answer = { id, ok: true, text: generateTypes(document) };
+    // The message is this thread's own copy of the document: no second copy is needed.
+    answer = { id, ok: true, text: generateTypesConsuming(document) };
   } catch (error) {
     const pointer = (error as { pointer?: unknown }).pointer;
     answer = {
