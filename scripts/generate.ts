@@ -13,7 +13,8 @@
  * On our spec a run whose inputs are unchanged reuses the text of the last one from a content
  * cache (tooling/generate/cache.ts) and still compares it with the files on disk. A run that
  * builds makes `types.ts` (every version's) in a worker thread (tooling/generate/types-thread.ts)
- * while this thread checks the document and makes the routes, the clients and the stubs.
+ * while this thread checks the document and makes the routes, the clients and the stubs, when a
+ * core is free (`PATIENT_CARE_TYPES_THREAD=on|off` decides instead).
  *
  *   npm run generate                              our spec → generated/ (every older dated
  *                                                 version in generated/versions/) + handler stubs
@@ -214,7 +215,13 @@ interface BuildRequest {
  */
 async function build(request: BuildRequest): Promise<Run> {
   // Started first: it loads openapi-typescript and TypeScript while this thread loads Redocly.
-  const { startTypesThread } = await import('../tooling/generate/types-thread.js');
+  const { startTypesThread, typesThreadWanted } = await import(
+    '../tooling/generate/types-thread.js'
+  );
+  if (!typesThreadWanted()) {
+    const { typesInThreadOnce } = await import('../tooling/generate/tree.js');
+    return buildWith(request, typesInThreadOnce());
+  }
   const thread = startTypesThread();
   try {
     return await buildWith(request, thread.types);

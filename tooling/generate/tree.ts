@@ -28,6 +28,20 @@ export type TypesMaker = (document: OpenApiDocument) => Promise<string>;
 export const typesInThread: TypesMaker = async (document) =>
   (await import('../../generators/types.js')).generateTypes(document);
 
+/** {@link typesInThread}, made once per document object however often it is asked for. */
+export function typesInThreadOnce(): TypesMaker {
+  const made = new WeakMap<object, Promise<string>>();
+  return (document) => {
+    let text = made.get(document);
+    if (!text) {
+      text = typesInThread(document);
+      text.catch(() => undefined);
+      made.set(document, text);
+    }
+    return text;
+  };
+}
+
 export interface TreeRequest {
   /** The repository root: `outDir` is relative to it. */
   root: string;

@@ -9,11 +9,27 @@
  * Measured after a spec edit (an operation added), same run, alternating, `npm run
  * bench:generate`: see BENCHMARKS.md issue 44 for the figures and the load.
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import { DocumentError } from '../openapi/errors.js';
 import type { TypesMaker } from './tree.js';
 import type { TypesAnswer, TypesJob } from './types-worker.js';
+
+/**
+ * Whether to make the types in a thread: `PATIENT_CARE_TYPES_THREAD=on` or `off` decides;
+ * otherwise only when a core is likely free (the 1-minute load average at most the cores less
+ * one). The thread costs ~0.1 s of CPU (a second isolate, its own start-up and heap): with a
+ * core to spare it takes ~0.35 s off the run, on a machine already busy it only adds that CPU
+ * (same-run A/B, BENCHMARKS.md issue 44). The text is the same either way.
+ */
+export function typesThreadWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  const setting = env.PATIENT_CARE_TYPES_THREAD;
+  if (setting === 'on') return true;
+  if (setting === 'off') return false;
+  const cores = availableParallelism();
+  return cores > 1 && (loadavg()[0] ?? 0) <= cores - 1;
+}
 
 export interface TypesThread {
   /** Sends `document` (once per document object) and gives its text when the thread answers. */

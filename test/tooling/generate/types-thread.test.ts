@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { typesThreadWanted } from '../../../tooling/generate/types-thread.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const run = promisify(execFile);
@@ -87,4 +88,28 @@ describe('the types thread', () => {
     expect(answer.refused).toBe(answer.refusedInThread);
     expect(answer.afterClose).toBe('the types thread was closed');
   }, 60_000);
+
+  it('is used when asked, not when refused, and the generated files are the same either way', async () => {
+    expect(typesThreadWanted({ PATIENT_CARE_TYPES_THREAD: 'on' })).toBe(true);
+    expect(typesThreadWanted({ PATIENT_CARE_TYPES_THREAD: 'off' })).toBe(false);
+    // A whole run each way, nothing cached: `--check` passes only if every file (both versions'
+    // types among them) is what the repository holds.
+    for (const setting of ['on', 'off']) {
+      const cache = mkdtempSync(join(folder, `cache-${setting}-`));
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', './tooling/node/ts-resolve.mjs', 'scripts/generate.ts', '--check'],
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            PATIENT_CARE_CACHE_DIR: cache,
+            PATIENT_CARE_TYPES_THREAD: setting,
+          },
+        },
+      );
+      expect(stdout).not.toContain('cache:');
+      expect(stdout).toMatch(/check: \d+ file\(s\) up to date/);
+    }
+  }, 120_000);
 });
