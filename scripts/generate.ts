@@ -13,8 +13,8 @@
  * On our spec a run whose inputs are unchanged reuses the text of the last one from a content
  * cache (tooling/generate/cache.ts) and still compares it with the files on disk. A run that
  * builds makes `types.ts` (every version's) in a worker thread (tooling/generate/types-thread.ts)
- * while this thread checks the document and makes the routes, the clients and the stubs, when a
- * core is free (`PATIENT_CARE_TYPES_THREAD=on|off` decides instead).
+ * while this thread checks the document and makes the routes, the clients and the stubs, for our
+ * spec when a core is free (`PATIENT_CARE_TYPES_THREAD=on|off` decides instead).
  *
  *   npm run generate                              our spec → generated/ (every older dated
  *                                                 version in generated/versions/) + handler stubs
@@ -218,7 +218,9 @@ async function build(request: BuildRequest): Promise<Run> {
   const { startTypesThread, typesThreadWanted } = await import(
     '../tooling/generate/types-thread.js'
   );
-  if (!typesThreadWanted()) {
+  // Not for another document: a second heap holding a large one's types would push GitHub's
+  // peak from ~540 MB to ~700 MB (issue 44's earlier target: < 600 MB).
+  if (!request.ours || !typesThreadWanted()) {
     const { typesInThreadOnce } = await import('../tooling/generate/tree.js');
     return buildWith(request, typesInThreadOnce());
   }

@@ -6,8 +6,8 @@
  * (a run answered from the content cache never starts it), so its loading overlaps the check;
  * the latest document is sent as soon as it is bundled, the older versions' as they are derived.
  *
- * Measured after a spec edit (an operation added), same run, alternating, `npm run
- * bench:generate`: see BENCHMARKS.md issue 44 for the figures and the load.
+ * Used for our spec only, and only when a core is free (`typesThreadWanted`); BENCHMARKS.md
+ * issue 44 has the figures and the load.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -19,9 +19,10 @@ import type { TypesAnswer, TypesJob } from './types-worker.js';
 /**
  * Whether to make the types in a thread: `PATIENT_CARE_TYPES_THREAD=on` or `off` decides;
  * otherwise only when a core is likely free (the 1-minute load average at most the cores less
- * one). The thread costs ~0.1 s of CPU (a second isolate, its own start-up and heap): with a
- * core to spare it takes ~0.35 s off the run, on a machine already busy it only adds that CPU
- * (same-run A/B, BENCHMARKS.md issue 44). The text is the same either way.
+ * one). The thread costs ~0.1-0.2 s of CPU (a second isolate, its own start-up and heap): with
+ * a core to spare it took ~0.45 s off the run after a spec edit (1.21-1.25 s against
+ * 1.66-1.72 s, same-run pairs), on a machine already busy (load 3-7) it only added that CPU
+ * (BENCHMARKS.md issue 44). The text is the same either way.
  */
 export function typesThreadWanted(env: NodeJS.ProcessEnv = process.env): boolean {
   const setting = env.PATIENT_CARE_TYPES_THREAD;
