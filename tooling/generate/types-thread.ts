@@ -19,10 +19,11 @@ import type { TypesAnswer, TypesJob } from './types-worker.js';
 /**
  * Whether to make the types in a thread: `PATIENT_CARE_TYPES_THREAD=on` or `off` decides;
  * otherwise only when a core is likely free: the 1-minute load average below the number of
- * cores (a serial run such as `npm run bench:generate` itself keeps it near 1). The thread costs ~0.1-0.2 s of CPU (a second isolate, its own start-up and heap): with
- * a core to spare it took ~0.45 s off the run after a spec edit (1.21-1.25 s against
- * 1.66-1.72 s, same-run pairs), on a machine already busy (load 3-7) it only added that CPU
- * (BENCHMARKS.md issue 44). The text is the same either way.
+ * cores (a serial run such as `npm run bench:generate` itself keeps it near 1). The thread
+ * costs ~0.1-0.2 s of CPU (a second isolate, its own start-up and heap): with a core to spare
+ * it took ~0.45 s off the run after a spec edit (1.21-1.25 s against 1.66-1.72 s, same-run
+ * pairs), on a machine already busy (load 3-7) it only added that CPU (BENCHMARKS.md issue
+ * 44). The text is the same either way.
  */
 export function typesThreadWanted(env: NodeJS.ProcessEnv = process.env): boolean {
   const setting = env.PATIENT_CARE_TYPES_THREAD;
