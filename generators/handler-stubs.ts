@@ -63,14 +63,19 @@ const STUB_IMPORTS = [
   { name: 'AppHandler', from: './types.js', typeOnly: true },
 ] as const;
 
+/** Reads what a handler module exports: {@link exportsOf}, or the same answer kept earlier. */
+export type ExportsReader = (name: string, text: string) => ModuleExports;
+
 /**
- * Adds a stub for every operation without a handler and rebuilds `index.ts`.
+ * Adds a stub for every operation without a handler and rebuilds `index.ts`. `readExports`
+ * gives each module's exports (tooling/generate/handler-exports.ts keeps them by content).
  *
  * @example reconcileHandlers(ops, new Map([['patients.ts', text]])).report.added
  */
 export function reconcileHandlers(
   operations: readonly StubOperation[],
   existing: ReadonlyMap<string, string>,
+  readExports: ExportsReader = exportsOf,
 ): StubResult {
   const operationIds = new Set(operations.map((operation) => operation.operationId));
   const modules = new Map<string, ModuleExports>();
@@ -79,7 +84,7 @@ export function reconcileHandlers(
   for (const name of [...existing.keys()].sort()) {
     const text = existing.get(name);
     if (text === undefined || SUPPORT_FILES.has(name) || !name.endsWith('.ts')) continue;
-    const found = exportsOf(name, text);
+    const found = readExports(name, text);
     modules.set(name, found);
     for (const [exportName, operationId] of found.annotated) {
       if (!operationIds.has(operationId)) report.orphans.push({ operationId, file: name });
@@ -123,7 +128,8 @@ export function reconcileHandlers(
   return { files, report };
 }
 
-interface ModuleExports {
+/** What a handler module exports and imports; the caller may change it (it is its own copy). */
+export interface ModuleExports {
   /** Exported value names. */
   names: Set<string>;
   /** Export name → operationId, for exports declared `AppHandler<'operationId'>`. */
@@ -133,7 +139,7 @@ interface ModuleExports {
 }
 
 /** What a module exports and imports, read with the TypeScript parser. */
-function exportsOf(name: string, text: string): ModuleExports {
+export function exportsOf(name: string, text: string): ModuleExports {
   const ts = typescript();
   const file = ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   const found: ModuleExports = { names: new Set(), annotated: new Map(), imported: new Set() };

@@ -68,7 +68,14 @@ export function generateTypes(document: OpenApiDocument): string {
   // openapi-typescript writes into the document it transforms (a discriminator's enum property
   // gets a description appended each time), so it gets a copy: generating twice from one
   // document must give the same text, and the caller's document must stay as it was.
-  const copy = structuredClone(document);
+  return generateTypesConsuming(structuredClone(document));
+}
+
+/**
+ * {@link generateTypes} for a document the caller gives away: it is changed, and must not be
+ * used again (the types thread's own copy of what it was sent, which needs no second copy).
+ */
+export function generateTypesConsuming(copy: OpenApiDocument): string {
   inlinePathReferences(copy);
   const schema = copy as OpenAPI3;
   const ctx: GlobalContext = {

@@ -11,7 +11,10 @@
  * about as much again as the rest of the run (bench/results/generate.md).
  *
  * On our spec a run whose inputs are unchanged reuses the text of the last one from a content
- * cache (tooling/generate/cache.ts) and still compares it with the files on disk.
+ * cache (tooling/generate/cache.ts) and still compares it with the files on disk. A run that
+ * builds makes `types.ts` (every version's) in a worker thread (tooling/generate/types-thread.ts)
+ * while this thread checks the document and makes the routes, the clients and the stubs, for our
+ * spec when a core is free (`PATIENT_CARE_TYPES_THREAD=on|off` decides instead).
  *
  *   npm run generate                              our spec → generated/ (every older dated
  *                                                 version in generated/versions/) + handler stubs
@@ -36,6 +39,7 @@ import {
   readRun,
   writeRun,
 } from '../tooling/generate/cache.js';
+import type { TypesMaker } from '../tooling/generate/tree.js';
 import { versionRemakeCommand } from '../tooling/generate/versions.js';
 import type { Located } from '../tooling/openapi/load.js';
 
@@ -210,6 +214,25 @@ interface BuildRequest {
  * answered from the cache needs none of them.
  */
 async function build(request: BuildRequest): Promise<Run> {
+  // Started first: it loads openapi-typescript and TypeScript while this thread loads Redocly.
+  const { startTypesThread, typesThreadWanted } = await import(
+    '../tooling/generate/types-thread.js'
+  );
+  // Not for another document: a second heap holding a large one's types would push GitHub's
+  // peak from ~540 MB to ~700 MB (issue 44's earlier target: < 600 MB).
+  if (!request.ours || !typesThreadWanted()) {
+    const { typesInThreadOnce } = await import('../tooling/generate/tree.js');
+    return buildWith(request, typesInThreadOnce());
+  }
+  const thread = startTypesThread();
+  try {
+    return await buildWith(request, thread.types);
+  } finally {
+    await thread.close();
+  }
+}
+
+async function buildWith(request: BuildRequest, types: TypesMaker): Promise<Run> {
   const { specFile, shown, ours, version, outDir, remakeCommand } = request;
   const { DocumentError } = await import('../tooling/openapi/errors.js');
   const {
@@ -224,7 +247,11 @@ async function build(request: BuildRequest): Promise<Run> {
   const notes: string[] = [];
   let loaded: Awaited<ReturnType<typeof loadDocument>>;
   try {
-    loaded = await loadDocument(specFile, await lintConfig(null));
+    // The latest document goes to the types thread as soon as it is bundled: if the check then
+    // refuses it, its types are never asked for.
+    loaded = await loadDocument(specFile, await lintConfig(null), (bundled) => {
+      if (version === undefined) void types(bundled);
+    });
   } catch (error) {
     if (error instanceof LoadError) {
       fail([
@@ -292,6 +319,7 @@ async function build(request: BuildRequest): Promise<Run> {
       handlersDir: ours && version === undefined ? join(ROOT, HANDLERS) : null,
       ...(version === undefined ? {} : { version }),
       olderVersions: ours && version === undefined,
+      types,
     });
     return { ...tree, notes };
   } catch (error) {

@@ -5,6 +5,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GENERATE_INPUTS, inputsKey, readRun, writeRun } from '../../tooling/generate/cache.js';
+import { HANDLER_PARSE_INPUTS } from '../../tooling/generate/handler-exports.js';
 import { scratchRepository } from '../../tooling/generate/scratch-repository.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -29,7 +30,10 @@ function importGraph(entries: string[]): string[] {
     if (seen.has(file)) continue;
     seen.add(file);
     const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    // Imports, and worker entries (`new URL('./worker.ts', import.meta.url)`).
+    for (const match of text.matchAll(
+      /(?:from|import|new URL)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g,
+    )) {
       let target = resolve(dirname(file), match[1]!);
       if (target.endsWith('.js') && !existsSync(target)) target = `${target.slice(0, -3)}.ts`;
       if (existsSync(target)) pending.push(target);
@@ -44,6 +48,20 @@ describe('the content cache of npm run generate', () => {
     expect(graph.length).toBeGreaterThan(20);
     const uncovered = graph.filter(
       (file) => !GENERATE_INPUTS.some((input) => file === input || file.startsWith(`${input}/`)),
+    );
+    expect(uncovered).toEqual([]);
+  });
+
+  it("covers the types thread's entry module (started by URL)", () => {
+    expect(importGraph(['scripts/generate.ts'])).toContain('tooling/generate/types-worker.ts');
+  });
+
+  it('keys the kept handler exports by every module the handler parser imports', () => {
+    const graph = importGraph(['generators/handler-stubs.ts']);
+    expect(graph).toContain('generators/handler-stubs.ts');
+    const uncovered = graph.filter(
+      (file) =>
+        !HANDLER_PARSE_INPUTS.some((input) => file === input || file.startsWith(`${input}/`)),
     );
     expect(uncovered).toEqual([]);
   });

@@ -37,12 +37,12 @@ export type RegenerateResult =
 /** The tree for `request` (tooling/generate/tree.ts), or why the generators refused it. */
 export async function regenerate(request: RegenerateRequest): Promise<RegenerateResult> {
   try {
-    const { files, report } = treeFiles(request);
+    const { files, report } = await treeFiles(request);
     if (request.versions === true) {
       const registry = createRegistry(
         await freshVersionChanges(join(request.root, 'spec/versions/index.ts')),
       );
-      const older = olderVersionFiles(request.root, registry, (date) =>
+      const older = await olderVersionFiles(request.root, registry, (date) =>
         deriveDocument(request.document, registry, date),
       );
       for (const [path, text] of older) files.set(path, text);

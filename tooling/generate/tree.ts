@@ -3,13 +3,44 @@
  * the dev loop's regeneration (tooling/dev/regenerate.ts): every generated file for a bundled
  * document, plus the handler modules with a 501 stub added for each new operation, as absolute
  * path → text (`disk.ts` compares them with the files and writes them). The generators stay
- * pure (`generators/index.ts`); only the handler folder is read here.
+ * pure (`generators/`); only the handler folder is read here, and what its modules export is
+ * kept by content (`handler-exports.ts`).
+ *
+ * `types.ts` comes from a `TypesMaker`: by default made in this thread, loading openapi-typescript
+ * and TypeScript on first use; `npm run generate` passes one that makes it in a worker thread
+ * (`types-thread.ts`) while this thread makes the routes, the client and the stubs.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { OpenApiDocument } from '../../contract/openapi-document.js';
+import { artifactFiles, planArtifacts, routesAndClient } from '../../generators/artifacts.js';
 import { reconcileHandlers, type StubReport } from '../../generators/handler-stubs.js';
-import { generate } from '../../generators/index.js';
 import type { OperationModel } from '../openapi/operations.js';
+import { cachedExports } from './handler-exports.js';
+
+/**
+ * `types.ts`'s text (without the header) for a document the generators accepted; rejects with
+ * what `generateTypes` threw. It may be started earlier and only looked up here.
+ */
+export type TypesMaker = (document: OpenApiDocument) => Promise<string>;
+
+/** `generateTypes` in this thread, its module (openapi-typescript, TypeScript) loaded on first use. */
+export const typesInThread: TypesMaker = async (document) =>
+  (await import('../../generators/types.js')).generateTypes(document);
+
+/** {@link typesInThread}, made once per document object however often it is asked for. */
+export function typesInThreadOnce(): TypesMaker {
+  const made = new WeakMap<object, Promise<string>>();
+  return (document) => {
+    let text = made.get(document);
+    if (!text) {
+      text = typesInThread(document);
+      text.catch(() => undefined);
+      made.set(document, text);
+    }
+    return text;
+  };
+}
 
 export interface TreeRequest {
   /** The repository root: `outDir` is relative to it. */
@@ -22,6 +53,8 @@ export interface TreeRequest {
   remakeCommand: string;
   /** Absolute folder of the handler modules; `null` leaves handlers alone. */
   handlersDir: string | null;
+  /** Where `types.ts`'s text comes from; {@link typesInThread} when absent. */
+  types?: TypesMaker;
 }
 
 export interface TreeFiles {
@@ -35,22 +68,41 @@ export interface TreeFiles {
 }
 
 /**
- * What the tree should hold for `request.document`. Throws `DocumentError` for what the
- * generators refuse.
+ * What the tree should hold for `request.document`. Rejects with `DocumentError` for what the
+ * generators refuse, the first one `generate()` would throw (types before routes and client).
  *
- * @example treeFiles({ root, document, outDir: 'generated', remakeCommand: 'npm run generate', handlersDir: null })
+ * @example await treeFiles({ root, document, outDir: 'generated', remakeCommand: 'npm run generate', handlersDir: null })
  */
-export function treeFiles(request: TreeRequest): TreeFiles {
-  const result = generate(request.document, {
+export async function treeFiles(request: TreeRequest): Promise<TreeFiles> {
+  const plan = planArtifacts(request.document, {
     outDir: request.outDir,
     remakeCommand: request.remakeCommand,
   });
-  const files = new Map<string, string>();
-  for (const [path, text] of result.files) files.set(resolve(request.root, path), text);
+  const types = (request.types ?? typesInThread)(plan.document);
+  // Awaited below, after this thread's own work; its failure must not go unhandled meanwhile.
+  types.catch(() => undefined);
+  // The routes, the client and the stubs meanwhile; a failure is thrown after the types', in
+  // the order `generate()` meets them.
   const dir = request.handlersDir;
+  let rest: [string, string][] = [];
+  let reconciled: ReturnType<typeof reconcileHandlers> | null = null;
+  let failed: { error: unknown } | undefined;
+  try {
+    rest = routesAndClient(plan);
+    if (dir !== null) reconciled = reconcileInto(dir, request.root, plan.operations);
+  } catch (error) {
+    failed = { error };
+  }
+  const typesText = await types;
+  if (failed) throw failed.error;
+  const files = new Map<string, string>();
+  for (const [path, text] of artifactFiles(plan, typesText, rest)) {
+    files.set(resolve(request.root, path), text);
+  }
   const generated = files.size;
-  if (dir === null) return { files, operations: result.operations, generated, report: null };
-  const reconciled = reconcileHandlers(result.operations, readHandlers(dir));
+  if (dir === null || reconciled === null) {
+    return { files, operations: plan.operations, generated, report: null };
+  }
   for (const [name, text] of reconciled.files) files.set(join(dir, name), text);
   const absolute = ({ operationId, file }: { operationId: string; file: string }) => ({
     operationId,
@@ -58,13 +110,21 @@ export function treeFiles(request: TreeRequest): TreeFiles {
   });
   return {
     files,
-    operations: result.operations,
+    operations: plan.operations,
     generated,
     report: {
       added: reconciled.report.added.map(absolute),
       orphans: reconciled.report.orphans.map(absolute),
     },
   };
+}
+
+/** The stubs and index for the handler folder `dir`, its modules' exports kept by content. */
+function reconcileInto(dir: string, root: string, operations: OperationModel[]) {
+  const exports = cachedExports(root);
+  const reconciled = reconcileHandlers(operations, readHandlers(dir), exports.read);
+  exports.save();
+  return reconciled;
 }
 
 /** The `.ts` modules of the handler folder by file name (none when it does not exist). */

@@ -9,7 +9,7 @@
 import { join, resolve } from 'node:path';
 import { headerLine } from '../../generators/header.js';
 import type { VersionRegistry } from '../../server/versioning/registry.js';
-import { treeFiles } from './tree.js';
+import { type TypesMaker, treeFiles } from './tree.js';
 
 /** The remake command written into an older version's files (`--version` makes one alone). */
 export const versionRemakeCommand = (version: string): string =>
@@ -42,25 +42,40 @@ export function versionIndexText(dates: readonly string[]): string {
 
 /**
  * Every file of the older versions: absolute path → text. `derive` gives a version's document
- * (the latest one, bundled, rewritten by the modules).
+ * (the latest one, bundled, rewritten by the modules); `types` makes their `types.ts` (in this
+ * thread when absent). The versions are made side by side (their types may be in another
+ * thread); a failure is the first version's, in date order.
  */
-export function olderVersionFiles(
+export async function olderVersionFiles(
   root: string,
   registry: VersionRegistry,
   derive: (version: string) => unknown,
-): Map<string, string> {
+  types?: TypesMaker,
+): Promise<Map<string, string>> {
   const older = registry.supported.filter((date) => date !== registry.latest);
+  const trees = await inOrder(
+    older.map(async (version) =>
+      treeFiles({
+        root,
+        document: derive(version),
+        outDir: join('generated', 'versions', version),
+        remakeCommand: versionRemakeCommand(version),
+        handlersDir: null,
+        ...(types ? { types } : {}),
+      }),
+    ),
+  );
   const files = new Map<string, string>();
-  for (const version of older) {
-    const tree = treeFiles({
-      root,
-      document: derive(version),
-      outDir: join('generated', 'versions', version),
-      remakeCommand: versionRemakeCommand(version),
-      handlersDir: null,
-    });
-    for (const [path, text] of tree.files) files.set(path, text);
-  }
+  for (const tree of trees) for (const [path, text] of tree.files) files.set(path, text);
   files.set(resolve(root, 'generated/versions/index.ts'), versionIndexText(older));
   return files;
+}
+
+/** Every value of `pending`, or the failure of the first one (in the list's order) that failed. */
+async function inOrder<T>(pending: readonly Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(pending);
+  return settled.map((result) => {
+    if (result.status === 'rejected') throw result.reason;
+    return result.value;
+  });
 }

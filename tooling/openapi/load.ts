@@ -354,10 +354,16 @@ function originAt(
 
 /**
  * Parses, version-checks, lints and bundles `file`, all on one parse (the lint reuses the
- * resolver's files). Throws `LoadError` for a wrong version.
+ * resolver's files). Throws `LoadError` for a wrong version. `bundled`, when given, sees the
+ * bundled document before the lint starts (`npm run generate` hands it to its types thread).
  */
-export async function loadDocument(file: string, config: Config): Promise<LoadedDocument> {
+export async function loadDocument(
+  file: string,
+  config: Config,
+  bundled?: (document: OpenApiDocument) => void,
+): Promise<LoadedDocument> {
   const { resolver, ...read } = await readWith(file, config);
+  bundled?.(read.bundled);
   const problems = await lintDocument({
     document: read.root,
     config,
