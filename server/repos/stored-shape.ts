@@ -98,7 +98,7 @@ export function useFillRules(rules: FillRules): void {
           pattern: new RegExp(`"(?:${escaped.join('|')})":`, 'g'),
           indexOf,
           fieldsOf: new Map(
-            [...rules].map(([type, fills]) => [type, fills.map(([name]) => indexOf.get(name)!)]),
+            [...rules].map(([type, fills]) => [type, fills.map(([name]) => names.indexOf(name))]),
           ),
           seen: new Int32Array(names.length),
         };
