@@ -93,6 +93,12 @@ describe('npm run dev', () => {
       problem: { summary: string; lines: string[] } | null;
     };
   };
+  /** The live state once the docs stream announces no problem. */
+  const problemCleared = (what: string) =>
+    until(what, async () => {
+      const current = await liveState();
+      return current.problem === null ? current : undefined;
+    });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'dev-loop-'));
@@ -250,10 +256,7 @@ describe('npm run dev', () => {
 
     // Fixed: the banner goes away, the contract is the same one.
     saveByRename(specFile, good);
-    const fixed = await until('the problem to clear', async () => {
-      const current = await liveState();
-      return current.problem === null ? current : undefined;
-    });
+    const fixed = await problemCleared('the problem to clear');
     expect(fixed.contract).toBe(servedBefore.contract);
   }, 180_000);
 
@@ -285,10 +288,7 @@ describe('npm run dev', () => {
     expect(JSON.stringify(await (await fetch(`${base}/openapi.json`)).json())).toContain('bookd');
 
     saveByRename(specFile, good);
-    const fixed = await until('the example problem to clear', async () => {
-      const current = await liveState();
-      return current.problem === null ? current : undefined;
-    });
+    const fixed = await problemCleared('the example problem to clear');
     expect(fixed.contract).toBe(servedBefore.contract);
   }, 180_000);
 });

@@ -97,25 +97,17 @@ describe('treeFiles, staleFiles, writeTree', () => {
         responses: { '200': { description: 'x', content: { 'application/json': { schema } } } },
       },
     };
-    await expect(
-      treeFiles({
-        root,
-        document: broken,
-        outDir: 'elsewhere',
-        remakeCommand: 'x',
-        handlersDir: null,
-      }),
-    ).rejects.toThrow('other.yaml#/X was not bundled');
+    const brokenRequest = {
+      root,
+      document: broken,
+      outDir: 'elsewhere',
+      remakeCommand: 'x',
+      handlersDir: null,
+    };
+    await expect(treeFiles(brokenRequest)).rejects.toThrow('other.yaml#/X was not bundled');
     const failure = new Error('the types failed');
     await expect(
-      treeFiles({
-        root,
-        document: broken,
-        outDir: 'elsewhere',
-        remakeCommand: 'x',
-        handlersDir: null,
-        types: () => Promise.reject(failure),
-      }),
+      treeFiles({ ...brokenRequest, types: () => Promise.reject(failure) }),
     ).rejects.toBe(failure);
   });
 });
