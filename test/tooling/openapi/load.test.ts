@@ -1,6 +1,15 @@
-/** The lenient loader: any revision of a spec, read through a `FileSource`, bundled by Redocly. */
+/**
+ * The loader: any revision of a spec, read through a `FileSource`, bundled by Redocly; and the
+ * bundle of a document whose only other files are Markdown descriptions, which is made without
+ * Redocly's bundler and must be what that bundler makes.
+ */
+import { join } from 'node:path';
+import { bundle, createConfig } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
-import { readLenient } from '../../../tooling/openapi/load.js';
+import { bundleFile, parseFile, readLenient } from '../../../tooling/openapi/load.js';
+import { withVersionLists } from '../../../tooling/openapi/version-list.js';
+
+const OUR_SPEC = join(import.meta.dirname, '..', '..', '..', 'spec', 'openapi.yaml');
 
 const source = (files: Record<string, string>) => ({
   root: '/repo',
@@ -81,5 +90,51 @@ describe('readLenient', () => {
     [{}, /^a\.yaml not found$/],
   ])('refuses only what cannot be read, in one line naming the file: %j', async (files, want) => {
     await expect(readLenient('a.yaml', source(files))).rejects.toThrow(want);
+  });
+
+  it('inlines description files and bundles other split files in one document', async () => {
+    const read = await readLenient(
+      'api/openapi.yaml',
+      source({
+        'api/openapi.yaml': [
+          'openapi: 3.0.3',
+          'info: {title: T, version: "1", description: {$ref: ./guide.md}}',
+          'paths:',
+          '  /pets: {$ref: "./pets.yaml"}',
+        ].join('\n'),
+        'api/guide.md': '# Guide\n\nRead me.\n',
+        'api/pets.yaml': 'get: {responses: {"200": {description: ok}}}\n',
+      }),
+    );
+    expect(read.bundled.info.description).toBe('# Guide\n\nRead me.\n');
+    expect(read.bundled.paths['/pets']).toEqual({
+      get: { responses: { '200': { description: 'ok' } } },
+    });
+  });
+
+  it('refuses a missing description file, naming it', async () => {
+    const files = {
+      'a.yaml':
+        'openapi: 3.0.3\ninfo: {title: T, version: "1", description: {$ref: ./gone.md}}\npaths: {}\n',
+    };
+    await expect(readLenient('a.yaml', source(files))).rejects.toThrow(/^gone\.md not found$/);
+  });
+});
+
+describe('bundleFile', () => {
+  it("gives our spec, whose other files are Markdown guides, as Redocly's bundler does", async () => {
+    const { bundled } = await bundleFile(await parseFile(OUR_SPEC), undefined, { copy: true });
+    const parsed = await parseFile(OUR_SPEC);
+    const redocly = await bundle({
+      config: await createConfig({}),
+      doc: parsed.root,
+      dereference: false,
+      externalRefResolver: parsed.resolver,
+    });
+    expect(redocly.problems).toEqual([]);
+    await withVersionLists(redocly.bundle.parsed);
+    expect(bundled).toEqual(redocly.bundle.parsed);
+    // The guides were inlined: no `$ref` leaves the file.
+    expect(JSON.stringify(bundled)).not.toMatch(/"\$ref":"[^#]/);
   });
 });
