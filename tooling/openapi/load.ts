@@ -267,22 +267,20 @@ export async function bundleFile(
   options: { copy?: boolean } = {},
 ): Promise<{ bundled: unknown; problems: NormalizedProblem[] }> {
   const tree = parsed.root.parsed;
-  const refs = externalRefs(tree);
+  const own = options.copy ? structuredClone(tree) : tree;
+  const refs = externalRefs(own);
   if (refs.length === 0) {
-    const bundled = options.copy ? structuredClone(tree) : tree;
-    await withVersionLists(bundled);
-    return { bundled, problems: [] };
+    await withVersionLists(own);
+    return { bundled: own, problems: [] };
   }
-  if (refs.every(isDescriptionFile)) {
-    const bundled = options.copy ? structuredClone(tree) : tree;
-    if (await inlineDescriptions(bundled, parsed)) {
-      await withVersionLists(bundled);
-      return { bundled, problems: [] };
-    }
-    // A file that cannot be read: Redocly's bundler reports it as a problem, with its place.
+  if (refs.every(isDescriptionFile) && (await inlineDescriptions(refs, parsed))) {
+    await withVersionLists(own);
+    return { bundled: own, problems: [] };
   }
+  // Another file that is YAML or JSON, or a description file that cannot be read (Redocly's
+  // bundler reports it as a problem, with its place).
   const doc = options.copy
-    ? ({ source: parsed.root.source, parsed: structuredClone(tree) } as Document)
+    ? ({ source: parsed.root.source, parsed: own } as Document)
     : parsed.root;
   const { bundle, createConfig } = await core();
   const result = await bundle({
@@ -337,12 +335,12 @@ function isDescriptionFile({ holder, key, reference, ref }: ExternalRef): boolea
 }
 
 /**
- * Puts each description file's text where its `$ref` is in `tree` (found again: `tree` may be
- * a copy). False, with `tree` partly inlined, when a file cannot be read.
+ * Puts each description file's text where its `$ref` was. False, with some inlined, when a file
+ * cannot be read.
  */
-async function inlineDescriptions(tree: unknown, parsed: ParsedFile): Promise<boolean> {
+async function inlineDescriptions(refs: ExternalRef[], parsed: ParsedFile): Promise<boolean> {
   const base = parsed.root.source.absoluteRef;
-  for (const { holder, key, ref } of externalRefs(tree)) {
+  for (const { holder, key, ref } of refs) {
     const read = await parsed.resolver.resolveDocument(base, ref).catch((error: Error) => error);
     if (read instanceof Error || !('parsed' in read) || typeof read.parsed !== 'string') {
       return false;
