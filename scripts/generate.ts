@@ -14,7 +14,8 @@
  * cache (tooling/generate/cache.ts) and still compares it with the files on disk. A run that
  * builds makes `types.ts` (every version's) in a worker thread (tooling/generate/types-thread.ts)
  * while this thread checks the document and makes the routes, the clients and the stubs, for our
- * spec when a core is free (`PATIENT_CARE_TYPES_THREAD=on|off` decides instead).
+ * spec when a core is free (`PATIENT_CARE_TYPES_THREAD=on|off` decides instead); the thread
+ * prints only the parts of `types.ts` its piece cache lacks (tooling/generate/pieces-cache.ts).
  *
  *   npm run generate                              our spec → generated/ (every older dated
  *                                                 version in generated/versions/) + handler stubs
@@ -224,7 +225,8 @@ async function build(request: BuildRequest): Promise<Run> {
     const { typesInThreadOnce } = await import('../tooling/generate/tree.js');
     return buildWith(request, typesInThreadOnce());
   }
-  const thread = startTypesThread();
+  // Its pieces of types.ts are cached with the runs (a spec edit reprints only what changed).
+  const thread = startTypesThread({ piecesFolder: cacheFolder(ROOT) });
   try {
     return await buildWith(request, thread.types);
   } finally {
