@@ -4,7 +4,8 @@
  * Redocly and checks the document), then answers each document it is sent with its `types.ts`
  * text made from cached pieces (generators/types-pieces.ts), or with why openapi-typescript
  * refused it. The older versions' documents reuse the latest's pieces; the pieces used are
- * written back when the thread is told to finish.
+ * written back after the documents sent together are answered, and when the thread is told
+ * to finish.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OpenApiDocument } from '../../contract/openapi-document.js';
@@ -34,14 +35,24 @@ export interface TypesWorkerData {
 }
 
 const pieces = openPieceCache((workerData as TypesWorkerData | undefined)?.piecesFolder);
+let saving = false;
 
 parentPort?.on('message', (message: TypesJob | TypesFinish) => {
   if ('finish' in message) {
-    pieces.save();
+    pieces.save(); // nothing left to write, unless the finish came before the scheduled save
     parentPort?.close();
     return;
   }
   parentPort?.postMessage(answer(message));
+  // Written once the documents already queued are answered, while the main thread still works,
+  // so that closing the thread seldom waits for the write.
+  if (!saving) {
+    saving = true;
+    setImmediate(() => {
+      saving = false;
+      pieces.save();
+    });
+  }
 });
 
 function answer({ id, document }: TypesJob): TypesAnswer {
