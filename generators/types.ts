@@ -78,7 +78,15 @@ export function generateTypes(document: OpenApiDocument): string {
 export function generateTypesConsuming(copy: OpenApiDocument): string {
   inlinePathReferences(copy);
   const schema = copy as OpenAPI3;
-  const ctx: GlobalContext = {
+  return printTypes(schema, typesContext(schema));
+}
+
+/**
+ * openapi-typescript's context for `schema` with {@link TYPE_OPTIONS}: `$ref`s resolve in
+ * `schema`, whose discriminators are scanned here (which patches the schemas they map, once).
+ */
+export function typesContext(schema: OpenAPI3): GlobalContext {
+  return {
     additionalProperties: false,
     alphabetize: TYPE_OPTIONS.alphabetize,
     arrayLength: false,
@@ -108,5 +116,23 @@ export function generateTypesConsuming(copy: OpenApiDocument): string {
     readWriteMarkers: TYPE_OPTIONS.readWriteMarkers,
     resolve: ($ref) => resolveRef(schema, $ref, { silent: true }),
   };
+}
+
+/**
+ * The text openapi-typescript prints for `schema` under `ctx` (whose footer starts empty, so one
+ * context can print several documents in turn).
+ */
+export function printTypes(schema: OpenAPI3, ctx: GlobalContext): string {
+  ctx.injectFooter = [];
   return astToString(transformSchema(schema, ctx));
 }
+
+/**
+ * What else decides the printed text besides the document: {@link TYPE_OPTIONS} and the exact
+ * versions of openapi-typescript and TypeScript (a cache of printed text keys on it).
+ */
+export const TYPES_TOOLCHAIN = JSON.stringify({
+  options: TYPE_OPTIONS,
+  openapiTypescript: (require('openapi-typescript/package.json') as { version: string }).version,
+  typescript: (require('typescript') as { version: string }).version,
+});

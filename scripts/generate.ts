@@ -15,7 +15,9 @@
  * cache (tooling/generate/cache.ts) and still compares it with the files on disk. A run that
  * builds makes `types.ts` (every version's) in a worker thread (tooling/generate/types-thread.ts)
  * while this thread checks the document and makes the routes, the clients and the stubs, for our
- * spec when a core is free (`PATIENT_CARE_TYPES_THREAD=on|off` decides instead).
+ * spec when a core is free (`PATIENT_CARE_TYPES_THREAD=on|off` decides instead). On our spec,
+ * in the thread or not, only the parts of `types.ts` the piece cache lacks are printed
+ * (generators/types-pieces.ts, tooling/generate/pieces-cache.ts).
  *
  *   npm run generate                              our spec → generated/ (every older dated
  *                                                 version in generated/versions/) + handler stubs
@@ -223,11 +225,22 @@ async function build(request: BuildRequest): Promise<Run> {
   );
   // Not for another document: a second heap holding a large one's types would push GitHub's
   // peak from ~540 MB to ~700 MB (issue 44's earlier target: < 600 MB).
-  if (!request.ours || !typesThreadWanted()) {
+  if (!request.ours) {
     const { typesInThreadOnce } = await import('../tooling/generate/tree.js');
     return buildWith(request, typesInThreadOnce());
   }
-  const thread = startTypesThread();
+  if (!typesThreadWanted()) {
+    // In this thread, from the same piece cache as the thread's.
+    const { piecedTypesInThreadOnce } = await import('../tooling/generate/tree.js');
+    const pieced = piecedTypesInThreadOnce(cacheFolder(ROOT));
+    try {
+      return await buildWith(request, pieced.types);
+    } finally {
+      pieced.save();
+    }
+  }
+  // Its pieces of types.ts are cached with the runs (a spec edit reprints only what changed).
+  const thread = startTypesThread({ piecesFolder: cacheFolder(ROOT) });
   try {
     return await buildWith(request, thread.types);
   } finally {

@@ -137,7 +137,8 @@ export function writeRun(root: string, key: string, run: CachedRun): void {
     writeFileSync(partial, JSON.stringify({ format: FORMAT, run }));
     renameSync(partial, file);
     const entries = readdirSync(folder)
-      .filter((name) => name.endsWith('.json'))
+      // Entries only: the folder also holds the types thread's piece cache (pieces-cache.ts).
+      .filter((name) => /^[0-9a-f]{64}\.json$/.test(name))
       .map((name) => ({ name, at: statSync(join(folder, name)).mtimeMs }))
       .sort((a, b) => b.at - a.at);
     for (const { name } of entries.slice(KEEP)) rmSync(join(folder, name), { force: true });

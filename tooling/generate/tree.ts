@@ -8,7 +8,8 @@
  *
  * `types.ts` comes from a `TypesMaker`: by default made in this thread, loading openapi-typescript
  * and TypeScript on first use; `npm run generate` passes one that makes it in a worker thread
- * (`types-thread.ts`) while this thread makes the routes, the client and the stubs.
+ * (`types-thread.ts`) while this thread makes the routes, the client and the stubs, or on our
+ * spec one that makes it here from cached pieces (`piecedTypesInThreadOnce`).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,6 +18,7 @@ import { artifactFiles, planArtifacts, routesAndClient } from '../../generators/
 import { reconcileHandlers, type StubReport } from '../../generators/handler-stubs.js';
 import type { OperationModel } from '../openapi/operations.js';
 import { cachedExports } from './handler-exports.js';
+import type { StoredPieces } from './pieces-cache.js';
 
 /**
  * `types.ts`'s text (without the header) for a document the generators accepted; rejects with
@@ -28,18 +30,39 @@ export type TypesMaker = (document: OpenApiDocument) => Promise<string>;
 export const typesInThread: TypesMaker = async (document) =>
   (await import('../../generators/types.js')).generateTypes(document);
 
-/** {@link typesInThread}, made once per document object however often it is asked for. */
-export function typesInThreadOnce(): TypesMaker {
+/** `make` ({@link typesInThread}), made once per document object however often it is asked for. */
+export function typesInThreadOnce(make: TypesMaker = typesInThread): TypesMaker {
   const made = new WeakMap<object, Promise<string>>();
   return (document) => {
     let text = made.get(document);
     if (!text) {
-      text = typesInThread(document);
+      text = make(document);
       text.catch(() => undefined);
       made.set(document, text);
     }
     return text;
   };
+}
+
+/**
+ * {@link typesInThreadOnce} made from pieces (generators/types-pieces.ts) kept in the piece
+ * cache of `piecesFolder` (pieces-cache.ts, read on first use); `save` writes the ones used back.
+ * For `npm run generate` on our spec when the types thread is not wanted.
+ */
+export function piecedTypesInThreadOnce(piecesFolder: string): {
+  types: TypesMaker;
+  save(): void;
+} {
+  let pieces: StoredPieces | undefined;
+  const types = typesInThreadOnce(async (document) => {
+    const [{ generateTypesPieced }, { openPieceCache }] = await Promise.all([
+      import('../../generators/types-pieces.js'),
+      import('./pieces-cache.js'),
+    ]);
+    pieces ??= openPieceCache(piecesFolder);
+    return generateTypesPieced(structuredClone(document), pieces);
+  });
+  return { types, save: () => pieces?.save() };
 }
 
 export interface TreeRequest {

@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
 import type { OpenApiDocument } from '../../contract/openapi-document.js';
 import { DocumentError } from '../openapi/errors.js';
 import type { TypesMaker } from './tree.js';
-import type { TypesAnswer, TypesJob } from './types-worker.js';
+import type { TypesAnswer, TypesFinish, TypesJob, TypesWorkerData } from './types-worker.js';
 
 /**
  * Whether to make the types in a thread: `PATIENT_CARE_TYPES_THREAD=on` or `off` decides;
@@ -36,18 +36,28 @@ export function typesThreadWanted(env: NodeJS.ProcessEnv = process.env): boolean
 export interface TypesThread {
   /** Sends `document` (once per document object) and gives its text when the thread answers. */
   types: TypesMaker;
-  /** Stops the thread; pending answers reject. */
+  /**
+   * Stops the thread; pending answers reject. The thread writes its piece cache first (after the
+   * documents already sent), or is ended after {@link FINISH_WAIT_MS}.
+   */
   close(): Promise<void>;
 }
 
+/** How long `close` lets the thread write its piece cache (~10 ms on our spec) before ending it. */
+export const FINISH_WAIT_MS = 5_000;
+
 /**
  * Starts the thread. It runs the TypeScript sources through the same loader as this process
- * (a worker inherits `--import`).
+ * (a worker inherits `--import`). With `piecesFolder` (generate's cache folder) its pieces of
+ * `types.ts` are read from and written to that folder; without, they live as long as the thread.
  *
- * @example const thread = startTypesThread(); try { await treeFiles({ ...request, types: thread.types }) } finally { await thread.close() }
+ * @example const thread = startTypesThread({ piecesFolder: cacheFolder(root) }); try { await treeFiles({ ...request, types: thread.types }) } finally { await thread.close() }
  */
-export function startTypesThread(): TypesThread {
-  const worker = new Worker(new URL('./types-worker.ts', import.meta.url));
+export function startTypesThread(options: TypesWorkerData = {}): TypesThread {
+  const worker = new Worker(new URL('./types-worker.ts', import.meta.url), {
+    workerData: options satisfies TypesWorkerData,
+  });
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const waiting = new Map<
     number,
     { resolve: (text: string) => void; reject: (e: Error) => void }
@@ -91,8 +101,12 @@ export function startTypesThread(): TypesThread {
   return {
     types,
     async close() {
+      const first = stopped === undefined;
       stop(new Error('the types thread was closed'));
-      await worker.terminate();
+      if (first) worker.postMessage({ finish: true } satisfies TypesFinish);
+      const timer = setTimeout(() => void worker.terminate(), FINISH_WAIT_MS);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }
