@@ -107,7 +107,8 @@ export class Toolchain {
 
   /**
    * Lints with the project's rules and validates the bundled `document` against the official
-   * OpenAPI 3.0 schema, as `npm run lint:spec` does; every finding, errors first. `part`:
+   * OpenAPI 3.0 schema, as `npm run lint:spec` does (the schema alone: the lint's
+   * `no-unresolved-refs` follows every `$ref`); every finding, errors first. `part`:
    * `contract` is every rule but `EXAMPLE_RULES`, plus the official schema check; `examples`
    * is those rules alone.
    */
@@ -124,7 +125,12 @@ export class Toolchain {
     const file = spec.root.source.absoluteRef;
     const violations =
       part === 'contract'
-        ? locateViolations(await validateDocument(document), spec.root, file, this.root)
+        ? locateViolations(
+            await validateDocument(document, { refs: false }),
+            spec.root,
+            file,
+            this.root,
+          )
         : [];
     const located = [
       ...problems.map((problem) => locateProblem(problem, this.root)),

@@ -95,6 +95,17 @@ describe('validateDocument', () => {
     expect(found).toHaveLength(1);
     expect(found[0]?.message).toMatch(/nowhere/);
   });
+
+  it('with refs: false judges the schema alone (the dev loop, whose lint follows the refs)', async () => {
+    const dangling = withPet({ type: 'object', properties: { a: { $ref: '#/nowhere' } } });
+    expect(await validateDocument(dangling, { refs: false })).toEqual([]);
+    const found = await validateDocument(withPet({ type: 'object', required: [] }), {
+      refs: false,
+    });
+    expect(found.map((e) => [e.pointer, e.message])).toEqual([
+      ['#/components/schemas/Pet/required', '`required` must NOT have fewer than 1 items'],
+    ]);
+  });
 });
 
 describe('the compiled schema kept on disk', () => {
