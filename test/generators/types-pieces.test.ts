@@ -172,4 +172,49 @@ describe('types.ts from pieces', () => {
     expect(pieced(document, cache)).toBe(whole);
     expect(counts.sets).toBe(0);
   });
+
+  it('gives the whole print, unchanged by the pieced attempt, when a discriminator is there too', () => {
+    const document = {
+      openapi: '3.0.3',
+      info: { title: 'Helper and discriminator', version: '1' },
+      paths: {
+        '/pets': {
+          get: {
+            operationId: 'listPets',
+            responses: {
+              '200': {
+                description: 'Pets',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } },
+              },
+            },
+          },
+        },
+      },
+      components: {
+        schemas: {
+          Pet: {
+            oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }],
+            discriminator: { propertyName: 'kind' },
+          },
+          Cat: {
+            type: 'object',
+            required: ['kind'],
+            properties: { kind: { type: 'string' }, name: { type: 'string' } },
+          },
+          Dog: {
+            type: 'object',
+            required: ['kind'],
+            properties: { kind: { type: 'string' }, barks: { type: 'boolean' } },
+          },
+          Tag: { type: 'object', properties: { label: { type: 'string' } } },
+          Labelled: { allOf: [{ $ref: '#/components/schemas/Tag' }], required: ['label'] },
+        },
+      },
+    } as unknown as OpenApiDocument;
+    const whole = generateTypes(document);
+    expect(whole).toContain('WithRequired');
+    const { cache, counts } = countingCache();
+    expect(pieced(document, cache)).toBe(whole);
+    expect(counts.sets).toBe(0);
+  });
 });
