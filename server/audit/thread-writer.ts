@@ -47,7 +47,7 @@ type Reply = { type: 'done'; ms: number } | { type: 'failed'; message: string };
 // one, so the two cannot drift apart unnoticed.
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
+const { hash: sha256 } = require('node:crypto');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs, fileMustExist: true });
 db.pragma('journal_mode = WAL');
@@ -60,9 +60,9 @@ function chainHash(previous, row) {
     const value = row[field];
     if (value !== null && value !== undefined) parts.push(field, String(value));
   }
-  return createHash('sha256').update(previous + '\\n' + JSON.stringify(parts)).digest('hex');
+  return sha256('sha256', previous + '\\n' + JSON.stringify(parts));
 }
-const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version, actor, chain_seq, hash) VALUES (@id, @at, @key_id, @operation_id, @request_id, @client_ip, @outcome, @object_ids, @batch_id, @api_version, @actor, @chain_seq, @hash)');
+const insertLog = db.prepare('INSERT INTO audit_log (id, at, key_id, operation_id, request_id, client_ip, outcome, object_ids, batch_id, api_version, actor, chain_seq, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
 const insertObject = db.prepare('INSERT INTO audit_batch_objects (object_id, batch_id) VALUES (?, ?)');
 const readHead = db.prepare('SELECT seq, hash FROM audit_chain WHERE id = 1');
 const moveHead = db.prepare('UPDATE audit_chain SET seq = ?, hash = ? WHERE id = 1');
@@ -82,7 +82,7 @@ const store = db.transaction((batchId, rows) => {
       api_version: apiVersion, actor, chain_seq: seq,
     };
     hash = chainHash(hash, row);
-    insertLog.run({ ...row, hash });
+    insertLog.run(id, at, keyId, operationId, requestId, clientIp, outcome, row.object_ids, batchId, apiVersion, actor, seq, hash);
   }
   if (rows.length > 0) moveHead.run(seq, hash);
   for (const objectId of objects) insertObject.run(objectId, batchId);
