@@ -142,7 +142,36 @@ describe('types.ts from pieces', () => {
     expect(counts.sets).toBeGreaterThanOrEqual(users + 1);
   });
 
-  it('gives the whole print and caches nothing when a WithRequired helper is needed', () => {
+  it.each([
+    [
+      'a WithRequired helper is needed',
+      {
+        Pet: { type: 'object', properties: { name: { type: 'string' } } },
+        Named: { allOf: [{ $ref: '#/components/schemas/Pet' }], required: ['name'] },
+      },
+    ],
+    [
+      'one is needed beside a discriminator (the pieced attempt leaves the document as it was)',
+      {
+        Named: {
+          oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }],
+          discriminator: { propertyName: 'kind' },
+        },
+        Cat: {
+          type: 'object',
+          required: ['kind'],
+          properties: { kind: { type: 'string' }, name: { type: 'string' } },
+        },
+        Dog: {
+          type: 'object',
+          required: ['kind'],
+          properties: { kind: { type: 'string' }, barks: { type: 'boolean' } },
+        },
+        Tag: { type: 'object', properties: { label: { type: 'string' } } },
+        Labelled: { allOf: [{ $ref: '#/components/schemas/Tag' }], required: ['label'] },
+      },
+    ],
+  ])('gives the whole print and caches nothing when %s', (_, schemas) => {
     const document = {
       openapi: '3.0.3',
       info: { title: 'Helper', version: '1' },
@@ -159,57 +188,7 @@ describe('types.ts from pieces', () => {
           },
         },
       },
-      components: {
-        schemas: {
-          Pet: { type: 'object', properties: { name: { type: 'string' } } },
-          Named: { allOf: [{ $ref: '#/components/schemas/Pet' }], required: ['name'] },
-        },
-      },
-    } as unknown as OpenApiDocument;
-    const whole = generateTypes(document);
-    expect(whole).toContain('WithRequired');
-    const { cache, counts } = countingCache();
-    expect(pieced(document, cache)).toBe(whole);
-    expect(counts.sets).toBe(0);
-  });
-
-  it('gives the whole print, unchanged by the pieced attempt, when a discriminator is there too', () => {
-    const document = {
-      openapi: '3.0.3',
-      info: { title: 'Helper and discriminator', version: '1' },
-      paths: {
-        '/pets': {
-          get: {
-            operationId: 'listPets',
-            responses: {
-              '200': {
-                description: 'Pets',
-                content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } },
-              },
-            },
-          },
-        },
-      },
-      components: {
-        schemas: {
-          Pet: {
-            oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }],
-            discriminator: { propertyName: 'kind' },
-          },
-          Cat: {
-            type: 'object',
-            required: ['kind'],
-            properties: { kind: { type: 'string' }, name: { type: 'string' } },
-          },
-          Dog: {
-            type: 'object',
-            required: ['kind'],
-            properties: { kind: { type: 'string' }, barks: { type: 'boolean' } },
-          },
-          Tag: { type: 'object', properties: { label: { type: 'string' } } },
-          Labelled: { allOf: [{ $ref: '#/components/schemas/Tag' }], required: ['label'] },
-        },
-      },
+      components: { schemas },
     } as unknown as OpenApiDocument;
     const whole = generateTypes(document);
     expect(whole).toContain('WithRequired');
