@@ -32,8 +32,6 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import type { Document, NormalizedProblem } from '@redocly/openapi-core';
-import type { OpenApiDocument } from '../contract/openapi-document.js';
 import type { StubReport } from '../generators/handler-stubs.js';
 import { parseOrExit, UsageError } from '../tooling/cli/command.js';
 import {
@@ -46,7 +44,7 @@ import {
 } from '../tooling/generate/cache.js';
 import type { TypesMaker } from '../tooling/generate/tree.js';
 import { versionRemakeCommand } from '../tooling/generate/versions.js';
-import type { Located } from '../tooling/openapi/load.js';
+import type { LoadedDocument, Located } from '../tooling/openapi/load.js';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const OUR_SPEC = 'spec/openapi.yaml';
@@ -132,7 +130,6 @@ async function main(): Promise<void> {
   const cached = key === undefined ? undefined : readRun(ROOT, key);
   let run: Run;
   if (cached) {
-    for (const note of cached.notes) console.log(note);
     console.log(
       `cache: spec, version modules, handlers and generator sources unchanged since an earlier run; its output (${relative(ROOT, cacheFolder(ROOT))}) is compared with the files on disk · ${seconds()}`,
     );
@@ -198,8 +195,6 @@ interface Run {
   generated: number;
   operations: number;
   report: StubReport | null;
-  /** Lines the check printed that a run answered from the cache prints again. */
-  notes: string[];
 }
 
 interface BuildRequest {
@@ -261,8 +256,7 @@ async function buildWith(request: BuildRequest, types: TypesMaker): Promise<Run>
     ParseError,
     readDocument,
   } = await import('../tooling/openapi/load.js');
-  const notes: string[] = [];
-  let loaded: { bundled: OpenApiDocument; root: Document; problems: NormalizedProblem[] };
+  let loaded: LoadedDocument;
   try {
     if (ours) {
       // Checked once, below, against the official schema (which also follows every `$ref`);
@@ -335,7 +329,7 @@ async function buildWith(request: BuildRequest, types: TypesMaker): Promise<Run>
       olderVersions: ours && version === undefined,
       types,
     });
-    return { ...tree, notes };
+    return tree;
   } catch (error) {
     if (!(error instanceof DocumentError)) throw error;
     fail([format(locateError(error, loaded.root, specFile, ROOT)), 'Nothing was generated.']);
@@ -356,7 +350,6 @@ function toCache(run: Run): CachedRun {
       added: run.report.added.map(inRepo),
       orphans: run.report.orphans.map(inRepo),
     },
-    notes: run.notes,
   };
 }
 
@@ -373,7 +366,6 @@ function fromCache(cached: CachedRun): Run {
       added: cached.report.added.map(absolute),
       orphans: cached.report.orphans.map(absolute),
     },
-    notes: cached.notes,
   };
 }
 

@@ -100,7 +100,6 @@ describe('the content cache of npm run generate', () => {
         generated: 1,
         operations: 2,
         report: null,
-        notes: ['  warning  x'],
       };
       writeRun(ROOT, 'k1', entry);
       expect(readRun(ROOT, 'k1')).toEqual(entry);

@@ -42,7 +42,7 @@ export const GENERATE_INPUTS: readonly string[] = [
 ];
 
 /** Bumped when the entry's shape changes, so an older entry is never read as a newer one. */
-const FORMAT = 1;
+const FORMAT = 2;
 /** Entries kept; older ones are removed when a new one is written. */
 const KEEP = 8;
 
@@ -58,8 +58,6 @@ export interface CachedRun {
     added: { operationId: string; file: string }[];
     orphans: { operationId: string; file: string }[];
   } | null;
-  /** The lines the check printed (structural warnings, the version line), printed again. */
-  notes: string[];
 }
 
 /** Where entries live: `$PATIENT_CARE_CACHE_DIR`, else under the repository's node_modules. */

@@ -450,16 +450,10 @@ function originAt(
 
 /**
  * Parses, version-checks, lints and bundles `file`, all on one parse (the lint reuses the
- * resolver's files). Throws `LoadError` for a wrong version. `bundled`, when given, sees the
- * bundled document before the lint starts (`npm run generate` hands it to its types thread).
+ * resolver's files). Throws `LoadError` for a wrong version.
  */
-export async function loadDocument(
-  file: string,
-  config: Config,
-  bundled?: (document: OpenApiDocument) => void,
-): Promise<LoadedDocument> {
+export async function loadDocument(file: string, config: Config): Promise<LoadedDocument> {
   const { resolver, ...read } = await readWith(file, config);
-  bundled?.(read.bundled);
   const { lintDocument } = await core();
   const problems = await lintDocument({
     document: read.root,
